@@ -1,0 +1,24 @@
+/// Embeds a child action into a parent enum case and extracts it back: the action half of
+/// `Scope`, like swift-case-paths' `AnyCasePath`, written by hand so the core needs no macros.
+///
+/// ```swift
+/// extension AppAction {
+///   enum Cases {
+///     static let counter = CasePath(embed: AppAction.counter) {
+///       guard case .counter(let action) = $0 else { return nil }
+///       return action
+///     }
+///   }
+/// }
+/// ```
+public struct CasePath<Root, Value>: Sendable {
+  public let embed: @Sendable (Value) -> Root
+  public let extract: @Sendable (Root) -> Value?
+
+  public init(
+    embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?
+  ) {
+    self.embed = embed
+    self.extract = extract
+  }
+}

@@ -1,0 +1,69 @@
+/// Describes how a feature's state changes in response to an action, and which effects follow.
+///
+/// Write either `reduce(into:action:)`, a plain `switch` over actions, or `body`, a
+/// composition of other reducers, exactly as in TCA:
+///
+/// ```swift
+/// struct Counter: Reducer {
+///   func reduce(into state: inout Int, action: CounterAction) -> Effect<CounterAction> {
+///     switch action {
+///     case .incrTapped: state += 1; return .none
+///     case .decrTapped: state -= 1; return .none
+///     }
+///   }
+/// }
+///
+/// struct App: Reducer {
+///   var body: some Reducer<AppState, AppAction> {
+///     Scope(state: \.count, action: AppAction.Cases.counter) { Counter() }
+///     Favorites()
+///   }
+/// }
+/// ```
+public protocol Reducer<State, Action> {
+  associatedtype State
+  associatedtype Action: Sendable
+  associatedtype Body
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action>
+
+  @ReducerBuilder<State, Action>
+  var body: Body { get }
+}
+
+extension Reducer where Body == Never {
+  /// A reducer that implements `reduce(into:action:)` has no body.
+  public var body: Body {
+    fatalError("\(Self.self) has no body; it implements reduce(into:action:)")
+  }
+}
+
+extension Reducer where Body: Reducer, Body.State == State, Body.Action == Action {
+  /// A reducer built from `body` reduces by running its body.
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    body.reduce(into: &state, action: action)
+  }
+}
+
+/// A reducer from a closure, for small pieces of logic inside a `body`.
+public struct Reduce<State, Action: Sendable>: Reducer {
+  let reduce: (inout State, Action) -> Effect<Action>
+
+  public init(_ reduce: @escaping (inout State, Action) -> Effect<Action>) {
+    self.reduce = reduce
+  }
+
+  public init<R: Reducer>(_ reducer: R) where R.State == State, R.Action == Action {
+    self.reduce = reducer.reduce(into:action:)
+  }
+
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    reduce(&state, action)
+  }
+}
+
+/// A reducer that changes nothing, for builders' empty branches.
+public struct EmptyReducer<State, Action: Sendable>: Reducer {
+  public init() {}
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> { .none }
+}

@@ -1,0 +1,261 @@
+/// Where an action came from: sent by the host, or by one of the store's effects.
+public enum ActionSource: String, Sendable {
+  case host
+  case effect
+}
+
+/// One action the store has reduced; handed to ``Store/didReduce`` with the state it made.
+public struct ReducedAction<Action> {
+  public let action: Action
+  public let source: ActionSource
+  /// The token the host passed with the action that started it all: a host action's own, or,
+  /// for an action an effect sent, that of the host action whose reduction started the effect.
+  public let cause: (any Sendable)?
+}
+
+/// Owns a feature's state, reduces actions strictly one at a time, and runs their effects.
+///
+/// Actions sent while an action is being reduced (by `.send` effects, or by an observer) queue
+/// up and are reduced in order right after it. Effects run as tasks on the store actor's
+/// executor; the store counts the ones in flight, keeps cancellation ids and throttle timing
+/// to itself, and can cancel everything at shutdown.
+@StoreActor
+public final class Store<State, Action: Sendable> {
+  public private(set) var state: State
+
+  /// Called after every reduced action, before the effects it returned start.
+  public var didReduce: ((ReducedAction<Action>, State) -> Void)?
+  /// Called when an effect fails with an error no `catch:` handled.
+  public var didFailEffect: ((any Error) -> Void)?
+  /// Called each time the last running effect finished.
+  public var didBecomeIdle: (() -> Void)?
+
+  private let reducer: (inout State, Action) -> Effect<Action>
+  private var pending: [(action: Action, source: ActionSource, cause: (any Sendable)?)] = []
+  private var isReducing = false
+
+  private var running: [UInt64: RunningEffect] = [:]
+  private var cancellable: [EffectID: Set<UInt64>] = [:]
+  private var nextToken: UInt64 = 0
+  private var throttles: [EffectID: ThrottleState] = [:]
+
+  /// Effects started directly by reductions that have not finished. (Effects nested in them,
+  /// such as a cancellable part of a concatenation, are not counted twice.)
+  public private(set) var effectsInFlight = 0
+
+  public init<R: Reducer>(initialState: State, reducer: R)
+  where R.State == State, R.Action == Action {
+    self.state = initialState
+    self.reducer = reducer.reduce(into:action:)
+  }
+
+  /// Reduces a host action now, then any actions it queued.
+  public func send(_ action: Action, cause: (any Sendable)? = nil) {
+    receive(action, source: .host, cause: cause)
+  }
+
+  /// Cancels every running effect; returns how many were in flight.
+  @discardableResult
+  public func cancelAllEffects() -> Int {
+    let count = effectsInFlight
+    for effect in running.values { effect.task.cancel() }
+    return count
+  }
+
+  private func receive(_ action: Action, source: ActionSource, cause: (any Sendable)?) {
+    guard !isReducing else {
+      pending.append((action, source, cause))
+      return
+    }
+    isReducing = true
+    defer { isReducing = false }
+    reduce(action, source: source, cause: cause)
+    var next = 0
+    while next < pending.count {
+      let queued = pending[next]
+      next += 1
+      reduce(queued.action, source: queued.source, cause: queued.cause)
+    }
+    pending.removeAll(keepingCapacity: true)
+  }
+
+  private func reduce(_ action: Action, source: ActionSource, cause: (any Sendable)?) {
+    let effect = reducer(&state, action)
+    didReduce?(ReducedAction(action: action, source: source, cause: cause), state)
+    start(effect, cause: cause)
+  }
+
+  // MARK: Starting effects
+
+  /// Interprets the synchronous parts of an effect tree at once, so that `.send`, `.cancel`
+  /// and the cancellation of in-flight work take effect in reduction order; everything that
+  /// must wait runs in a task.
+  private func start(_ effect: Effect<Action>, cause: (any Sendable)?) {
+    switch effect.operation {
+    case .none:
+      return
+    case .send(let action):
+      pending.append((action, .effect, cause))
+    case .cancel(let id):
+      cancel(id: id)
+    case .merge(let effects):
+      for effect in effects { start(effect, cause: cause) }
+    case .concatenate(let effects) where effect.isSynchronous:
+      for effect in effects { start(effect, cause: cause) }
+    case .cancellable(let id, let cancelInFlight, let child):
+      if cancelInFlight { cancel(id: id) }
+      spawn(child, cause: cause, id: id, isNested: false)
+    case .run, .concatenate, .throttle:
+      spawn(effect, cause: cause, id: nil, isNested: false)
+    }
+  }
+
+  @discardableResult
+  private func spawn(
+    _ effect: Effect<Action>, cause: (any Sendable)?, id: EffectID?, isNested: Bool
+  ) -> Task<Void, Never> {
+    let token = nextToken
+    nextToken += 1
+    let task = Task(executorPreference: StoreActor.taskExecutor) { [self] in
+      await self.runTask(effect, cause: cause, token: token)
+    }
+    running[token] = RunningEffect(task: task, id: id, isNested: isNested)
+    if let id { cancellable[id, default: []].insert(token) }
+    if !isNested { effectsInFlight += 1 }
+    return task
+  }
+
+  private func runTask(_ effect: Effect<Action>, cause: (any Sendable)?, token: UInt64) async {
+    await execute(effect, cause: cause) { [self] action in
+      receive(action, source: .effect, cause: cause)
+    }
+    guard let finished = running.removeValue(forKey: token) else { return }
+    if let id = finished.id {
+      cancellable[id]?.remove(token)
+      if cancellable[id]?.isEmpty == true { cancellable[id] = nil }
+    }
+    if !finished.isNested {
+      effectsInFlight -= 1
+      if effectsInFlight == 0 { didBecomeIdle?() }
+    }
+  }
+
+  private func cancel(id: EffectID) {
+    for token in cancellable[id] ?? [] {
+      running[token]?.task.cancel()
+    }
+  }
+
+  // MARK: Running effects
+
+  /// Runs an effect tree to completion; actions it sends go to `deliver`.
+  private func execute(
+    _ effect: Effect<Action>, cause: (any Sendable)?,
+    deliver: @escaping @StoreActor (Action) -> Void
+  ) async {
+    switch effect.operation {
+    case .none:
+      return
+    case .send(let action):
+      guard !Task.isCancelled else { return }
+      deliver(action)
+    case .cancel(let id):
+      cancel(id: id)
+    case .run(let operation):
+      do {
+        try await operation(Send(deliver))
+      } catch is CancellationError {
+      } catch {
+        didFailEffect?(error)
+      }
+    case .merge(let effects):
+      await withTaskGroup(of: Void.self) { group in
+        for effect in effects {
+          group.addTask { await self.execute(effect, cause: cause, deliver: deliver) }
+        }
+      }
+    case .concatenate(let effects):
+      for effect in effects {
+        guard !Task.isCancelled else { return }
+        await execute(effect, cause: cause, deliver: deliver)
+      }
+    case .cancellable(let id, let cancelInFlight, let child):
+      if cancelInFlight { cancel(id: id) }
+      let task = spawn(child, cause: cause, id: id, isNested: true)
+      await withTaskCancellationHandler {
+        await task.value
+      } onCancel: {
+        task.cancel()
+      }
+    case .throttle(let throttle, let child):
+      await executeThrottled(child, throttle, cause: cause, deliver: deliver)
+    }
+  }
+
+  private func executeThrottled(
+    _ child: Effect<Action>, _ throttle: Effect<Action>.Throttle, cause: (any Sendable)?,
+    deliver: @escaping @StoreActor (Action) -> Void
+  ) async {
+    await execute(child, cause: cause) { [self] action in
+      if admitThrottled(action, throttle, clock: throttle.clock) { deliver(action) }
+    }
+    if let held = await releaseHeld(throttle, clock: throttle.clock) { deliver(held) }
+  }
+
+  /// Delivers at once if the throttle's interval has passed; otherwise holds the action.
+  private func admitThrottled<C: Clock<Duration>>(
+    _ action: Action, _ throttle: Effect<Action>.Throttle, clock: C
+  ) -> Bool {
+    let now = clock.now
+    if let state = throttles[throttle.id], let last = state.lastDelivery as? C.Instant,
+      last.duration(to: now) < throttle.interval
+    {
+      throttles[throttle.id]?.held = throttle.latest ? action : (state.held ?? action)
+      return false
+    }
+    throttles[throttle.id] = ThrottleState(lastDelivery: now, held: nil)
+    return true
+  }
+
+  /// Waits for the end of the interval and hands back the held action, if one is held and
+  /// this run of the throttled effect was not cancelled by a newer one.
+  private func releaseHeld<C: Clock<Duration>>(
+    _ throttle: Effect<Action>.Throttle, clock: C
+  ) async -> Action? {
+    guard let state = throttles[throttle.id], state.held != nil,
+      let last = state.lastDelivery as? C.Instant
+    else { return nil }
+    do {
+      try await clock.sleep(until: last.advanced(by: throttle.interval), tolerance: nil)
+    } catch {
+      return nil
+    }
+    guard !Task.isCancelled, let held = throttles[throttle.id]?.held else { return nil }
+    throttles[throttle.id] = ThrottleState(lastDelivery: clock.now, held: nil)
+    return held
+  }
+
+  private struct RunningEffect {
+    let task: Task<Void, Never>
+    let id: EffectID?
+    let isNested: Bool
+  }
+
+  private struct ThrottleState {
+    /// The clock's instant of the last delivery, kept type-erased because each throttle may
+    /// use its own clock.
+    var lastDelivery: any Sendable
+    var held: Action?
+  }
+}
+
+extension Effect {
+  /// True when the tree holds nothing that must wait, so the store can apply it in place.
+  var isSynchronous: Bool {
+    switch operation {
+    case .none, .send, .cancel: return true
+    case .merge(let effects), .concatenate(let effects): return effects.allSatisfy(\.isSynchronous)
+    case .run, .cancellable, .throttle: return false
+    }
+  }
+}

@@ -1,0 +1,49 @@
+/// The one isolation domain that owns every store's state.
+///
+/// TCA isolates stores to the main actor. Here the process's only event loop is libuv, so the
+/// stores get their own global actor whose executor is whatever the host installs: the libuv
+/// loop executor in the product, a manually drained executor in unit tests. Either way all
+/// state is touched on one thread, and effects started with ``StoreActor/taskExecutor`` run
+/// their nonisolated code there too.
+@globalActor
+public actor StoreActor {
+  public static let shared = StoreActor()
+
+  public nonisolated var unownedExecutor: UnownedSerialExecutor {
+    guard let executor = Self.installed else {
+      fatalError("StoreActor used before StoreActor.install(executor:) was called")
+    }
+    return executor.asUnownedSerialExecutor()
+  }
+
+  /// Installed once before any store exists; read on every hop, so it is not behind a lock.
+  /// Tests may replace it between tests, when no store work is in flight.
+  nonisolated(unsafe) private static var installed: (any SerialExecutor & TaskExecutor)?
+
+  /// Makes `executor` the executor of every store and of the tasks their effects start.
+  public static func install(executor: any SerialExecutor & TaskExecutor) {
+    installed = executor
+  }
+
+  /// The executor that effect tasks prefer, so that their nonisolated code stays on the
+  /// store's thread instead of Swift's global pool.
+  public static var taskExecutor: any TaskExecutor {
+    guard let executor = installed else {
+      fatalError("StoreActor used before StoreActor.install(executor:) was called")
+    }
+    return executor
+  }
+
+  /// Runs `operation` as isolated to the store actor from synchronous code that already runs
+  /// on its executor (a libuv callback, or a test draining its executor); traps otherwise.
+  @discardableResult
+  public static func assumeIsolated<T>(
+    _ operation: @StoreActor () throws -> T,
+    file: StaticString = #fileID, line: UInt = #line
+  ) rethrows -> T {
+    shared.preconditionIsolated(file: file, line: line)
+    return try withoutActuallyEscaping(operation) { isolatedOperation in
+      try unsafeBitCast(isolatedOperation, to: (() throws -> T).self)()
+    }
+  }
+}

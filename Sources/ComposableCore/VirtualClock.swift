@@ -1,0 +1,99 @@
+/// A clock whose time moves only when told to, so timers, debounces and throttles run the same
+/// way every time: in tests, and in the product's deterministic mode.
+///
+/// ```swift
+/// let clock = VirtualClock()
+/// // … an effect sleeps for 3 s …
+/// clock.advance(by: .seconds(3)) { executor.runUntilIdle() }
+/// ```
+/// `advance` wakes sleepers in deadline order (ties in the order they went to sleep) and calls
+/// `settle` after each wake-up, so the work a wake-up starts, including new sleeps that fall
+/// inside the same advance, happens before the next deadline is considered.
+public final class VirtualClock: Clock, @unchecked Sendable {
+  public struct Instant: InstantProtocol, Hashable, Sendable {
+    /// Time since the clock was created.
+    public var offset: Duration
+
+    public init(offset: Duration) { self.offset = offset }
+    public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
+    public func duration(to other: Self) -> Duration { other.offset - offset }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  private struct Sleeper {
+    let id: UInt64
+    let deadline: Instant
+    let continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private let lock = Lock()
+  private var current = Instant(offset: .zero)
+  private var sleepers: [Sleeper] = []
+  private var nextID: UInt64 = 0
+  private var cancelledBeforeSleeping: Set<UInt64> = []
+
+  public init() {}
+
+  public var now: Instant { lock.withLock { current } }
+  public var minimumResolution: Duration { .zero }
+
+  /// The earliest deadline anyone sleeps until, if anyone sleeps.
+  public var nextDeadline: Instant? { lock.withLock { sleepers.map(\.deadline).min() } }
+
+  /// How many tasks are asleep on this clock.
+  public var sleeperCount: Int { lock.withLock { sleepers.count } }
+
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    let id = lock.withLock {
+      defer { nextID += 1 }
+      return nextID
+    }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let outcome: Result<Void, any Error>? = lock.withLock {
+          if cancelledBeforeSleeping.remove(id) != nil { return .failure(CancellationError()) }
+          if deadline <= current { return .success(()) }
+          sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+          return nil
+        }
+        if let outcome { continuation.resume(with: outcome) }
+      }
+    } onCancel: {
+      let sleeper: Sleeper? = lock.withLock {
+        guard let index = sleepers.firstIndex(where: { $0.id == id }) else {
+          cancelledBeforeSleeping.insert(id)
+          return nil
+        }
+        return sleepers.remove(at: index)
+      }
+      sleeper?.continuation.resume(throwing: CancellationError())
+    }
+    lock.withLock { _ = cancelledBeforeSleeping.remove(id) }
+  }
+
+  /// Moves time forward by `duration`, waking sleepers in deadline order.
+  public func advance(by duration: Duration, settle: () -> Void) {
+    advance(to: now.advanced(by: duration), settle: settle)
+  }
+
+  /// Moves time forward to `target` (never backwards), waking sleepers in deadline order and
+  /// calling `settle` after each group of wake-ups that share a deadline.
+  public func advance(to target: Instant, settle: () -> Void) {
+    while let woken = wakeNextSleepers(notAfter: target) {
+      for sleeper in woken { sleeper.continuation.resume() }
+      settle()
+    }
+    lock.withLock { current = max(current, target) }
+    settle()
+  }
+
+  private func wakeNextSleepers(notAfter target: Instant) -> [Sleeper]? {
+    lock.withLock {
+      guard let deadline = sleepers.map(\.deadline).min(), deadline <= target else { return nil }
+      current = max(current, deadline)
+      let woken = sleepers.filter { $0.deadline == deadline }
+      sleepers.removeAll { $0.deadline == deadline }
+      return woken
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import ComposableCore
+
+/// The whole PrimeTime app: the counter, its prime modal, the favourites and the activity feed.
+public struct PrimesState: Equatable, Sendable {
+  public var count: Int
+  public var favoritePrimes: [Int]
+  public var activityFeed: [Activity]
+  public var alertNthPrime: PrimeAlert?
+  public var alertNthPrimeFailure: NthPrimeFailure?
+  public var nthPrimeRequest: Int?
+  public var storageError: StorageError?
+
+  public init(
+    count: Int = 0, favoritePrimes: [Int] = [], activityFeed: [Activity] = [],
+    alertNthPrime: PrimeAlert? = nil, alertNthPrimeFailure: NthPrimeFailure? = nil,
+    nthPrimeRequest: Int? = nil, storageError: StorageError? = nil
+  ) {
+    self.count = count
+    self.favoritePrimes = favoritePrimes
+    self.activityFeed = activityFeed
+    self.alertNthPrime = alertNthPrime
+    self.alertNthPrimeFailure = alertNthPrimeFailure
+    self.nthPrimeRequest = nthPrimeRequest
+    self.storageError = storageError
+  }
+
+  /// The button stays disabled while its request is in flight.
+  public var isNthPrimeButtonDisabled: Bool { nthPrimeRequest != nil }
+  /// Whether the prime modal would offer the favourite buttons.
+  public var isPrime: Bool { Primality.isPrime(count) }
+  public var isFavorite: Bool { favoritePrimes.contains(count) }
+
+  // The child features' views of the app state, for `Scope`.
+
+  var counter: CounterState {
+    get {
+      CounterState(
+        count: count, nthPrimeRequest: nthPrimeRequest, alertNthPrime: alertNthPrime,
+        alertNthPrimeFailure: alertNthPrimeFailure)
+    }
+    set {
+      count = newValue.count
+      nthPrimeRequest = newValue.nthPrimeRequest
+      alertNthPrime = newValue.alertNthPrime
+      alertNthPrimeFailure = newValue.alertNthPrimeFailure
+    }
+  }
+
+  var primeModal: PrimeModalState {
+    get { PrimeModalState(count: count, favoritePrimes: favoritePrimes) }
+    set {
+      count = newValue.count
+      favoritePrimes = newValue.favoritePrimes
+    }
+  }
+
+  var favorites: FavoritePrimesState {
+    get { FavoritePrimesState(favoritePrimes: favoritePrimes, storageError: storageError) }
+    set {
+      favoritePrimes = newValue.favoritePrimes
+      storageError = newValue.storageError
+    }
+  }
+}
+
+/// One entry of the activity feed.
+public struct Activity: Equatable, Codable, Sendable {
+  public enum Kind: String, Codable, Sendable {
+    case addedFavoritePrime
+    case removedFavoritePrime
+  }
+
+  /// Milliseconds since the Unix epoch.
+  public var timestamp: Int
+  public var type: Kind
+  public var prime: Int
+
+  public init(timestamp: Int, type: Kind, prime: Int) {
+    self.timestamp = timestamp
+    self.type = type
+    self.prime = prime
+  }
+}
+
+extension PrimesState: Codable {
+  enum CodingKeys: String, CodingKey {
+    case count, favoritePrimes, activityFeed, alertNthPrime, alertNthPrimeFailure
+    case nthPrimeRequest, isNthPrimeButtonDisabled, isPrime, isFavorite, storageError
+  }
+
+  /// Decodes the stored fields; the derived ones are recomputed.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      count: try container.decode(Int.self, forKey: .count),
+      favoritePrimes: try container.decode([Int].self, forKey: .favoritePrimes),
+      activityFeed: try container.decode([Activity].self, forKey: .activityFeed),
+      alertNthPrime: try container.decodeIfPresent(PrimeAlert.self, forKey: .alertNthPrime),
+      alertNthPrimeFailure: try container.decodeIfPresent(
+        NthPrimeFailure.self, forKey: .alertNthPrimeFailure),
+      nthPrimeRequest: try container.decodeIfPresent(Int.self, forKey: .nthPrimeRequest),
+      storageError: try container.decodeIfPresent(StorageError.self, forKey: .storageError))
+  }
+
+  /// Encodes the stored fields and what a screen derives from them, so a host renders the
+  /// state without reimplementing primality.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(count, forKey: .count)
+    try container.encode(favoritePrimes, forKey: .favoritePrimes)
+    try container.encode(activityFeed, forKey: .activityFeed)
+    try container.encodeIfPresent(alertNthPrime, forKey: .alertNthPrime)
+    try container.encodeIfPresent(alertNthPrimeFailure, forKey: .alertNthPrimeFailure)
+    try container.encodeIfPresent(nthPrimeRequest, forKey: .nthPrimeRequest)
+    try container.encode(isNthPrimeButtonDisabled, forKey: .isNthPrimeButtonDisabled)
+    try container.encode(isPrime, forKey: .isPrime)
+    try container.encode(isFavorite, forKey: .isFavorite)
+    try container.encodeIfPresent(storageError, forKey: .storageError)
+  }
+}
