@@ -20,15 +20,20 @@ let package = Package(
     .systemLibrary(
       name: "CPrimesieve", pkgConfig: "primesieve", providers: [.apt(["libprimesieve-dev"])]),
 
+    // A pthread mutex, shared by every layer that guards state touched from several threads.
+    .target(name: "Locks", swiftSettings: strict),
+
     // The architecture: pure Swift, no I/O.
-    .target(name: "ComposableCore", swiftSettings: strict),
-    .target(name: "ComposableTestSupport", dependencies: ["ComposableCore"], swiftSettings: strict),
+    .target(name: "ComposableCore", dependencies: ["Locks"], swiftSettings: strict),
+    .target(
+      name: "ComposableTestSupport", dependencies: ["ComposableCore", "Locks"],
+      swiftSettings: strict),
 
     // JSON values, parsing, printing, RFC 6902 diffs, Codable bridges.
     .target(name: "JSON", swiftSettings: strict),
 
     // The libuv loop, its executor, clock, stdio streams, signals and thread pool.
-    .target(name: "EventLoop", dependencies: ["CLibUV"], swiftSettings: strict),
+    .target(name: "EventLoop", dependencies: ["CLibUV", "Locks"], swiftSettings: strict),
 
     // Features: state, actions, reducers and the interfaces of their dependencies.
     .target(
@@ -38,7 +43,7 @@ let package = Package(
     // Live implementations of the features' dependencies.
     .target(
       name: "LiveDependencies",
-      dependencies: ["EventLoop", "CPrimesieve", "JSON", "PrimesFeature"],
+      dependencies: ["EventLoop", "CPrimesieve", "JSON", "Locks", "PrimesFeature"],
       swiftSettings: strict),
 
     // The wire protocol: messages, action and state codecs, the store registry.
@@ -53,13 +58,23 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // libFuzzer target for the input path; built by scripts/fuzz.sh.
+    .executableTarget(
+      name: "fuzz-protocol", dependencies: ["ComposableCore", "JSON", "Protocol", "PrimesFeature"],
+      swiftSettings: strict),
+
     .testTarget(
       name: "ComposableCoreTests", dependencies: ["ComposableCore", "ComposableTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
-      name: "PrimesFeatureTests", dependencies: ["PrimesFeature", "ComposableTestSupport"],
+      name: "PrimesFeatureTests",
+      dependencies: ["PrimesFeature", "ComposableTestSupport", "Locks"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "LiveDependenciesTests",
+      dependencies: ["LiveDependencies", "EventLoop", "PrimesFeature", "CPrimesieve"],
       swiftSettings: strict),
     .testTarget(
       name: "ProtocolTests", dependencies: ["Protocol", "JSON", "ComposableCore", "PrimesFeature"],

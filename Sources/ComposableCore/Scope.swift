@@ -21,8 +21,7 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
     self.child = child()
   }
 
-  public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction>
-  {
+  public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = toChildAction.extract(action) else { return .none }
     return child.reduce(into: &state[keyPath: toChildState], action: childAction)
       .map(toChildAction.embed)

@@ -1,3 +1,5 @@
+import Locks
+
 /// A clock whose time moves only when told to, so timers, debounces and throttles run the same
 /// way every time: in tests, and in the product's deterministic mode.
 ///

@@ -7,7 +7,9 @@ enum StateDifference {
     return lines.isEmpty ? ["  (values differ but print the same)"] : lines
   }
 
-  private static func collect(_ expected: Any, _ actual: Any, path: String, into lines: inout [String]) {
+  private static func collect(
+    _ expected: Any, _ actual: Any, path: String, into lines: inout [String]
+  ) {
     let expectedMirror = Mirror(reflecting: expected)
     let actualMirror = Mirror(reflecting: actual)
     let comparable =

@@ -259,7 +259,11 @@ final class EffectOperatorTests: XCTestCase {
   func testRunCatchHandlesErrors() {
     struct Failure: Error {}
     let store = makeStore { _ in
-      .run { _ in throw Failure() } catch: { _, send in await send(.value(-1)) }
+      .run { _ in
+        throw Failure()
+      } catch: { _, send in
+        await send(.value(-1))
+      }
     }
     store.send(.start)
     store.receive(.value(-1)) { $0.values = [-1] }
@@ -289,7 +293,8 @@ final class EffectOperatorTests: XCTestCase {
         }
       }
       return (
-        Store(initialState: State(), reducer: reducer), Store(initialState: State(), reducer: reducer)
+        Store(initialState: State(), reducer: reducer),
+        Store(initialState: State(), reducer: reducer)
       )
     }
     StoreActor.assumeIsolated {

@@ -55,7 +55,8 @@ final class TestStoreTests: XCTestCase {
     store.advance(by: .seconds(1))
     store.finish()
     XCTAssertEqual(failures.messages.count, 1)
-    XCTAssertTrue(failures.messages[0].contains("unexpected action(s): increment"), failures.messages[0])
+    XCTAssertTrue(
+      failures.messages[0].contains("unexpected action(s): increment"), failures.messages[0])
   }
 
   func testAnEffectStillRunningAtTheEndFails() {

@@ -1,5 +1,6 @@
 import ComposableCore
 import ComposableTestSupport
+import Locks
 import PrimesFeature
 import XCTest
 
@@ -42,6 +43,12 @@ final class PrimesReducerTests: XCTestCase {
     store.send(.counter(.incrTapped)) { $0.count = 1 }
     store.send(.counter(.incrTapped)) { $0.count = 2 }
     store.send(.counter(.decrTapped)) { $0.count = 1 }
+    store.finish()
+  }
+
+  func testCountCanBeTypedIn() {
+    let store = makeStore { dependencies(clock: $0) }
+    store.send(.counter(.countChanged(1_000_000))) { $0.count = 1_000_000 }
     store.finish()
   }
 
@@ -143,7 +150,9 @@ final class PrimesReducerTests: XCTestCase {
     let store = makeStore(PrimesState(count: 7)) { dependencies(clock: $0) }
     store.send(.primeModal(.saveFavoritePrimeTapped)) {
       $0.favoritePrimes = [7]
-      $0.activityFeed = [Activity(timestamp: 1_700_000_000_000, type: .addedFavoritePrime, prime: 7)]
+      $0.activityFeed = [
+        Activity(timestamp: 1_700_000_000_000, type: .addedFavoritePrime, prime: 7)
+      ]
     }
     store.send(.primeModal(.saveFavoritePrimeTapped))
     store.send(.primeModal(.removeFavoritePrimeTapped)) {
@@ -232,7 +241,9 @@ final class PrimesReducerTests: XCTestCase {
     store.send(.counter(.incrTapped)) { $0.count = 1 }
     store.finish()
     XCTAssertEqual(lines.value.count, 1)
-    XCTAssertTrue(lines.value[0].hasPrefix("action: counter(PrimesFeature.CounterAction.incrTapped)"), lines.value[0])
+    XCTAssertTrue(
+      lines.value[0].hasPrefix("action: counter(PrimesFeature.CounterAction.incrTapped)"),
+      lines.value[0])
   }
 }
 

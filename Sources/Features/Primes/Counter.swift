@@ -4,6 +4,8 @@ import ComposableCore
 public enum CounterAction: ComposableAction, Equatable {
   case incrTapped
   case decrTapped
+  /// The count typed in directly, so a host can ask for a large n without stepping to it.
+  case countChanged(Int)
   case nthPrimeButtonTapped
   case nthPrimeResponse(Int?)
   case alertDismissButtonTapped
@@ -58,6 +60,10 @@ public struct CounterReducer: Reducer {
 
     case .decrTapped:
       if state.count > Int.min { state.count -= 1 }
+      return .none
+
+    case .countChanged(let count):
+      state.count = count
       return .none
 
     case .nthPrimeButtonTapped:

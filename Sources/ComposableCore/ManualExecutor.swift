@@ -1,4 +1,4 @@
-import ComposableCore
+import Locks
 
 #if canImport(Glibc)
   import Glibc
@@ -6,9 +6,9 @@ import ComposableCore
   import Darwin
 #endif
 
-/// An executor that runs jobs only when told to, on the thread that created it: unit tests
-/// install it as the store actor's executor and drain it between steps, so every effect runs
-/// deterministically and in order.
+/// An executor that runs jobs only when told to, on the thread that created it: tests and
+/// other deterministic drivers install it as the store actor's executor and drain it between
+/// steps, so every effect runs in a known order.
 public final class ManualExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
   private let lock = Lock()
   private var jobs: [UnownedJob] = []
