@@ -1,0 +1,47 @@
+/// Eight-bytes-at-a-time tests for the bytes that string parsing and escaping care about.
+///
+/// Most strings are plain ASCII without quotes, backslashes or control characters; testing a
+/// whole 64-bit word per step (the classic "has zero byte" bit trick) skips them several times
+/// faster than a byte loop. Each test is exact: nonzero if and only if some byte matches.
+enum ByteScan {
+  private static let ones: UInt64 = 0x0101_0101_0101_0101
+  private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+  /// Nonzero when some byte of `word` is below 0x20, a `"` or a `\`.
+  @inline(__always)
+  static func needsEscape(_ word: UInt64) -> UInt64 {
+    let control = (word &- ones &* 0x20) & ~word & highBits
+    return control | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C))
+  }
+
+  /// Nonzero when some byte of `word` needs escaping or is not ASCII.
+  @inline(__always)
+  static func needsAttention(_ word: UInt64) -> UInt64 {
+    needsEscape(word) | (word & highBits)
+  }
+
+  @inline(__always)
+  private static func hasZeroByte(_ word: UInt64) -> UInt64 {
+    (word &- ones) & ~word & highBits
+  }
+
+  /// Whether any of `bytes` needs escaping in a JSON string.
+  static func containsEscapable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    var position = 0
+    while position + 8 <= bytes.count {
+      if needsEscape(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)) != 0 {
+        return true
+      }
+      position += 8
+    }
+    while position < bytes.count {
+      let byte = base[position]
+      if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        return true
+      }
+      position += 1
+    }
+    return false
+  }
+}

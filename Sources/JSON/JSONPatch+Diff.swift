@@ -1,0 +1,121 @@
+extension JSONPatch {
+  /// A patch that turns `old` into `new`, made of `add`, `remove` and `replace` only.
+  ///
+  /// Always correct: `apply(diff(from: a, to: b), to: a) == b`. Minimal for the changes state
+  /// goes through after one action:
+  /// - equal values give `[]`;
+  /// - a changed scalar, or a value whose type changed, is one `replace` at its path;
+  /// - a new object key is one `add`, a removed one is one `remove`;
+  /// - in an array, elements outside the common prefix and suffix are compared pairwise (so an
+  ///   element changed in place recurses), and the surplus is removed or added: appending is one
+  ///   `add` at `/array/<old count>`, inserting or removing one element anywhere is one op.
+  ///
+  /// Other array edits (a rotation, say) are still correct but may take more operations than
+  /// the shortest patch; finding that needs an edit-distance search that costs too much here.
+  public static func diff(from old: JSONValue, to new: JSONValue) -> [JSONPatchOperation] {
+    var differ = Differ()
+    differ.compare(old, new)
+    return differ.operations
+  }
+}
+
+/// The walk behind ``JSONPatch/diff(from:to:)``.
+///
+/// The path to the current value is kept as a stack of tokens and turned into pointer text only
+/// when an operation is emitted, so the unchanged parts of a document cost no string building.
+private struct Differ {
+  enum Token {
+    case key(String)
+    case index(Int)
+  }
+
+  var path: [Token] = []
+  var operations: [JSONPatchOperation] = []
+
+  mutating func compare(_ old: JSONValue, _ new: JSONValue) {
+    switch (old, new) {
+    case (.object(let old), .object(let new)):
+      compareObjects(old, new)
+    case (.array(let old), .array(let new)):
+      compareArrays(old, new)
+    default:
+      if old != new {
+        operations.append(.replace(path: pointer(), value: new))
+      }
+    }
+  }
+
+  private mutating func compareObjects(_ old: JSONObject, _ new: JSONObject) {
+    var kept = 0
+    for position in old.entries.indices {
+      let key = old.entries[position].key
+      if let newPosition = new.index(forKey: key, hint: position) {
+        kept += 1
+        // Most members are unchanged: compare before paying for the path.
+        if old.entries[position].value != new.entries[newPosition].value {
+          path.append(.key(key))
+          compare(old.entries[position].value, new.entries[newPosition].value)
+          path.removeLast()
+        }
+      } else {
+        operations.append(.remove(path: pointer(appending: .key(key))))
+      }
+    }
+    guard kept < new.count else { return }
+    for position in new.entries.indices {
+      let key = new.entries[position].key
+      if old.index(forKey: key, hint: position) == nil {
+        operations.append(
+          .add(path: pointer(appending: .key(key)), value: new.entries[position].value))
+      }
+    }
+  }
+
+  private mutating func compareArrays(_ old: [JSONValue], _ new: [JSONValue]) {
+    let shorterCount = min(old.count, new.count)
+    var prefix = 0
+    while prefix < shorterCount, old[prefix] == new[prefix] {
+      prefix += 1
+    }
+    var suffix = 0
+    while suffix < shorterCount - prefix, old[old.count - 1 - suffix] == new[new.count - 1 - suffix]
+    {
+      suffix += 1
+    }
+    let oldMiddle = old.count - prefix - suffix
+    let newMiddle = new.count - prefix - suffix
+    let paired = min(oldMiddle, newMiddle)
+    for index in prefix..<prefix + paired where old[index] != new[index] {
+      path.append(.index(index))
+      compare(old[index], new[index])
+      path.removeLast()
+    }
+    // Highest index first, so each remove leaves the indices still to come unchanged.
+    for index in (prefix + paired..<prefix + oldMiddle).reversed() {
+      operations.append(.remove(path: pointer(appending: .index(index))))
+    }
+    for index in prefix + paired..<prefix + newMiddle {
+      operations.append(.add(path: pointer(appending: .index(index)), value: new[index]))
+    }
+  }
+
+  /// The pointer text of the current path, optionally one token deeper.
+  private func pointer(appending last: Token? = nil) -> String {
+    var text = ""
+    for token in path {
+      append(token, to: &text)
+    }
+    if let last {
+      append(last, to: &text)
+    }
+    return text
+  }
+
+  private func append(_ token: Token, to text: inout String) {
+    text += "/"
+    switch token {
+    case .key(let key): text += JSONPointer.escape(key)
+    case .index(let index): text += String(index)
+    }
+  }
+}

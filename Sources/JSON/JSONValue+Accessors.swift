@@ -1,0 +1,46 @@
+/// Optional views of a value, for reading envelopes without a `switch` at every step.
+extension JSONValue {
+  /// The member named `key` when this is an object that has it.
+  public subscript(key: String) -> JSONValue? {
+    guard case .object(let object) = self else { return nil }
+    return object[key]
+  }
+
+  public var isNull: Bool {
+    if case .null = self { true } else { false }
+  }
+
+  public var boolValue: Bool? {
+    if case .bool(let value) = self { value } else { nil }
+  }
+
+  /// The integer when this is an `.int`, or a `.number` with an integral value that fits `Int`.
+  public var intValue: Int? {
+    switch self {
+    case .int(let value): value
+    case .number(let value): value.exactInt
+    default: nil
+    }
+  }
+
+  /// The value of any number.
+  public var doubleValue: Double? {
+    switch self {
+    case .int(let value): Double(value)
+    case .number(let value): value
+    default: nil
+    }
+  }
+
+  public var stringValue: String? {
+    if case .string(let value) = self { value } else { nil }
+  }
+
+  public var arrayValue: [JSONValue]? {
+    if case .array(let value) = self { value } else { nil }
+  }
+
+  public var objectValue: JSONObject? {
+    if case .object(let value) = self { value } else { nil }
+  }
+}

@@ -1,0 +1,190 @@
+/// The recursive-descent state behind ``JSONParser``: a cursor over raw bytes.
+///
+/// Elements of the arrays and objects being parsed collect on two shared stacks and move into
+/// an exactly sized array when the container closes, so each container costs one allocation
+/// instead of one per capacity doubling.
+struct Parser: ~Copyable {
+  let bytes: UnsafePointer<UInt8>
+  let count: Int
+  let maxDepth: Int
+  var position = 0
+  var depth = 0
+  var elementStack = ParseStack<JSONValue>()
+  var entryStack = ParseStack<JSONObject.Member>()
+  /// Reused buffer for strings with escapes.
+  var scratch: [UInt8] = []
+
+  init(bytes: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+    self.bytes = bytes
+    self.count = count
+    self.maxDepth = maxDepth
+  }
+
+  mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    skipWhitespace()
+    let value = try parseValue()
+    skipWhitespace()
+    guard position == count else {
+      throw JSONParseError(
+        .invalidJSON, "unexpected \(describeByte(at: position)) after the value", at: position)
+    }
+    return value
+  }
+
+  /// The byte under the cursor, or nil at the end.
+  var current: UInt8? {
+    position < count ? bytes[position] : nil
+  }
+
+  mutating func skipWhitespace() {
+    while position < count {
+      switch bytes[position] {
+      case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+        position += 1
+      default:
+        return
+      }
+    }
+  }
+
+  mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    guard let byte = current else {
+      throw JSONParseError(.invalidJSON, "unexpected end of input", at: position)
+    }
+    switch byte {
+    case UInt8(ascii: "{"): return try parseObject()
+    case UInt8(ascii: "["): return try parseArray()
+    case UInt8(ascii: "\""): return .string(try parseString())
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+    case UInt8(ascii: "t"):
+      try expectLiteral("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try expectLiteral("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try expectLiteral("null")
+      return .null
+    default:
+      throw JSONParseError(.invalidJSON, "unexpected \(describeByte(at: position))", at: position)
+    }
+  }
+
+  private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+    let length = literal.utf8CodeUnitCount
+    guard count - position >= length,
+      UnsafeRawBufferPointer(start: bytes + position, count: length).elementsEqual(
+        UnsafeRawBufferPointer(start: literal.utf8Start, count: length))
+    else {
+      throw JSONParseError(.invalidJSON, "expected '\(literal)'", at: position)
+    }
+    position += length
+  }
+
+  private mutating func enterContainer() throws(JSONParseError) {
+    depth += 1
+    guard depth <= maxDepth else {
+      throw JSONParseError(.tooDeep, "nesting deeper than \(maxDepth) levels", at: position)
+    }
+    position += 1
+    skipWhitespace()
+  }
+
+  private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+    try enterContainer()
+    defer { depth -= 1 }
+    if current == UInt8(ascii: "]") {
+      position += 1
+      return .array([])
+    }
+    let base = elementStack.count
+    while true {
+      elementStack.push(try parseValue())
+      skipWhitespace()
+      switch current {
+      case UInt8(ascii: ","):
+        position += 1
+        skipWhitespace()
+      case UInt8(ascii: "]"):
+        position += 1
+        return .array(elementStack.popArray(from: base))
+      default:
+        throw unexpected("expected ',' or ']' after array element")
+      }
+    }
+  }
+
+  private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+    try enterContainer()
+    defer { depth -= 1 }
+    if current == UInt8(ascii: "}") {
+      position += 1
+      return .object(JSONObject())
+    }
+    let base = entryStack.count
+    // Filled only for large objects, where scanning for duplicates would be quadratic.
+    var keyIndex: [UTF8Key: Int]?
+    while true {
+      guard current == UInt8(ascii: "\"") else {
+        throw unexpected("expected a string key")
+      }
+      let keyOffset = position
+      let key = try parseString()
+      let entryCount = entryStack.count - base
+      if entryCount < JSONObject.linearSearchLimit {
+        for index in base..<entryStack.count where entryStack[index].key.hasSameUTF8(as: key) {
+          throw JSONParseError(
+            .invalidJSON, "duplicate key \(JSONValue.string(key).briefDescription)", at: keyOffset)
+        }
+      } else {
+        if keyIndex == nil {
+          var index = [UTF8Key: Int](minimumCapacity: entryCount * 2)
+          for offset in 0..<entryCount {
+            index[UTF8Key(string: entryStack[base + offset].key)] = offset
+          }
+          keyIndex = index
+        }
+        guard keyIndex!.updateValue(entryCount, forKey: UTF8Key(string: key)) == nil else {
+          throw JSONParseError(
+            .invalidJSON, "duplicate key \(JSONValue.string(key).briefDescription)", at: keyOffset)
+        }
+      }
+      skipWhitespace()
+      guard current == UInt8(ascii: ":") else {
+        throw unexpected("expected ':' after object key")
+      }
+      position += 1
+      skipWhitespace()
+      entryStack.push(JSONObject.Member(key: key, value: try parseValue()))
+      skipWhitespace()
+      switch current {
+      case UInt8(ascii: ","):
+        position += 1
+        skipWhitespace()
+      case UInt8(ascii: "}"):
+        position += 1
+        return .object(
+          JSONObject(uniqueEntries: entryStack.popArray(from: base), keyIndex: keyIndex))
+      default:
+        throw unexpected("expected ',' or '}' after object member")
+      }
+    }
+  }
+
+  /// An error at the cursor that says what was found instead, or that the input ended.
+  func unexpected(_ expectation: String) -> JSONParseError {
+    let found = position < count ? "found \(describeByte(at: position))" : "found end of input"
+    return JSONParseError(.invalidJSON, "\(expectation), \(found)", at: position)
+  }
+
+  /// "character 'x'" for printable ASCII, "byte 0xC3" for anything else.
+  func describeByte(at offset: Int) -> String {
+    guard offset < count else { return "end of input" }
+    let byte = bytes[offset]
+    if byte >= 0x20 && byte < 0x7F {
+      return "character '\(Character(Unicode.Scalar(byte)))'"
+    }
+    let hex = String(byte, radix: 16, uppercase: true)
+    return "byte 0x\(byte < 0x10 ? "0" : "")\(hex)"
+  }
+}

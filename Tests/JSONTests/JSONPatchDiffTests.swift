@@ -1,0 +1,137 @@
+import JSON
+import XCTest
+
+final class JSONPatchDiffTests: XCTestCase {
+  let state: JSONValue = [
+    "count": 7, "favoritePrimes": [2, 3, 5], "alertNthPrime": nil, "isLoading": false,
+    "user": ["name": "ada", "roles": ["admin"]],
+    "items": [["id": 1, "title": "a"], ["id": 2, "title": "b"]],
+    "ratio": 0.5, "title": "Counter", "a/b": 1, "m~n": 2,
+  ]
+
+  func testIdenticalValuesGiveNoOperations() {
+    XCTAssertEqual(JSONPatch.diff(from: state, to: state), [])
+    XCTAssertEqual(JSONPatch.diff(from: ["n": 1], to: ["n": 1.0]), [])
+    XCTAssertEqual(JSONPatch.diff(from: ["a": 1, "b": 2], to: ["b": 2, "a": 1]), [])
+  }
+
+  func testChangedLeafIsOneReplace() {
+    assertDiff(changing: "count", to: 8, [.replace(path: "/count", value: 8)])
+    assertDiff(changing: "alertNthPrime", to: 17, [.replace(path: "/alertNthPrime", value: 17)])
+    assertDiff(changing: "title", to: nil, [.replace(path: "/title", value: nil)])
+    assertDiff(changing: "a/b", to: 2, [.replace(path: "/a~1b", value: 2)])
+    assertDiff(changing: "m~n", to: 3, [.replace(path: "/m~0n", value: 3)])
+    var nested = state
+    nested = mutate(nested, "user") { $0 = ["name": "bob", "roles": ["admin"]] }
+    XCTAssertEqual(
+      JSONPatch.diff(from: state, to: nested), [.replace(path: "/user/name", value: "bob")])
+  }
+
+  func testChangedTypeIsOneReplace() {
+    assertDiff(
+      changing: "favoritePrimes", to: ["2": 2], [.replace(path: "/favoritePrimes", value: ["2": 2])]
+    )
+    assertDiff(changing: "user", to: "nobody", [.replace(path: "/user", value: "nobody")])
+    XCTAssertEqual(JSONPatch.diff(from: [1], to: ["1": 1]), [.replace(path: "", value: ["1": 1])])
+    XCTAssertEqual(JSONPatch.diff(from: 1, to: 2), [.replace(path: "", value: 2)])
+  }
+
+  func testObjectKeys() {
+    var added = state.objectValue!
+    added["new"] = ["x": 1]
+    XCTAssertEqual(
+      JSONPatch.diff(from: state, to: .object(added)), [.add(path: "/new", value: ["x": 1])])
+    var removed = state.objectValue!
+    removed["user"] = nil
+    XCTAssertEqual(JSONPatch.diff(from: state, to: .object(removed)), [.remove(path: "/user")])
+  }
+
+  func testArrays() {
+    assertDiff(
+      changing: "favoritePrimes", to: [2, 3, 5, 7], [.add(path: "/favoritePrimes/3", value: 7)])
+    assertDiff(changing: "favoritePrimes", to: [3, 5], [.remove(path: "/favoritePrimes/0")])
+    assertDiff(changing: "favoritePrimes", to: [2, 5], [.remove(path: "/favoritePrimes/1")])
+    assertDiff(changing: "favoritePrimes", to: [2, 3], [.remove(path: "/favoritePrimes/2")])
+    assertDiff(
+      changing: "favoritePrimes", to: [1, 2, 3, 5], [.add(path: "/favoritePrimes/0", value: 1)])
+    assertDiff(
+      changing: "favoritePrimes", to: [2, 3, 4, 5], [.add(path: "/favoritePrimes/2", value: 4)])
+    assertDiff(
+      changing: "favoritePrimes", to: [2, 13, 5], [.replace(path: "/favoritePrimes/1", value: 13)])
+    assertDiff(
+      changing: "favoritePrimes", to: [],
+      [
+        .remove(path: "/favoritePrimes/2"), .remove(path: "/favoritePrimes/1"),
+        .remove(path: "/favoritePrimes/0"),
+      ])
+    assertDiff(
+      changing: "items", to: [["id": 1, "title": "a"], ["id": 2, "title": "B"]],
+      [.replace(path: "/items/1/title", value: "B")])
+    // Two elements with the same value: removing either is the same one operation.
+    XCTAssertEqual(JSONPatch.diff(from: [1, 1, 1], to: [1, 1]), [.remove(path: "/2")])
+  }
+
+  func testTenFieldObjectWithOneChangeIsOneOperation() {
+    let fields = (0..<10).map { ("field\($0)", JSONValue.int($0)) }
+    let old = JSONValue.object(JSONObject(fields))
+    var changed = fields
+    changed[6].1 = "six"
+    XCTAssertEqual(
+      JSONPatch.diff(from: old, to: .object(JSONObject(changed))),
+      [.replace(path: "/field6", value: "six")])
+  }
+
+  func testPatchesApply() throws {
+    let pairs: [(JSONValue, JSONValue)] = [
+      ([1, 2, 3, 4, 5], [9, 2, 4, 8]),
+      ([1, 2, 3], [3, 2, 1]),
+      ([], [1, [2], ["3": 3]]),
+      (["a": [1, 2, 3]], ["a": [0, 1, 2, 3, 4], "b": nil]),
+      (["a": ["b": ["c": [1, ["d": 2]]]]], ["a": ["b": ["c": [1, ["d": 3, "e": 4]]]]]),
+    ]
+    for (old, new) in pairs {
+      XCTAssertEqual(
+        try JSONPatch.apply(JSONPatch.diff(from: old, to: new), to: old), new, "\(old) -> \(new)")
+    }
+  }
+
+  private func mutate(_ value: JSONValue, _ key: String, _ body: (inout JSONValue) -> Void)
+    -> JSONValue
+  {
+    var object = value.objectValue!
+    var member = object[key]!
+    body(&member)
+    object[key] = member
+    return .object(object)
+  }
+
+  private func assertDiff(
+    changing key: String, to newValue: JSONValue, _ expected: [JSONPatchOperation],
+    file: StaticString = #filePath, line: UInt = #line
+  ) {
+    let new = mutate(state, key) { $0 = newValue }
+    let patch = JSONPatch.diff(from: state, to: new)
+    XCTAssertEqual(patch, expected, file: file, line: line)
+    XCTAssertEqual(try JSONPatch.apply(patch, to: state), new, file: file, line: line)
+  }
+}
+
+final class JSONPatchPropertyTests: XCTestCase {
+  func testDiffAlwaysAppliesToTheTarget() throws {
+    var random = RandomJSON(seed: 42)
+    for iteration in 0..<800 {
+      let old = random.value(depth: 5)
+      let new = iteration % 4 == 0 ? random.value(depth: 5) : random.mutated(old)
+      let patch = JSONPatch.diff(from: old, to: new)
+      let patched = try JSONPatch.apply(patch, to: old)
+      XCTAssertEqual(
+        patched, new, "case \(iteration): \(old) -> \(new) with \(patch.map(\.jsonValue))")
+      // Equal values, however built, give an empty patch.
+      XCTAssertEqual(JSONPatch.diff(from: new, to: patched), [], "case \(iteration)")
+      // The patch survives a trip through its own JSON form.
+      let reread = try JSONParser.parse(JSONValue.array(patch.map(\.jsonValue)).jsonString)
+        .arrayValue!
+      XCTAssertEqual(try reread.map(JSONPatchOperation.init(json:)), patch)
+    }
+  }
+}
