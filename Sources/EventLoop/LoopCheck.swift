@@ -1,0 +1,46 @@
+import CLibUV
+
+/// A `uv_check_t`: runs `action` right after the loop's poll phase while started.
+///
+/// Unreferenced: it never keeps the loop alive by itself.
+final class LoopCheck: LoopHandleOwner {
+  private let loop: EventLoop
+  private var handle: UnsafeMutablePointer<uv_check_t>?
+  private var action: () -> Void
+
+  init(loop: EventLoop, action: @escaping () -> Void) throws(LoopError) {
+    self.loop = loop
+    self.action = action
+    let handle = try loop.openHandle(uv_check_t.self, owner: self, operation: "uv_check_init") {
+      uv_check_init(loop.raw, $0)
+    }
+    uv_unref(uvHandle(handle))
+    self.handle = handle
+  }
+
+  func start() {
+    if let handle { uv_check_start(handle, runLoopCheck) }
+  }
+
+  func stop() {
+    if let handle { uv_check_stop(handle) }
+  }
+
+  func close() {
+    if let handle { loop.closeHandle(handle) }
+  }
+
+  fileprivate func run() {
+    action()
+  }
+
+  /// Drops the action too: it usually captures the object that owns this check.
+  func handleClosed(_ handle: UnsafeMutablePointer<uv_handle_t>) {
+    self.handle = nil
+    action = {}
+  }
+}
+
+private func runLoopCheck(_ handle: UnsafeMutablePointer<uv_check_t>?) {
+  handleOwner(handle, as: LoopCheck.self).run()
+}

@@ -1,0 +1,28 @@
+import CLibUV
+
+/// A libuv call that failed, with libuv's (negative) error code.
+public struct LoopError: Error, Equatable, CustomStringConvertible {
+  /// The libuv error code, e.g. `UV_EPIPE`.
+  public let code: Int32
+  /// The operation that failed, for messages (`"uv_pipe_open"`).
+  public let operation: String
+
+  public init(code: Int32, operation: String) {
+    self.code = code
+    self.operation = operation
+  }
+
+  /// libuv's short error name, e.g. `"EPIPE"`.
+  public var name: String { String(cString: uv_err_name(code)) }
+
+  public var description: String {
+    "\(operation): \(name) (\(String(cString: uv_strerror(code))))"
+  }
+}
+
+extension LoopError {
+  /// Throws unless `rc` is a success code (libuv returns negative errors).
+  static func check(_ rc: Int32, _ operation: String) throws(LoopError) {
+    if rc < 0 { throw LoopError(code: rc, operation: operation) }
+  }
+}

@@ -1,0 +1,72 @@
+import CLibUV
+
+/// The owner of a uv handle opened with `EventLoop.openHandle`.
+///
+/// The handle keeps its owner alive (a retained reference in `handle.data`) until libuv has
+/// finished closing it, so no callback can reach a freed owner. The owner learns that the handle
+/// is gone through `handleClosed`, also when `EventLoop.shutdown()` closed it behind its back.
+protocol LoopHandleOwner: AnyObject {
+  /// Called from the close callback, right before the handle's memory is freed: forget it.
+  func handleClosed(_ handle: UnsafeMutablePointer<uv_handle_t>)
+}
+
+/// Views a concrete handle (`uv_timer_t`, `uv_pipe_t`, ...) as the `uv_handle_t` it starts with.
+func uvHandle<Handle>(_ handle: UnsafeMutablePointer<Handle>) -> UnsafeMutablePointer<uv_handle_t> {
+  UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self)
+}
+
+/// Views a stream handle (`uv_pipe_t`, `uv_tty_t`) as the `uv_stream_t` it starts with.
+func uvStream<Handle>(_ handle: UnsafeMutablePointer<Handle>) -> UnsafeMutablePointer<uv_stream_t> {
+  UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_stream_t.self)
+}
+
+/// The owner stored in a handle opened with `EventLoop.openHandle`, without touching its count.
+func handleOwner<Owner: AnyObject>(_ handle: UnsafeMutablePointer<some Any>?, as _: Owner.Type)
+  -> Owner
+{
+  let data = uvHandle(handle!).pointee.data!
+  return Unmanaged<Owner>.fromOpaque(data).takeUnretainedValue()
+}
+
+extension EventLoop {
+  /// Allocates a handle, lets `initialize` run its `uv_*_init`, and ties it to `owner`.
+  ///
+  /// Every handle of this module is opened here so that `shutdown()` can tell our handles (whose
+  /// owners must hear about the close) from foreign ones, which it closes without a callback.
+  func openHandle<Handle>(
+    _: Handle.Type, owner: some LoopHandleOwner, operation: String,
+    initialize: (UnsafeMutablePointer<Handle>) -> Int32
+  ) throws(LoopError) -> UnsafeMutablePointer<Handle> {
+    assertOnLoopThread()
+    if isShuttingDown { throw LoopError(code: UV_ECANCELED.rawValue, operation: operation) }
+    let handle = UnsafeMutablePointer<Handle>.allocate(capacity: 1)
+    let rc = initialize(handle)
+    if rc < 0 {
+      // A failed uv_*_init leaves nothing on the loop, so the memory is ours to free now.
+      handle.deallocate()
+      throw LoopError(code: rc, operation: operation)
+    }
+    uvHandle(handle).pointee.data = Unmanaged.passRetained(owner as AnyObject).toOpaque()
+    ownedHandles.insert(UnsafeMutableRawPointer(handle))
+    return handle
+  }
+
+  /// Starts closing a handle opened with `openHandle`; its memory is freed in the close callback.
+  func closeHandle<Handle>(_ handle: UnsafeMutablePointer<Handle>) {
+    assertOnLoopThread()
+    let base = uvHandle(handle)
+    if uv_is_closing(base) == 0 {
+      uv_close(base, closeOwnedHandle)
+    }
+  }
+}
+
+/// The one close callback of this module's handles: tell the owner, drop it, free the memory.
+private func closeOwnedHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?) {
+  guard let handle else { return }
+  EventLoop.from(handle.pointee.loop).ownedHandles.remove(UnsafeMutableRawPointer(handle))
+  let owner = Unmanaged<AnyObject>.fromOpaque(handle.pointee.data!).takeRetainedValue()
+  handle.pointee.data = nil
+  (owner as! any LoopHandleOwner).handleClosed(handle)
+  UnsafeMutableRawPointer(handle).deallocate()
+}

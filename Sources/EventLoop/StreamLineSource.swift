@@ -1,0 +1,109 @@
+import CLibUV
+import Glibc
+
+/// Reads a pipe, socket or terminal with `uv_read_start` into one reused buffer.
+///
+/// The buffer can be reused because the reader consumes each read before returning from the
+/// callback. While the handle is open it keeps this source alive, and the source its reader.
+final class StreamLineSource: LineSource, LoopHandleOwner {
+  private let loop: EventLoop
+  private var reader: StdinLineReader?
+  private var stream: UnsafeMutablePointer<uv_stream_t>?
+  fileprivate let buffer = UnsafeMutableRawBufferPointer.allocate(
+    byteCount: StdinLineReader.readBufferSize, alignment: 16)
+  private var isStarted = false
+  private var isPaused = false
+
+  /// Reads a pipe or socket through a private descriptor (see `openPrivateDescriptor`).
+  init(loop: EventLoop, pipe fd: Int32, reader: StdinLineReader) throws(LoopError) {
+    self.loop = loop
+    self.reader = reader
+    let descriptor = try openPrivateDescriptor(fd, flags: O_RDONLY, operation: "open stdin")
+    let pipe: UnsafeMutablePointer<uv_pipe_t>
+    do {
+      pipe = try loop.openHandle(uv_pipe_t.self, owner: self, operation: "uv_pipe_init") {
+        uv_pipe_init(loop.raw, $0, 0)
+      }
+    } catch {
+      Glibc.close(descriptor)
+      throw error
+    }
+    stream = uvStream(pipe)
+    let rc = uv_pipe_open(pipe, descriptor)
+    if rc < 0 {
+      Glibc.close(descriptor)
+      loop.closeHandle(pipe)
+      throw LoopError(code: rc, operation: "uv_pipe_open")
+    }
+  }
+
+  /// Reads a terminal; libuv reopens it so that non-blocking mode stays private.
+  init(loop: EventLoop, tty fd: Int32, reader: StdinLineReader) throws(LoopError) {
+    self.loop = loop
+    self.reader = reader
+    let tty = try loop.openHandle(uv_tty_t.self, owner: self, operation: "uv_tty_init") {
+      uv_tty_init(loop.raw, $0, fd, 1)
+    }
+    stream = uvStream(tty)
+  }
+
+  deinit {
+    buffer.deallocate()
+  }
+
+  func start() {
+    isStarted = true
+    startReading()
+  }
+
+  func pause() {
+    isPaused = true
+    if let stream { uv_read_stop(stream) }
+  }
+
+  func resume() {
+    isPaused = false
+    startReading()
+  }
+
+  private func startReading() {
+    guard isStarted, !isPaused, let stream else { return }
+    let rc = uv_read_start(stream, allocateReadBuffer, streamDidRead)
+    if rc < 0 { reader?.failed(LoopError(code: rc, operation: "uv_read_start")) }
+  }
+
+  func close() {
+    if let stream { loop.closeHandle(stream) }
+  }
+
+  fileprivate func didRead(_ count: Int) {
+    guard let reader else { return }
+    if count > 0 {
+      reader.consume(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+    } else if count == Int(UV_EOF.rawValue) {
+      reader.reachedEnd()
+    } else if count < 0 {
+      reader.failed(LoopError(code: Int32(count), operation: "read"))
+    }
+  }
+
+  func handleClosed(_ handle: UnsafeMutablePointer<uv_handle_t>) {
+    stream = nil
+    reader = nil
+  }
+}
+
+private func allocateReadBuffer(
+  _ handle: UnsafeMutablePointer<uv_handle_t>?, _ suggestedSize: Int,
+  _ buffer: UnsafeMutablePointer<uv_buf_t>?
+) {
+  let source = handleOwner(handle, as: StreamLineSource.self)
+  buffer!.pointee = uv_buf_init(
+    source.buffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(source.buffer.count))
+}
+
+private func streamDidRead(
+  _ stream: UnsafeMutablePointer<uv_stream_t>?, _ count: Int, _ buffer: UnsafePointer<uv_buf_t>?
+) {
+  handleOwner(stream, as: StreamLineSource.self).didRead(count)
+}

@@ -1,0 +1,150 @@
+import CLibUV
+import Glibc
+
+/// Writes to a pipe, socket or terminal with `uv_write`, for `StdoutWriter`.
+///
+/// Each write owns its bytes until libuv calls back. The writes still in flight are kept in
+/// order, so that `writeRemainingSynchronously` can find the bytes libuv has not written yet:
+/// libuv writes requests in order, so those are the last `write_queue_size` bytes.
+final class StreamOutput: LoopHandleOwner {
+  /// One `uv_write` in flight.
+  private final class Write {
+    let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(bytes: UnsafeMutableRawBufferPointer) {
+      self.bytes = bytes
+    }
+
+    deinit {
+      request.deallocate()
+      free(bytes.baseAddress)
+    }
+  }
+
+  private let loop: EventLoop
+  private var writer: StdoutWriter?
+  private var stream: UnsafeMutablePointer<uv_stream_t>?
+  private var inFlight: [Write] = []
+
+  /// Writes a pipe or socket through a private descriptor (see `openPrivateDescriptor`).
+  init(loop: EventLoop, pipe fd: Int32, writer: StdoutWriter) throws(LoopError) {
+    self.loop = loop
+    self.writer = writer
+    let descriptor = try openPrivateDescriptor(fd, flags: O_WRONLY, operation: "open stdout")
+    let pipe: UnsafeMutablePointer<uv_pipe_t>
+    do {
+      pipe = try loop.openHandle(uv_pipe_t.self, owner: self, operation: "uv_pipe_init") {
+        uv_pipe_init(loop.raw, $0, 0)
+      }
+    } catch {
+      Glibc.close(descriptor)
+      throw error
+    }
+    stream = uvStream(pipe)
+    let rc = uv_pipe_open(pipe, descriptor)
+    if rc < 0 {
+      Glibc.close(descriptor)
+      loop.closeHandle(pipe)
+      throw LoopError(code: rc, operation: "uv_pipe_open")
+    }
+  }
+
+  /// Writes a terminal; libuv reopens it so that non-blocking mode stays private.
+  init(loop: EventLoop, tty fd: Int32, writer: StdoutWriter) throws(LoopError) {
+    self.loop = loop
+    self.writer = writer
+    let tty = try loop.openHandle(uv_tty_t.self, owner: self, operation: "uv_tty_init") {
+      uv_tty_init(loop.raw, $0, fd, 0)
+    }
+    stream = uvStream(tty)
+  }
+
+  /// Bytes libuv has accepted but not written yet.
+  var queuedBytes: Int {
+    stream.map { uv_stream_get_write_queue_size($0) } ?? 0
+  }
+
+  /// Starts writing `bytes`, taking ownership of their memory.
+  func write(_ bytes: UnsafeMutableRawBufferPointer) throws(LoopError) {
+    let write = Write(bytes: bytes)
+    guard let stream else { throw LoopError(code: UV_EBADF.rawValue, operation: "uv_write") }
+    var slice = uv_buf_init(
+      bytes.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(bytes.count))
+    write.request.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    let rc = uv_write(write.request, stream, &slice, 1, streamDidWrite)
+    try LoopError.check(rc, "uv_write")
+    inFlight.append(write)
+  }
+
+  fileprivate func didWrite(_ request: UnsafeMutablePointer<uv_write_t>, status: Int32) {
+    let write = inFlight.removeFirst()
+    precondition(write.request == request, "uv_write callbacks out of order")
+    guard let writer else { return }
+    if status == 0 {
+      writer.didWrite(byteCount: write.bytes.count)
+    } else if status != UV_ECANCELED.rawValue {
+      writer.fail(LoopError(code: status, operation: "write"))
+    }
+  }
+
+  /// Writes what libuv still holds, then `extra`, with blocking writes; for exit.
+  ///
+  /// libuv would write the same bytes again if the loop ran on, so this closes the stream: its
+  /// queued requests end with `UV_ECANCELED`. Returns how many bytes of those requests and of
+  /// `extra` are now written, counting any part libuv wrote before.
+  func writeRemainingSynchronously(then extra: UnsafeRawBufferPointer) throws(LoopError) -> Int {
+    guard let stream else { return 0 }
+    var fd: uv_os_fd_t = -1
+    try LoopError.check(uv_fileno(uvHandle(stream), &fd), "uv_fileno")
+    var alreadyWritten = inFlight.reduce(0) { $0 + $1.bytes.count } - queuedBytes
+    var total = 0
+    for write in inFlight {
+      let skip = min(alreadyWritten, write.bytes.count)
+      alreadyWritten -= skip
+      if skip == write.bytes.count { continue }  // written; its callback reports it
+      try writeFully(fd, UnsafeRawBufferPointer(rebasing: write.bytes[skip...]))
+      total += write.bytes.count  // its callback will say cancelled, part written or not
+
+    }
+    try writeFully(fd, extra)
+    total += extra.count
+    close()
+    return total
+  }
+
+  func close() {
+    if let stream { loop.closeHandle(stream) }
+  }
+
+  func handleClosed(_ handle: UnsafeMutablePointer<uv_handle_t>) {
+    stream = nil
+    writer = nil
+  }
+}
+
+private func streamDidWrite(_ request: UnsafeMutablePointer<uv_write_t>?, _ status: Int32) {
+  let output = Unmanaged<StreamOutput>.fromOpaque(request!.pointee.data).takeUnretainedValue()
+  output.didWrite(request!, status: status)
+}
+
+/// Writes all of `bytes` to `fd`, waiting with `poll` whenever a non-blocking descriptor is full.
+func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(LoopError) {
+  var offset = 0
+  while offset < bytes.count {
+    let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+    if written >= 0 {
+      offset += written
+      continue
+    }
+    switch errno {
+    case EINTR:
+      continue
+    case EAGAIN:
+      var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+      _ = poll(&descriptor, 1, -1)
+    default:
+      throw LoopError(code: -errno, operation: "write")
+    }
+  }
+}
