@@ -1,0 +1,101 @@
+import ComposableCore
+import JSON
+
+/// Translates between action enums and their wire form.
+///
+/// Features declare actions as plain enums with synthesized `Codable`. On the wire an action is
+/// an object whose `"type"` is the dotted path of cases, with the leaf case's associated values
+/// as sibling fields; a lone unlabelled value is called `"value"`:
+///
+/// | Swift | wire |
+/// |---|---|
+/// | `.counter(.incrTapped)` | `{"type":"counter.incrTapped"}` |
+/// | `.counter(.nthPrimeResponse(7))` | `{"type":"counter.nthPrimeResponse","value":7}` |
+/// | `.favorites(.delete(indices: [1]))` | `{"type":"favorites.delete","indices":[1]}` |
+///
+/// A case's first unlabelled value continues the path when its type is itself a
+/// ``ComposableAction``; every other value is a field. Several unlabelled values keep the
+/// synthesized names `_0`, `_1`, …. Fields of all levels share one object, so a parent case that
+/// carries values besides its child action must not reuse its child's field names, and no
+/// associated value may be labelled `type`.
+///
+/// The codec drives the synthesized `Codable` implementations through an encoder and a decoder
+/// of its own, so features write no code. Actions with hand-written `Codable` are not supported.
+/// That machinery costs a microsecond or two per action, mostly in the standard library's
+/// generic containers; a payload-free action always decodes to the same value, so callers on a
+/// hot path can remember those by type path.
+public enum ActionCoding {
+  /// Reads an action from its wire form: an object with `"type"` and payload fields, or, for a
+  /// payload-free action, the bare type string (`"counter.incrTapped"`).
+  ///
+  /// Strict: every field of the object must belong to the case, and every value must have the
+  /// type the case declares.
+  public static func decode<A: ComposableAction>(
+    _ type: A.Type, from action: JSONValue
+  ) throws(ActionDecodingError) -> A {
+    let typePath: String
+    // The payload fields; the object keeps its `type` member, which the decoder never reads as
+    // a field (removing it would copy the object).
+    let fields: JSONObject
+    switch action {
+    case .string(let path):
+      typePath = path
+      fields = JSONObject()
+    case .object(let object):
+      guard let type = object["type"] else {
+        throw ActionDecodingError(.invalidAction, "action has no \"type\"")
+      }
+      guard case .string(let path) = type else {
+        throw ActionDecodingError(
+          .invalidAction, "action \"type\" must be a string, got \(type.briefDescription)")
+      }
+      typePath = path
+      fields = object
+    default:
+      throw ActionDecodingError(
+        .invalidAction,
+        "an action must be an object or a type string, got \(action.briefDescription)")
+    }
+    let decoder = ActionDecoder(actionType: A.self, typePath: typePath, fields: fields)
+    do {
+      let decoded = try A(from: decoder)
+      try decoder.finish()
+      return decoded
+    } catch let error as ActionDecodingError {
+      throw error
+    } catch {
+      throw ActionDecodingError(.invalidAction, "\(typePath): \(error)")
+    }
+  }
+
+  /// The wire form of `action`: `"type"` first, then the payload fields in declaration order.
+  public static func encode<A: ComposableAction>(_ action: A) -> JSONValue {
+    let encoder = ActionEncoder.run(action, collectingFields: true)
+    var object = JSONObject()
+    object.reserveCapacity(encoder.fields.count + 1)
+    object["type"] = .string(encoder.typePath)
+    for field in encoder.fields {
+      object[field.name] = field.value
+    }
+    return .object(object)
+  }
+
+  /// Appends the JSON text of ``encode(_:)`` to `buffer`, without building the object.
+  public static func encode<A: ComposableAction>(_ action: A, into buffer: inout [UInt8]) {
+    let encoder = ActionEncoder.run(action, collectingFields: true)
+    buffer.append(UInt8(ascii: "{"))
+    JSONWriter.writeKey("type", isFirst: true, into: &buffer)
+    JSONWriter.writeString(encoder.typePath, into: &buffer)
+    for field in encoder.fields {
+      JSONWriter.writeKey(field.name, isFirst: false, into: &buffer)
+      field.value.write(into: &buffer)
+    }
+    buffer.append(UInt8(ascii: "}"))
+  }
+
+  /// The dotted case path of `action`, such as `"counter.nthPrimeResponse"`; its payload is not
+  /// encoded.
+  public static func typePath<A: ComposableAction>(of action: A) -> String {
+    ActionEncoder.run(action, collectingFields: false).typePath
+  }
+}

@@ -1,0 +1,37 @@
+/// The stable `code` of an `error` line; hosts branch on these, so they never change meaning.
+public enum ErrorCode: String, Sendable, CaseIterable {
+  /// The line is not JSON.
+  case invalidJSON = "invalid_json"
+  /// The line has bytes that are not UTF-8.
+  case invalidUTF8 = "invalid_utf8"
+  /// Arrays and objects nest deeper than the limit.
+  case tooDeep = "too_deep"
+  /// A number does not fit a 64-bit float (or, where an integer is expected, a 64-bit integer).
+  case numberOutOfRange = "number_out_of_range"
+  /// The line is longer than `--max-line-bytes`; it was skipped.
+  case lineTooLong = "line_too_long"
+  /// Valid JSON, but not a message: not an object, neither `store` nor `cmd`, a bad `id`, or
+  /// an unknown field.
+  case invalidMessage = "invalid_message"
+  /// `store` names no store.
+  case unknownStore = "unknown_store"
+  /// The action's `type` names no action of the store.
+  case unknownAction = "unknown_action"
+  /// The action's payload is wrong: a missing, extra or mistyped field.
+  case invalidAction = "invalid_action"
+  /// `cmd` names no command.
+  case unknownCommand = "unknown_command"
+  /// A command's arguments are wrong.
+  case invalidCommand = "invalid_command"
+}
+
+/// A line the session refused: it changed nothing.
+public struct ProtocolError: Error, Sendable {
+  public let code: ErrorCode
+  public let message: String
+
+  public init(_ code: ErrorCode, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+}

@@ -1,0 +1,42 @@
+import ComposableCore
+import JSON
+
+/// What the session needs from a store, whatever its state and action types.
+@StoreActor
+public protocol HostedStore: AnyObject {
+  var name: String { get }
+  var descriptor: StoreDescriptor { get }
+  /// Decodes a wire action and reduces it; a refused action changes nothing.
+  func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError)
+  /// The state as JSON, after writing any pending `state` line so the two stay in order.
+  func snapshot() -> JSONValue
+  var effectsInFlight: Int { get }
+  /// Cancels every running effect; returns how many were in flight.
+  func cancelAllEffects() -> Int
+  /// Called once per loop iteration; writes the merged `state` line in `ticks` mode.
+  func endTick()
+  /// Called each time the store's last running effect finished.
+  var didBecomeIdle: (() -> Void)? { get set }
+}
+
+/// How reductions reach the host.
+public enum EmitMode: String, Sendable, CaseIterable {
+  /// One `action` line per reduced action, with its patch.
+  case actions
+  /// One `state` line per loop iteration and store, with the merged patch of all the actions
+  /// reduced in it: for hosts that render, not audit.
+  case ticks
+}
+
+/// Numbers every reduced action, across all stores, in reduction order.
+@StoreActor
+public final class ActionSequence {
+  public private(set) var last = 0
+
+  public init() {}
+
+  func next() -> Int {
+    last += 1
+    return last
+  }
+}

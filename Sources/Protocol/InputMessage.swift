@@ -1,0 +1,68 @@
+import JSON
+
+/// One input line, checked: an action for a store, or a command.
+///
+/// ```json
+/// {"store":"primes","action":{"type":"counter.incrTapped"},"id":7}
+/// {"store":"primes","action":"counter.incrTapped"}
+/// {"cmd":"snapshot","store":"primes"}
+/// ```
+public enum InputMessage: Sendable {
+  case action(store: String, action: JSONValue, id: JSONValue?)
+  case command(name: String, arguments: JSONObject, id: JSONValue?)
+
+  /// Reads the envelope. On failure the error carries the `id` when it could be read, so the
+  /// error line can still be matched to its request.
+  public init(_ value: JSONValue) throws(InputError) {
+    guard case .object(let object) = value else {
+      throw InputError(
+        id: nil, ProtocolError(.invalidMessage, "a message must be a JSON object"))
+    }
+    let id = object["id"]
+    if let id {
+      switch id {
+      case .string, .int, .number: break
+      default:
+        throw InputError(
+          id: nil, ProtocolError(.invalidMessage, "\"id\" must be a string or a number"))
+      }
+    }
+    func fail(_ code: ErrorCode, _ message: String) -> InputError {
+      InputError(id: id, ProtocolError(code, message))
+    }
+    if let command = object["cmd"] {
+      guard case .string(let name) = command else {
+        throw fail(.invalidMessage, "\"cmd\" must be a string")
+      }
+      var arguments = object
+      arguments["cmd"] = nil
+      arguments["id"] = nil
+      self = .command(name: name, arguments: arguments, id: id)
+      return
+    }
+    guard let store = object["store"] else {
+      throw fail(.invalidMessage, "a message needs \"store\" (an action) or \"cmd\" (a command)")
+    }
+    guard case .string(let store) = store else {
+      throw fail(.invalidMessage, "\"store\" must be a string")
+    }
+    guard let action = object["action"] else {
+      throw fail(.invalidMessage, "an action message needs an \"action\"")
+    }
+    if let extra = object.keys.first(where: { !["store", "action", "id"].contains($0) }) {
+      throw fail(.invalidMessage, "unknown field \"\(extra)\" in an action message")
+    }
+    self = .action(store: store, action: action, id: id)
+  }
+}
+
+/// Why an input line was refused, with its `id` if it had a readable one.
+public struct InputError: Error, Sendable {
+  public let id: JSONValue?
+  public let error: ProtocolError
+
+  public init(id: JSONValue?, _ error: ProtocolError) {
+    self.id = id
+    self.error = error
+  }
+}

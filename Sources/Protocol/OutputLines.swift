@@ -1,0 +1,139 @@
+import ComposableCore
+import JSON
+
+/// Builds output lines straight into bytes, in the field order the schemas document.
+///
+/// Every line the process prints goes through here; the runtime moves the bytes to stdout once
+/// per loop iteration. Lines are written by hand rather than through a `JSONValue` because
+/// this is the hottest path of the product.
+@StoreActor
+public final class OutputLines {
+  public private(set) var bytes: [UInt8] = []
+
+  public init() {
+    bytes.reserveCapacity(64 * 1024)
+  }
+
+  /// Hands the pending bytes to `sink` and starts a new batch, keeping the buffer's capacity.
+  public func drain(into sink: (UnsafeRawBufferPointer) -> Void) {
+    guard !bytes.isEmpty else { return }
+    bytes.withUnsafeBytes(sink)
+    bytes.removeAll(keepingCapacity: true)
+  }
+
+  public var isEmpty: Bool { bytes.isEmpty }
+
+  public func ready(protocolVersion: Int, stores: [String], version: String) {
+    raw(#"{"type":"ready","protocol":"#)
+    JSONWriter.writeInt(protocolVersion, into: &bytes)
+    raw(#","stores":["#)
+    for (index, store) in stores.enumerated() {
+      if index > 0 { raw(",") }
+      JSONWriter.writeString(store, into: &bytes)
+    }
+    raw(#"],"version":"#)
+    JSONWriter.writeString(version, into: &bytes)
+    raw("}\n")
+  }
+
+  /// Writes everything but the patch of an action line; `endPatchLine` closes it.
+  func beginActionLine(
+    store: String, seq: Int, id: JSONValue?, source: ActionSource, action: JSONValue
+  ) {
+    raw(#"{"type":"action","store":"#)
+    JSONWriter.writeString(store, into: &bytes)
+    raw(#","seq":"#)
+    JSONWriter.writeInt(seq, into: &bytes)
+    if let id {
+      raw(#","id":"#)
+      id.write(into: &bytes)
+    }
+    raw(source == .host ? #","source":"host","action":"# : #","source":"effect","action":"#)
+    action.write(into: &bytes)
+    raw(#","patch":"#)
+  }
+
+  func beginStateLine(store: String, seq: Int, actions: Int, ids: [JSONValue]) {
+    raw(#"{"type":"state","store":"#)
+    JSONWriter.writeString(store, into: &bytes)
+    raw(#","seq":"#)
+    JSONWriter.writeInt(seq, into: &bytes)
+    raw(#","actions":"#)
+    JSONWriter.writeInt(actions, into: &bytes)
+    if !ids.isEmpty {
+      raw(#","ids":"#)
+      JSONValue.array(ids).write(into: &bytes)
+    }
+    raw(#","patch":"#)
+  }
+
+  func patch(_ operations: [JSONPatchOperation]) {
+    raw("[")
+    for (index, operation) in operations.enumerated() {
+      if index > 0 { raw(",") }
+      operation.write(into: &bytes)
+    }
+    raw("]}\n")
+  }
+
+  public func snapshot(store: String, seq: Int, id: JSONValue?, state: JSONValue) {
+    raw(#"{"type":"snapshot","store":"#)
+    JSONWriter.writeString(store, into: &bytes)
+    raw(#","seq":"#)
+    JSONWriter.writeInt(seq, into: &bytes)
+    optionalID(id)
+    raw(#","state":"#)
+    state.write(into: &bytes)
+    raw("}\n")
+  }
+
+  public func describe(id: JSONValue?, stores: [JSONValue]) {
+    raw(#"{"type":"describe","protocol":1"#)
+    optionalID(id)
+    raw(#","stores":"#)
+    JSONValue.array(stores).write(into: &bytes)
+    raw("}\n")
+  }
+
+  /// `line` is the input line number, or nil for errors no input line caused.
+  public func error(
+    _ error: ProtocolError, line: Int?, id: JSONValue?, store: String? = nil
+  ) {
+    raw(#"{"type":"error","code":"#)
+    JSONWriter.writeString(error.code.rawValue, into: &bytes)
+    if let line {
+      raw(#","line":"#)
+      JSONWriter.writeInt(line, into: &bytes)
+    }
+    optionalID(id)
+    if let store {
+      raw(#","store":"#)
+      JSONWriter.writeString(store, into: &bytes)
+    }
+    raw(#","message":"#)
+    JSONWriter.writeString(error.message, into: &bytes)
+    raw("}\n")
+  }
+
+  public func exit(reason: String, cancelledEffects: Int, signal: String? = nil) {
+    raw(#"{"type":"exit","reason":"#)
+    JSONWriter.writeString(reason, into: &bytes)
+    if let signal {
+      raw(#","signal":"#)
+      JSONWriter.writeString(signal, into: &bytes)
+    }
+    raw(#","cancelledEffects":"#)
+    JSONWriter.writeInt(cancelledEffects, into: &bytes)
+    raw("}\n")
+  }
+
+  private func optionalID(_ id: JSONValue?) {
+    guard let id else { return }
+    raw(#","id":"#)
+    id.write(into: &bytes)
+  }
+
+  private func raw(_ text: StaticString) {
+    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+  }
+}

@@ -1,0 +1,147 @@
+import ComposableCore
+import JSON
+
+/// Reads input lines and dispatches them: actions to their stores, commands to their handlers,
+/// and a refused line to an `error` line that leaves every state as it was.
+@StoreActor
+public final class Session {
+  public let output: OutputLines
+  public let maxDepth: Int
+  /// Called when the host sends `{"cmd":"quit"}`; later lines are ignored.
+  public var didRequestQuit: (() -> Void)?
+
+  private let stores: [String: any HostedStore]
+  private let storeNames: [String]
+  private let sequence: ActionSequence
+  private var hasQuit = false
+
+  public init(
+    stores: [any HostedStore], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64
+  ) {
+    self.stores = Dictionary(uniqueKeysWithValues: stores.map { ($0.name, $0) })
+    self.storeNames = stores.map(\.name)
+    self.output = output
+    self.sequence = sequence
+    self.maxDepth = maxDepth
+  }
+
+  public func writeReady(version: String) {
+    output.ready(protocolVersion: 1, stores: storeNames, version: version)
+  }
+
+  public var effectsInFlight: Int {
+    stores.values.reduce(0) { $0 + $1.effectsInFlight }
+  }
+
+  /// Cancels every store's effects; returns how many were in flight.
+  public func cancelAllEffects() -> Int {
+    stores.values.reduce(0) { $0 + $1.cancelAllEffects() }
+  }
+
+  /// Called every time a store's last effect finished.
+  public func onStoreIdle(_ handler: @escaping () -> Void) {
+    for store in stores.values { store.didBecomeIdle = handler }
+  }
+
+  public func endTick() {
+    for name in storeNames { stores[name]?.endTick() }
+  }
+
+  public func handleLine(_ bytes: UnsafeRawBufferPointer, lineNumber: Int) {
+    guard !hasQuit, !Self.isBlank(bytes) else { return }
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(bytes, maxDepth: maxDepth)
+    } catch {
+      output.error(ProtocolError(Self.code(of: error), error.message), line: lineNumber, id: nil)
+      return
+    }
+    do {
+      switch try InputMessage(value) {
+      case .action(let store, let action, let id):
+        try dispatch(action, to: store, id: id, lineNumber: lineNumber)
+      case .command(let name, let arguments, let id):
+        try run(command: name, arguments: arguments, id: id)
+      }
+    } catch {
+      output.error(error.error, line: lineNumber, id: error.id)
+    }
+  }
+
+  public func rejectOverlongLine(lineNumber: Int, limit: Int) {
+    guard !hasQuit else { return }
+    output.error(
+      ProtocolError(
+        .lineTooLong, "line is longer than \(limit) bytes (--max-line-bytes); it was skipped"),
+      line: lineNumber, id: nil)
+  }
+
+  private func dispatch(_ action: JSONValue, to name: String, id: JSONValue?, lineNumber: Int)
+    throws(InputError)
+  {
+    guard let store = stores[name] else {
+      throw InputError(
+        id: id,
+        ProtocolError(
+          .unknownStore,
+          "no store named \"\(name)\"; the stores are \(storeNames.joined(separator: ", "))"))
+    }
+    do {
+      try store.send(action, id: id)
+    } catch {
+      throw InputError(id: id, error)
+    }
+  }
+
+  private func run(command: String, arguments: JSONObject, id: JSONValue?) throws(InputError) {
+    func fail(_ message: String) -> InputError {
+      InputError(id: id, ProtocolError(.invalidCommand, message))
+    }
+    func expectArguments(_ allowed: Set<String>) throws(InputError) {
+      if let extra = arguments.keys.first(where: { !allowed.contains($0) }) {
+        throw fail("\(command): unknown argument \"\(extra)\"")
+      }
+    }
+    switch command {
+    case "snapshot":
+      try expectArguments(["store"])
+      guard case .string(let name)? = arguments["store"] else {
+        throw fail("snapshot: \"store\" (a store name) is required")
+      }
+      guard let store = stores[name] else {
+        throw InputError(
+          id: id, ProtocolError(.unknownStore, "snapshot: no store named \"\(name)\""))
+      }
+      let state = store.snapshot()
+      output.snapshot(store: name, seq: sequence.last, id: id, state: state)
+    case "describe":
+      try expectArguments([])
+      output.describe(id: id, stores: storeNames.compactMap { stores[$0]?.descriptor.json })
+    case "quit":
+      try expectArguments([])
+      hasQuit = true
+      didRequestQuit?()
+    default:
+      throw InputError(
+        id: id,
+        ProtocolError(
+          .unknownCommand,
+          "no command named \"\(command)\"; the commands are snapshot, describe, quit"))
+    }
+  }
+
+  /// Lines of spaces and tabs count as empty, like the empty lines the reader already skips.
+  private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let first = bytes.first, first == 0x20 || first == 0x09 else { return false }
+    return bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+  }
+
+  private static func code(of error: JSONParseError) -> ErrorCode {
+    switch error.kind {
+    case .invalidJSON: return .invalidJSON
+    case .invalidUTF8: return .invalidUTF8
+    case .tooDeep: return .tooDeep
+    case .numberOutOfRange: return .numberOutOfRange
+    }
+  }
+}

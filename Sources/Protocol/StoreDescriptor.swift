@@ -1,0 +1,120 @@
+import JSON
+
+/// What a store accepts and holds, for `describe` and for the JSON Schemas in `schemas/`:
+/// both are generated from these values, so they cannot disagree.
+public struct StoreDescriptor: Sendable {
+  public let name: String
+  public let summary: String
+  public let actions: [ActionDescriptor]
+  /// JSON Schema (2020-12) of the store's state.
+  public let stateSchema: JSONValue
+
+  public init(name: String, summary: String, actions: [ActionDescriptor], stateSchema: JSONValue) {
+    self.name = name
+    self.summary = summary
+    self.actions = actions
+    self.stateSchema = stateSchema
+  }
+
+  /// The `describe` entry of the store.
+  public var json: JSONValue {
+    .object([
+      "name": .string(name),
+      "summary": .string(summary),
+      "actions": .array(actions.map(\.json)),
+      "state": stateSchema,
+    ])
+  }
+
+  /// JSON Schema of the store's actions in their canonical wire form: an object with a dotted
+  /// `type` and the payload fields; payload-free actions may also be the bare type string.
+  public var actionSchema: JSONValue {
+    let bareTypes = actions.filter(\.payload.isEmpty).map { JSONValue.string($0.type) }
+    return .object([
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": .string(Self.schemaID(store: name, part: "actions")),
+      "title": .string("\(name) actions"),
+      "oneOf": .array([.object(["enum": .array(bareTypes)])] + actions.map(\.objectSchema)),
+    ])
+  }
+
+  /// The state schema with its `$id`, as written to `schemas/stores/`.
+  public var stateDocument: JSONValue {
+    guard case .object(var object) = stateSchema else { return stateSchema }
+    var document: JSONObject = [
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": .string(Self.schemaID(store: name, part: "state")),
+      "title": .string("\(name) state"),
+    ]
+    for (key, value) in object where document[key] == nil { document[key] = value }
+    object = document
+    return .object(object)
+  }
+
+  public static func schemaID(store: String, part: String) -> String {
+    "urn:composable-actor:stores:\(store):\(part)"
+  }
+}
+
+/// One action of a store.
+public struct ActionDescriptor: Sendable {
+  /// Who sends it in normal operation. Hosts may send any action (scenarios do, to test a
+  /// reducer step by step), but only `host` actions are a screen's buttons.
+  public enum Sender: String, Sendable {
+    case host
+    case effect
+  }
+
+  public struct Field: Sendable {
+    public let name: String
+    public let schema: JSONValue
+    public let isRequired: Bool
+
+    public init(_ name: String, _ schema: JSONValue, required: Bool = true) {
+      self.name = name
+      self.schema = schema
+      self.isRequired = required
+    }
+  }
+
+  public let type: String
+  public let sentBy: Sender
+  public let summary: String
+  public let payload: [Field]
+
+  public init(_ type: String, sentBy: Sender, _ summary: String, payload: [Field] = []) {
+    self.type = type
+    self.sentBy = sentBy
+    self.summary = summary
+    self.payload = payload
+  }
+
+  var objectSchema: JSONValue {
+    var properties: JSONObject = ["type": .object(["const": .string(type)])]
+    for field in payload { properties[field.name] = field.schema }
+    return .object([
+      "type": "object",
+      "description": .string(summary),
+      "properties": .object(properties),
+      "required": .array(["type"] + payload.filter(\.isRequired).map { .string($0.name) }),
+      "additionalProperties": false,
+    ])
+  }
+
+  var json: JSONValue {
+    var object: JSONObject = [
+      "type": .string(type),
+      "sentBy": .string(sentBy.rawValue),
+      "summary": .string(summary),
+    ]
+    var properties = JSONObject()
+    for field in payload { properties[field.name] = field.schema }
+    object["payload"] = .object([
+      "type": "object",
+      "properties": .object(properties),
+      "required": .array(payload.filter(\.isRequired).map { .string($0.name) }),
+      "additionalProperties": false,
+    ])
+    return .object(object)
+  }
+}

@@ -1,0 +1,130 @@
+import ComposableCore
+import JSON
+
+/// Puts a typed store on the wire: decodes its actions, and after every reduction writes the
+/// action with the JSON Patch that turns the previous state into the new one.
+///
+/// The patch is a diff of the state's JSON before and after, so it is correct by construction
+/// whatever the reducer did; hosts that apply every patch to the first snapshot hold the same
+/// state as the store.
+@StoreActor
+public final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
+  public let name: String
+  public let descriptor: StoreDescriptor
+  private let store: Store<State, Action>
+  private let output: OutputLines
+  private let sequence: ActionSequence
+  private let mode: EmitMode
+  private let encoder = JSONValueEncoder()
+  private var lastState: JSONValue
+  /// Payload-free actions by type: decoding them is a lookup after the first time. The
+  /// cache is bounded by the number of payload-free cases.
+  private var payloadFreeActions: [String: Action] = [:]
+  private var tick = Tick()
+
+  public init(
+    name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
+    output: OutputLines, sequence: ActionSequence, mode: EmitMode
+  ) {
+    self.name = name
+    self.store = store
+    self.descriptor = descriptor
+    self.output = output
+    self.sequence = sequence
+    self.mode = mode
+    self.lastState = .null
+    self.lastState = encode(store.state)
+    store.didReduce = { [unowned self] reduced, state in
+      self.didReduce(reduced, state: state)
+    }
+  }
+
+  public var effectsInFlight: Int { store.effectsInFlight }
+
+  public var didBecomeIdle: (() -> Void)? {
+    get { store.didBecomeIdle }
+    set { store.didBecomeIdle = newValue }
+  }
+
+  public func cancelAllEffects() -> Int { store.cancelAllEffects() }
+
+  public func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError) {
+    store.send(try decode(action), cause: id)
+  }
+
+  public func snapshot() -> JSONValue {
+    endTick()
+    return lastState
+  }
+
+  public func endTick() {
+    guard tick.actions > 0 else { return }
+    let state = encode(store.state)
+    output.beginStateLine(store: name, seq: tick.lastSeq, actions: tick.actions, ids: tick.ids)
+    output.patch(JSONPatch.diff(from: lastState, to: state))
+    lastState = state
+    tick = Tick()
+  }
+
+  private func didReduce(_ reduced: ReducedAction<Action>, state: State) {
+    let seq = sequence.next()
+    let id = reduced.cause as? JSONValue
+    switch mode {
+    case .actions:
+      let newState = encode(state)
+      output.beginActionLine(
+        store: name, seq: seq, id: id, source: reduced.source,
+        action: ActionCoding.encode(reduced.action))
+      output.patch(JSONPatch.diff(from: lastState, to: newState))
+      lastState = newState
+    case .ticks:
+      tick.actions += 1
+      tick.lastSeq = seq
+      if let id, !tick.ids.contains(id) { tick.ids.append(id) }
+    }
+  }
+
+  private func decode(_ action: JSONValue) throws(ProtocolError) -> Action {
+    let payloadFreeType = Self.payloadFreeType(of: action)
+    if let payloadFreeType, let cached = payloadFreeActions[payloadFreeType] { return cached }
+    do {
+      let decoded = try ActionCoding.decode(Action.self, from: action)
+      if let payloadFreeType { payloadFreeActions[payloadFreeType] = decoded }
+      return decoded
+    } catch {
+      switch error.kind {
+      case .unknownAction: throw ProtocolError(.unknownAction, "\(name): \(error.message)")
+      case .invalidAction: throw ProtocolError(.invalidAction, "\(name): \(error.message)")
+      }
+    }
+  }
+
+  /// `"counter.incrTapped"` or `{"type":"counter.incrTapped"}`: the type, if there is no
+  /// payload.
+  private static func payloadFreeType(of action: JSONValue) -> String? {
+    switch action {
+    case .string(let type):
+      return type
+    case .object(let object) where object.count == 1:
+      if case .string(let type)? = object["type"] { return type }
+      return nil
+    default:
+      return nil
+    }
+  }
+
+  private func encode(_ state: State) -> JSONValue {
+    do {
+      return try encoder.encode(state)
+    } catch {
+      // States are plain data; failing to encode one is a bug in the feature, not bad input.
+      preconditionFailure("\(name): cannot encode the state: \(error)")
+    }
+  }
+
+  private struct Tick {
+    var actions = 0
+    var lastSeq = 0
+    var ids: [JSONValue] = []
+  }
+}
