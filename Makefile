@@ -1,0 +1,43 @@
+# The two commands of the README: `make demo` (install, build, run an example) and `make test`.
+SWIFT ?= swift
+# The shipped binary links the Swift runtime statically: it starts faster (see bench/).
+RELEASE_FLAGS := -c release --static-swift-stdlib
+BIN := .build/release/composable-actor
+FUZZ_SECONDS ?= 20
+
+.PHONY: demo build deps test test-deps unit e2e fuzz bench schemas format
+
+demo: build
+	$(BIN) < Examples/primes.jsonl
+
+deps:
+	scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product composable-actor
+
+test-deps:
+	scripts/install-test-deps.sh
+
+## Every test: Swift unit tests, a bounded fuzz run, and end-to-end tests through the release binary.
+test: test-deps build unit fuzz e2e
+
+unit:
+	$(SWIFT) test --disable-swift-testing
+
+e2e:
+	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q Tests/e2e
+
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+bench: build
+	python3 bench/run.py --binary $(BIN)
+
+## Regenerates schemas/stores from the stores' descriptors (a test checks they match).
+schemas: build
+	$(BIN) schemas --output schemas/stores
+	for file in schemas/stores/*.json; do python3 -m json.tool --indent 2 "$$file" "$$file.tmp" && mv "$$file.tmp" "$$file"; done
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// `composable-actor`: TCA-style feature stores behind a JSON-lines interface.
+@main
+struct ComposableActor: ParsableCommand {
+  static let version = "0.1.0"
+
+  static let configuration = CommandConfiguration(
+    commandName: "composable-actor",
+    abstract: "Drive TCA-style feature stores over JSON lines on stdin and stdout.",
+    version: version,
+    subcommands: [Run.self, Schemas.self],
+    defaultSubcommand: Run.self)
+}

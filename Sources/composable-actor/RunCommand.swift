@@ -1,0 +1,63 @@
+import ArgumentParser
+import Logging
+import Protocol
+
+extension ComposableActor {
+  /// The main job: read actions on stdin, write reduced actions and patches on stdout.
+  struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Read JSON-lines actions on stdin; write each reduced action and its state patch.",
+      discussion: """
+        Exit codes: 0 after end of input, {"cmd":"quit"}, or a closed stdout; 130 after SIGINT \
+        and 143 after SIGTERM (the exit line is still written); 64 for bad arguments; 70 for \
+        an internal error.
+        """)
+
+    @Option(help: "Longest input line accepted, in bytes; longer lines are skipped with an error.")
+    var maxLineBytes = 1_048_576
+
+    @Option(
+      help: ArgumentHelp(
+        "After end of input, how long to wait for running effects before cancelling them.",
+        valueName: "seconds"))
+    var linger: Double = 10
+
+    @Option(
+      help: "One line per reduced action (actions), or one merged line per loop iteration (ticks).")
+    var emit: EmitMode = .actions
+
+    @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    @Option(
+      help:
+        "Where saved data lives (favorite-primes.json). Default: $XDG_DATA_HOME/composable-actor.")
+    var dataDir: String?
+
+    @Option(help: "Largest n the nth-prime computation answers (about 2 s of CPU at 10^9).")
+    var maxNthPrime = 1_000_000_000
+
+    @Option(help: "Deepest nesting of arrays and objects accepted in an input line.")
+    var maxDepth = 64
+
+    func validate() throws {
+      guard maxLineBytes >= 64 else {
+        throw ValidationError("--max-line-bytes must be at least 64")
+      }
+      guard linger >= 0, linger.isFinite else { throw ValidationError("--linger must be >= 0") }
+      guard maxNthPrime >= 1 else { throw ValidationError("--max-nth-prime must be at least 1") }
+      guard (1...10_000).contains(maxDepth) else {
+        throw ValidationError("--max-depth must be between 1 and 10000")
+      }
+    }
+
+    func run() throws {
+      let code = try Runtime.run(self)
+      if code != 0 { throw ExitCode(code) }
+    }
+  }
+}
+
+extension EmitMode: ExpressibleByArgument {}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,185 @@
+import ComposableCore
+import EventLoop
+import LiveDependencies
+import Logging
+import Protocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs the process on one libuv loop: builds the stores, feeds them stdin, writes stdout, and
+/// decides when and how the process ends.
+enum Runtime {
+  static func run(_ options: ComposableActor.Run) throws -> Int32 {
+    let logger = Logger.stderr(level: options.logLevel)
+    SignalWatcher.ignoreSIGPIPE()
+    let loop = try EventLoop()
+    StoreActor.install(executor: loop.executor)
+    let process = try StoreActor.assumeIsolated {
+      let process = try ActorProcess(loop: loop, options: options, logger: logger)
+      process.start()
+      return process
+    }
+    loop.run()
+    let exitCode = StoreActor.assumeIsolated { process.exitCode }
+    do {
+      try loop.shutdown()
+    } catch {
+      logger.error("the loop did not shut down cleanly: \(error)")
+    }
+    return exitCode
+  }
+}
+
+/// The running process: the session and its stores, and the loop handles that feed them.
+///
+/// End of input: lines already read are reduced, then the process waits until no effect is in
+/// flight, for at most `--linger` seconds, cancels what still runs, and ends with an `exit`
+/// line that counts the cancelled effects. `quit` and SIGINT/SIGTERM cancel at once.
+@StoreActor
+final class ActorProcess {
+  private enum Ending {
+    case endOfInput
+    case quit
+    case signal(Int32)
+    case stdoutClosed(String)
+  }
+
+  private let loop: EventLoop
+  private let options: ComposableActor.Run
+  private let logger: Logger
+  private let output = OutputLines()
+  private let session: Session
+  private let reader: StdinLineReader
+  private let writer: StdoutWriter
+  private var signals: SignalWatcher?
+  private var lingerTask: Task<Void, Never>?
+  private var inputEnded = false
+  private var isFinished = false
+  private(set) var exitCode: Int32 = 0
+
+  init(loop: EventLoop, options: ComposableActor.Run, logger: Logger) throws {
+    self.loop = loop
+    self.options = options
+    self.logger = logger
+    let sequence = ActionSequence()
+    let primes = PrimesStore.make(
+      loop: loop,
+      configuration: .init(
+        dataDirectory: options.dataDir ?? DataDirectory.defaultPath(),
+        largestN: options.maxNthPrime,
+        logger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
+          logger.debug("\(line)")
+        }),
+      output: output, sequence: sequence, mode: options.emit)
+    session = Session(
+      stores: [primes], output: output, sequence: sequence, maxDepth: options.maxDepth)
+    writer = try StdoutWriter(loop: loop)
+    reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)
+  }
+
+  func start() {
+    session.writeReady(version: ComposableActor.version)
+    session.didRequestQuit = { [unowned self] in finish(.quit) }
+    session.onStoreIdle { [unowned self] in
+      if inputEnded && self.session.effectsInFlight == 0 { finish(.endOfInput) }
+    }
+    let session = session
+    let reader = reader
+    writer.willFlush = { [unowned self] in StoreActor.assumeIsolated { drainOutput() } }
+    writer.onBackpressure = { isBackpressured in
+      StoreActor.assumeIsolated { isBackpressured ? reader.pause() : reader.resume() }
+    }
+    writer.onClosed = { [unowned self] message in
+      StoreActor.assumeIsolated { finish(.stdoutClosed(message)) }
+    }
+    reader.onLine = { line, lineNumber in
+      // The callback runs on the loop thread and the session reads the bytes before returning,
+      // so the buffer never crosses threads or outlives the call.
+      nonisolated(unsafe) let line = line
+      StoreActor.assumeIsolated { session.handleLine(line, lineNumber: lineNumber) }
+    }
+    let limit = options.maxLineBytes
+    reader.onOverlongLine = { lineNumber, _ in
+      StoreActor.assumeIsolated { session.rejectOverlongLine(lineNumber: lineNumber, limit: limit) }
+    }
+    reader.onEnd = { [unowned self] in StoreActor.assumeIsolated { endOfInput() } }
+    reader.onError = { [unowned self] message in
+      StoreActor.assumeIsolated {
+        logger.error("reading stdin failed: \(message)")
+        endOfInput()
+      }
+    }
+    do {
+      signals = try SignalWatcher(loop: loop) { [unowned self] signal in
+        StoreActor.assumeIsolated { finish(.signal(signal)) }
+      }
+    } catch {
+      logger.warning("cannot watch SIGINT/SIGTERM: \(error)")
+    }
+    reader.start()
+    // Hands the ready line to the writer now, which arms its flush: waiting for the first check
+    // phase would hold it until the first input arrives.
+    drainOutput()
+  }
+
+  private func drainOutput() {
+    session.endTick()
+    output.drain { writer.append($0) }
+  }
+
+  private func endOfInput() {
+    guard !inputEnded else { return }
+    inputEnded = true
+    let running = session.effectsInFlight
+    guard running > 0 else { return finish(.endOfInput) }
+    logger.info("end of input: waiting up to \(options.linger) s for \(running) effect(s)")
+    let clock = loop.clock
+    let linger = Duration.milliseconds(Int64(options.linger * 1000))
+    lingerTask = Task(executorPreference: loop.executor) { [unowned self] in
+      do {
+        try await clock.sleep(for: linger)
+      } catch {
+        return
+      }
+      await finish(.endOfInput)
+    }
+  }
+
+  private func finish(_ ending: Ending) {
+    guard !isFinished else { return }
+    isFinished = true
+    lingerTask?.cancel()
+    reader.close()
+    signals?.close()
+    let cancelled = session.cancelAllEffects()
+    drainOutput()
+    switch ending {
+    case .endOfInput:
+      output.exit(reason: "eof", cancelledEffects: cancelled)
+    case .quit:
+      output.exit(reason: "quit", cancelledEffects: cancelled)
+    case .signal(let signal):
+      output.exit(
+        reason: "signal", cancelledEffects: cancelled,
+        signal: signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "\(signal)")
+      exitCode = 128 + signal
+    case .stdoutClosed(let message):
+      logger.notice("stdout closed (\(message)); exiting")
+    }
+    if cancelled > 0 { logger.info("cancelled \(cancelled) effect(s)") }
+    output.drain { writer.append($0) }
+    writer.flushSynchronously()
+    writer.close()
+  }
+}
+
+extension Logger {
+  /// Logs go to stderr only: stdout carries nothing but protocol lines.
+  static func stderr(level: Logger.Level) -> Logger {
+    var handler = StreamLogHandler.standardError(label: "composable-actor")
+    handler.logLevel = level
+    return Logger(label: "composable-actor") { _ in handler }
+  }
+}

@@ -1,0 +1,129 @@
+import ComposableCore
+import EventLoop
+import JSON
+import LiveDependencies
+import PrimesFeature
+import Protocol
+
+/// The `primes` store: PrimeTime with live dependencies, and its wire description.
+enum PrimesStore {
+  struct Configuration {
+    var dataDirectory: String
+    var largestN: Int
+    var logger: ActionLogger
+  }
+
+  @StoreActor
+  static func make(
+    loop: EventLoop, configuration: Configuration, output: OutputLines,
+    sequence: ActionSequence, mode: EmitMode
+  ) -> StoreHost<PrimesState, PrimesAction> {
+    let dependencies = PrimesDependencies(
+      nthPrime: .primesieve(threadPool: loop.threadPool, largestN: configuration.largestN),
+      favoritePrimes: .file(
+        path: "\(configuration.dataDirectory)/favorite-primes.json", threadPool: loop.threadPool),
+      now: WallClock.nowMilliseconds,
+      logger: configuration.logger)
+    let store = Store(
+      initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies))
+    return StoreHost(
+      name: "primes", store: store, descriptor: descriptor, output: output, sequence: sequence,
+      mode: mode)
+  }
+
+  static let descriptor = StoreDescriptor(
+    name: "primes",
+    summary: "PrimeTime: a counter, the nth prime, favourite primes saved to a file, and an "
+      + "activity feed.",
+    actions: [
+      .init("counter.incrTapped", sentBy: .host, "Adds one to count."),
+      .init("counter.decrTapped", sentBy: .host, "Subtracts one from count."),
+      .init(
+        "counter.countChanged", sentBy: .host, "Sets count, as if typed into the field.",
+        payload: [.init("value", ["type": "integer"])]),
+      .init(
+        "counter.nthPrimeButtonTapped", sentBy: .host,
+        "Asks for the count-th prime; a newer request cancels an older one."),
+      .init(
+        "counter.nthPrimeResponse", sentBy: .effect,
+        "The answer: the prime, or null when there is none.",
+        payload: [.init("value", ["type": ["integer", "null"]])]),
+      .init(
+        "counter.alertDismissButtonTapped", sentBy: .host,
+        "Dismisses the alert and cancels a request in flight."),
+      .init(
+        "primeModal.saveFavoritePrimeTapped", sentBy: .host,
+        "Adds count to the favourites if it is a prime and not one already."),
+      .init(
+        "primeModal.removeFavoritePrimeTapped", sentBy: .host,
+        "Removes count from the favourites."),
+      .init(
+        "favoritePrimes.deleteFavoritePrimes", sentBy: .host,
+        "Removes the favourites at these positions; positions out of range are ignored.",
+        payload: [.init("indices", ["type": "array", "items": ["type": "integer"]])]),
+      .init(
+        "favoritePrimes.saveButtonTapped", sentBy: .host,
+        "Saves the favourites to <data-dir>/favorite-primes.json, atomically."),
+      .init(
+        "favoritePrimes.loadButtonTapped", sentBy: .host,
+        "Loads the favourites from <data-dir>/favorite-primes.json."),
+      .init(
+        "favoritePrimes.loadedFavoritePrimes", sentBy: .effect, "The favourites that were loaded.",
+        payload: [.init("value", ["type": "array", "items": ["type": "integer"]])]),
+      .init("favoritePrimes.savedFavoritePrimes", sentBy: .effect, "The save succeeded."),
+      .init(
+        "favoritePrimes.storageFailed", sentBy: .effect,
+        "A load or save failed; the favourites were kept.",
+        payload: [
+          .init("operation", ["enum": ["load", "save"]]),
+          .init("message", ["type": "string"]),
+        ]),
+    ],
+    stateSchema: [
+      "type": "object",
+      "properties": [
+        "count": ["type": "integer"],
+        "favoritePrimes": ["type": "array", "items": ["type": "integer", "minimum": 2]],
+        "activityFeed": [
+          "type": "array",
+          "items": object(
+            [
+              "timestamp": [
+                "type": "integer", "description": "milliseconds since the Unix epoch",
+              ],
+              "type": ["enum": ["addedFavoritePrime", "removedFavoritePrime"]],
+              "prime": ["type": "integer"],
+            ]),
+        ],
+        "alertNthPrime": nullable(
+          object(["n": ["type": "integer"], "prime": ["type": "integer"]])),
+        "alertNthPrimeFailure": nullable(
+          object(["n": ["type": "integer"], "message": ["type": "string"]])),
+        "nthPrimeRequest": ["type": ["integer", "null"]],
+        "isNthPrimeButtonDisabled": ["type": "boolean"],
+        "isPrime": ["type": "boolean"],
+        "isFavorite": ["type": "boolean"],
+        "storageError": nullable(
+          object(["operation": ["enum": ["load", "save"]], "message": ["type": "string"]])),
+      ],
+      "required": [
+        "count", "favoritePrimes", "activityFeed", "alertNthPrime", "alertNthPrimeFailure",
+        "nthPrimeRequest", "isNthPrimeButtonDisabled", "isPrime", "isFavorite", "storageError",
+      ],
+      "additionalProperties": false,
+    ])
+
+  /// A closed object schema whose every property is required.
+  private static func object(_ properties: JSONObject) -> JSONValue {
+    [
+      "type": "object",
+      "properties": .object(properties),
+      "required": .array(properties.keys.map(JSONValue.string)),
+      "additionalProperties": false,
+    ]
+  }
+
+  private static func nullable(_ schema: JSONValue) -> JSONValue {
+    ["oneOf": [["type": "null"], schema]]
+  }
+}

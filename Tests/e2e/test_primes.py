@@ -1,0 +1,140 @@
+"""The primes feature end to end: libprimesieve on the thread pool, real files."""
+
+import json
+import os
+
+import pytest
+
+from actor import run_lines
+
+
+def primes(action, id=None):
+    message = {"store": "primes", "action": action}
+    if id is not None:
+        message["id"] = id
+    return message
+
+
+def count(n):
+    return primes({"type": "counter.countChanged", "value": n})
+
+
+def response_of(lines):
+    (response,) = [l for l in lines if l["type"] == "action" and l["action"]["type"] == "counter.nthPrimeResponse"]
+    return response
+
+
+@pytest.mark.parametrize("n, prime", [(1, 2), (5, 11), (1000, 7919), (1_000_000, 15_485_863), (3_000_000, 49_979_687)])
+def test_nth_prime(n, prime):
+    lines, code, _ = run_lines([count(n), primes("counter.nthPrimeButtonTapped")])
+    assert code == 0
+    assert response_of(lines)["action"]["value"] == prime
+    snapshot_alert = response_of(lines)["patch"]
+    assert {"op": "replace", "path": "/alertNthPrime", "value": {"n": n, "prime": prime}} in snapshot_alert
+
+
+def test_the_button_is_disabled_while_the_request_runs():
+    lines, _, _ = run_lines([count(7), primes("counter.nthPrimeButtonTapped")])
+    tapped = lines[2]
+    assert {"op": "replace", "path": "/isNthPrimeButtonDisabled", "value": True} in tapped["patch"]
+    assert {"op": "replace", "path": "/isNthPrimeButtonDisabled", "value": False} in response_of(lines)["patch"]
+
+
+@pytest.mark.parametrize(
+    "n, args, message",
+    [
+        (0, [], "There is no 0th prime: n must be 1 or more."),
+        (-3, [], "There is no -3rd prime: n must be 1 or more."),
+        (101, ["--max-nth-prime", "100"], "The 101st prime is out of range: the largest n answered is 100."),
+    ],
+)
+def test_no_answer_is_a_clear_alert(n, args, message):
+    lines, code, _ = run_lines([count(n), primes("counter.nthPrimeButtonTapped")], *args)
+    assert code == 0
+    response = response_of(lines)
+    assert response["action"] == {"type": "counter.nthPrimeResponse", "value": None}
+    assert {"op": "replace", "path": "/alertNthPrimeFailure", "value": {"n": n, "message": message}} in response["patch"]
+
+
+def test_dismissing_cancels_the_request():
+    lines, code, _ = run_lines(
+        [count(1_000_000_000), primes("counter.nthPrimeButtonTapped"), primes("counter.alertDismissButtonTapped")]
+    )
+    assert code == 0
+    assert not [l for l in lines if l["type"] == "action" and l["action"]["type"] == "counter.nthPrimeResponse"]
+    assert lines[-1] == {"type": "exit", "reason": "eof", "cancelledEffects": 0}
+
+
+def test_a_new_request_replaces_the_old_one():
+    lines, _, _ = run_lines(
+        [count(1_000_000_000), primes("counter.nthPrimeButtonTapped"), count(10), primes("counter.nthPrimeButtonTapped")]
+    )
+    assert response_of(lines)["action"]["value"] == 29
+
+
+def test_favourites_are_saved_atomically_and_loaded(data_dir):
+    lines, code, _ = run_lines(
+        [count(7), primes("primeModal.saveFavoritePrimeTapped"), count(13),
+         primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.saveButtonTapped", id="save")],
+        data_dir=data_dir,
+    )
+    assert code == 0
+    saved = [l for l in lines if l.get("action", {}).get("type") == "favoritePrimes.savedFavoritePrimes"]
+    assert saved and saved[0]["id"] == "save"
+    assert json.loads((data_dir / "favorite-primes.json").read_text()) == [7, 13]
+    assert os.listdir(data_dir) == ["favorite-primes.json"]  # no temporary file left behind
+
+    lines, code, _ = run_lines([primes("favoritePrimes.loadButtonTapped")], data_dir=data_dir)
+    loaded = [l for l in lines if l.get("action", {}).get("type") == "favoritePrimes.loadedFavoritePrimes"]
+    assert loaded[0]["action"]["value"] == [7, 13]
+    assert {"op": "add", "path": "/favoritePrimes/0", "value": 7} in loaded[0]["patch"]
+
+
+def test_the_data_directory_is_created_when_missing(tmp_path):
+    directory = tmp_path / "a" / "b"
+    run_lines([count(2), primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.saveButtonTapped")],
+              data_dir=directory)
+    assert json.loads((directory / "favorite-primes.json").read_text()) == [2]
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (None, "No favourite primes saved yet"),
+        (b"[2, 3", "is not valid JSON"),
+        (b'{"primes": [2]}', "it is not a JSON array"),
+        (b"[2, 4]", "4 is not a prime"),
+        (b'[2, "3"]', "is not an integer"),
+    ],
+)
+def test_loading_a_missing_or_corrupt_file_keeps_the_favourites(data_dir, content, fragment):
+    if content is not None:
+        (data_dir / "favorite-primes.json").write_bytes(content)
+    lines, code, _ = run_lines(
+        [count(3), primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.loadButtonTapped"),
+         {"cmd": "snapshot", "store": "primes"}],
+        data_dir=data_dir,
+    )
+    assert code == 0
+    failed = [l for l in lines if l.get("action", {}).get("type") == "favoritePrimes.storageFailed"]
+    assert failed, lines
+    assert failed[0]["action"]["operation"] == "load"
+    assert fragment in failed[0]["action"]["message"]
+    final = [l for l in lines if l["type"] == "snapshot"]
+    # The snapshot may come before the load finished; the patches tell the rest.
+    assert all(op["path"] != "/favoritePrimes" for op in failed[0]["patch"])
+    assert final
+
+
+def test_a_save_that_cannot_write_reports_it(tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the data directory should be")
+    lines, code, _ = run_lines(
+        [count(2), primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.saveButtonTapped")],
+        data_dir=blocker,
+    )
+    assert code == 0
+    failed = [l for l in lines if l.get("action", {}).get("type") == "favoritePrimes.storageFailed"]
+    assert failed[0]["action"]["operation"] == "save"
+    assert "Cannot save to" in failed[0]["action"]["message"]
+    assert blocker.read_text().startswith("a file where")

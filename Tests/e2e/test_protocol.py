@@ -1,0 +1,166 @@
+"""The wire protocol through the real binary: line shapes, ids, patches, commands."""
+
+import json
+import subprocess
+import time
+
+import jsonpatch
+
+from actor import BINARY, run_lines
+
+
+def test_the_issue_example_prints_exactly_three_lines():
+    result = subprocess.run(
+        [str(BINARY)],
+        input=b'{"store":"primes","action":"counter.incrTapped"}\n',
+        capture_output=True,
+        timeout=10,
+    )
+    assert result.returncode == 0
+    assert result.stdout.decode().splitlines() == [
+        '{"type":"ready","protocol":1,"stores":["primes"],"version":"0.1.0"}',
+        '{"type":"action","store":"primes","seq":1,"source":"host","action":{"type":"counter.incrTapped"},"patch":[{"op":"replace","path":"/count","value":1}]}',
+        '{"type":"exit","reason":"eof","cancelledEffects":0}',
+    ]
+    assert result.stderr == b""
+
+
+def test_ids_are_echoed_on_the_lines_an_input_causes_including_effect_lines(process):
+    actor = process()
+    actor.send({"store": "primes", "action": "counter.incrTapped", "id": 1})
+    assert actor.read()["id"] == 1
+    actor.send({"store": "primes", "action": "counter.nthPrimeButtonTapped", "id": "ask"})
+    tapped = actor.read()
+    assert tapped["id"] == "ask" and tapped["source"] == "host"
+    response = actor.read()
+    assert response == {
+        "type": "action",
+        "store": "primes",
+        "seq": 3,
+        "id": "ask",
+        "source": "effect",
+        "action": {"type": "counter.nthPrimeResponse", "value": 2},
+        "patch": [
+            {"op": "replace", "path": "/alertNthPrime", "value": {"n": 1, "prime": 2}},
+            {"op": "replace", "path": "/nthPrimeRequest", "value": None},
+            {"op": "replace", "path": "/isNthPrimeButtonDisabled", "value": False},
+        ],
+    }
+    actor.send({"store": "primes", "action": "counter.incrTapped"})
+    assert "id" not in actor.read()
+
+
+def test_patches_replay_to_every_snapshot(process):
+    actor = process()
+    state = actor.snapshot()["state"]
+    steps = [
+        "counter.incrTapped", "counter.incrTapped", "primeModal.saveFavoritePrimeTapped",
+        "counter.incrTapped", "primeModal.saveFavoritePrimeTapped", "counter.incrTapped",
+        "counter.incrTapped", "primeModal.saveFavoritePrimeTapped",
+        {"type": "favoritePrimes.deleteFavoritePrimes", "indices": [1]},
+        "primeModal.removeFavoritePrimeTapped", "counter.decrTapped",
+    ]
+    for step in steps:
+        line = actor.request({"store": "primes", "action": step})
+        state = jsonpatch.apply_patch(state, line["patch"])
+        assert state == actor.snapshot()["state"]
+    assert state["favoritePrimes"] == [2]
+    assert [entry["type"] for entry in state["activityFeed"]] == [
+        "addedFavoritePrime", "addedFavoritePrime", "addedFavoritePrime",
+        "removedFavoritePrime", "removedFavoritePrime",
+    ]
+
+
+def test_patches_are_minimal_for_common_changes(process):
+    actor = process()
+    actor.request({"store": "primes", "action": "counter.incrTapped"})
+    line = actor.request({"store": "primes", "action": "counter.incrTapped"})
+    assert line["patch"] == [
+        {"op": "replace", "path": "/count", "value": 2},
+        {"op": "replace", "path": "/isPrime", "value": True},
+    ]
+    line = actor.request({"store": "primes", "action": "primeModal.saveFavoritePrimeTapped"})
+    assert line["patch"][0] == {"op": "add", "path": "/favoritePrimes/0", "value": 2}
+    assert line["patch"][1]["op"] == "add" and line["patch"][1]["path"] == "/activityFeed/0"
+    line = actor.request({"store": "primes", "action": "primeModal.removeFavoritePrimeTapped"})
+    assert line["patch"][0] == {"op": "remove", "path": "/favoritePrimes/0"}
+
+
+def test_snapshot_carries_the_sequence_it_follows(process):
+    actor = process()
+    assert actor.snapshot()["seq"] == 0
+    actor.request({"store": "primes", "action": "counter.incrTapped"})
+    snapshot = actor.request({"cmd": "snapshot", "store": "primes", "id": "s"})
+    assert snapshot["seq"] == 1 and snapshot["id"] == "s" and snapshot["state"]["count"] == 1
+
+
+def test_describe_lists_every_action_and_each_one_decodes(process):
+    actor = process()
+    describe = actor.request({"cmd": "describe", "id": 9})
+    assert describe["id"] == 9
+    (primes,) = describe["stores"]
+    types = {action["type"]: action for action in primes["actions"]}
+    assert types["counter.incrTapped"]["sentBy"] == "host"
+    assert types["counter.nthPrimeResponse"]["sentBy"] == "effect"
+    samples = {
+        "counter.nthPrimeResponse": {"value": None},
+        "favoritePrimes.deleteFavoritePrimes": {"indices": []},
+        "favoritePrimes.loadedFavoritePrimes": {"value": [2, 3]},
+        "favoritePrimes.storageFailed": {"operation": "save", "message": "disk full"},
+    }
+    samples["counter.countChanged"] = {"value": 3}
+    for action in primes["actions"]:
+        payload = samples.get(action["type"], {})
+        assert set(payload) == set(action["payload"]["properties"]), action["type"]
+        line = actor.request({"store": "primes", "action": {"type": action["type"], **payload}})
+        if action["type"] in ("counter.nthPrimeButtonTapped", "favoritePrimes.saveButtonTapped",
+                              "favoritePrimes.loadButtonTapped"):
+            actor.read()  # the effect's answer
+        assert line["type"] == "action", line
+        assert line["action"] == {"type": action["type"], **payload}
+
+
+def test_quit_cancels_effects_and_ignores_later_lines(process):
+    actor = process()
+    actor.request({"store": "primes", "action": {"type": "counter.countChanged", "value": 1_000_000_000}})
+    actor.request({"store": "primes", "action": "counter.nthPrimeButtonTapped"})
+    started = time.monotonic()
+    actor.send(
+        {"store": "primes", "action": "counter.incrTapped"},
+        {"cmd": "quit", "id": "bye"},
+        {"store": "primes", "action": "counter.incrTapped"},
+    )
+    lines, code = actor.finish()
+    # The nth prime of 10^9 takes seconds; quit does not wait for it.
+    assert time.monotonic() - started < 1.5
+    assert [line["type"] for line in lines] == ["action", "exit"]
+    assert lines[-1] == {"type": "exit", "reason": "quit", "cancelledEffects": 1}
+    assert code == 0
+
+
+def test_ticks_merge_a_burst_into_state_lines(process):
+    actor = process("--emit", "ticks")
+    initial = actor.snapshot()["state"]
+    burst = b"".join(
+        json.dumps({"store": "primes", "action": "counter.incrTapped", "id": i}).encode() + b"\n"
+        for i in range(500)
+    )
+    actor.send_raw(burst)
+    state, actions, ids = initial, 0, []
+    while actions < 500:
+        line = actor.read()
+        assert line["type"] == "state"
+        state = jsonpatch.apply_patch(state, line["patch"])
+        actions += line["actions"]
+        ids += line["ids"]
+    assert state["count"] == 500
+    assert ids == list(range(500))
+    assert len(actor.lines) < 500  # merged: far fewer lines than actions
+    assert actor.snapshot()["state"] == state
+
+
+def test_lines_are_flushed_without_waiting_for_more_input(process):
+    actor = process()
+    started = time.monotonic()
+    actor.request({"store": "primes", "action": "counter.incrTapped"}, timeout=2)
+    assert time.monotonic() - started < 0.5

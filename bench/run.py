@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Prints the benchmark table of issue 2: throughput, round-trip latency, start-up, peak RSS.
+
+Figures, not pass/fail: this machine is small (2 cores) and noisy, so each figure is a median
+or a percentile of several runs, and ratios are taken within one run.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
+DECR = b'{"store":"primes","action":"counter.decrTapped"}\n'
+
+
+def build_host(out: Path) -> Path:
+    host = out / "host"
+    source = HERE / "host.c"
+    if not host.exists() or host.stat().st_mtime < source.stat().st_mtime:
+        subprocess.run(["cc", "-O2", "-o", str(host), str(source)], check=True)
+    return host
+
+
+def action_file(out: Path, count: int) -> Path:
+    path = out / f"actions-{count}.jsonl"
+    if not path.exists():
+        path.write_bytes((INCR + DECR) * (count // 2))
+    return path
+
+
+def run_file(binary: Path, path: Path) -> tuple[float, int]:
+    """Seconds to reduce every line of `path` with stdout to /dev/null, and peak RSS in KiB."""
+    with open(path, "rb") as stdin, open(os.devnull, "wb") as stdout:
+        start = time.perf_counter()
+        process = subprocess.Popen([str(binary)], stdin=stdin, stdout=stdout)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{binary} failed on {path}")
+    return elapsed, usage.ru_maxrss
+
+
+def percentile(samples, fraction):
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def latency(host: Path, binary: Path, count: int, pinned: bool) -> tuple[float, float]:
+    command = [str(host), str(binary), "latency", str(count)]
+    if pinned:
+        command = ["taskset", "-c", "0", *command]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    samples = [int(line) / 1000 for line in output.split()]
+    return percentile(samples, 0.50), percentile(samples, 0.99)
+
+
+def startup(host: Path, binary: Path, count: int) -> float:
+    output = subprocess.run(
+        [str(host), str(binary), "startup", str(count)], check=True, capture_output=True, text=True
+    ).stdout
+    return statistics.median(int(line) / 1e6 for line in output.split())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--binary", type=Path, default=Path(".build/release/composable-actor"))
+    parser.add_argument("--compare", type=Path, help="a second binary to measure start-up against")
+    parser.add_argument("--actions", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--round-trips", type=int, default=20_000)
+    arguments = parser.parse_args()
+    out = Path(tempfile.gettempdir()) / "composable-actor-bench"
+    out.mkdir(exist_ok=True)
+    host = build_host(out)
+    binary = arguments.binary.resolve()
+
+    rows = []
+    big = action_file(out, arguments.actions)
+    runs = [run_file(binary, big) for _ in range(arguments.runs)]
+    seconds = statistics.median(elapsed for elapsed, _ in runs)
+    rows.append((f"throughput, {arguments.actions:,} actions from a file to /dev/null",
+                 f"{arguments.actions / seconds:,.0f} actions/s", ">= 1,000,000"))
+    small = action_file(out, arguments.actions // 10)
+    _, small_rss = run_file(binary, small)
+    big_rss = max(rss for _, rss in runs)
+    rows.append(("peak RSS, 1M actions", f"{big_rss / 1024:.1f} MB", "<= 30 MB"))
+    rows.append(("peak RSS, 100k actions (flatness)", f"{small_rss / 1024:.1f} MB", "same as 1M"))
+    p50, p99 = latency(host, binary, arguments.round_trips, pinned=True)
+    rows.append(("round trip, pinned to CPU 0: p50 / p99", f"{p50:.1f} / {p99:.1f} µs", "<= 15 / 30 µs"))
+    p50, p99 = latency(host, binary, arguments.round_trips, pinned=False)
+    rows.append(("round trip, unpinned: p50 / p99", f"{p50:.1f} / {p99:.1f} µs", ""))
+    rows.append(("start-up to ready, median of 50", f"{startup(host, binary, 50):.2f} ms", "<= 5 ms"))
+    if arguments.compare:
+        rows.append((f"start-up of {arguments.compare.name}, median of 50",
+                     f"{startup(host, arguments.compare.resolve(), 50):.2f} ms", ""))
+
+    width = max(len(name) for name, _, _ in rows)
+    print(f"{'measure'.ljust(width)}  {'result':>24}  target")
+    for name, value, target in rows:
+        print(f"{name.ljust(width)}  {value:>24}  {target}")
+
+
+if __name__ == "__main__":
+    main()
