@@ -1,7 +1,9 @@
 // A minimal host for benchmarks: spawns composable-actor with pipes and measures
 //   latency N      : N sequential round trips (send one action, wait for its line), in ns
 //   startup N      : N spawns, time from fork to the `ready` line, in ns
-// and prints one measurement per line on stdout. Written in C so the figures are the
+//   file PATH      : one run with stdin from PATH and stdout to /dev/null: "ns maxrss_kib"
+// and prints one measurement per line on stdout. The host is tiny, so the peak RSS the kernel
+// reports for the child is the child's own (a child forked from Python counts Python's pages). Written in C so the figures are the
 // process's, not a scripting language's.
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -9,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 static long long now_ns(void) {
@@ -61,6 +65,23 @@ static void finish(child_t *c) {
 int main(int argc, char **argv) {
   if (argc != 4) { fprintf(stderr, "usage: host BINARY latency|startup N\n"); return 2; }
   const char *binary = argv[1];
+  if (strcmp(argv[2], "file") == 0) {
+    long long start = now_ns();
+    pid_t pid = fork();
+    if (pid == 0) {
+      int in = open(argv[3], O_RDONLY), out = open("/dev/null", O_WRONLY);
+      if (in < 0 || out < 0) { perror("open"); _exit(127); }
+      dup2(in, 0); dup2(out, 1);
+      execl(binary, binary, (char *)NULL);
+      perror("exec"); _exit(127);
+    }
+    int status;
+    struct rusage usage;
+    wait4(pid, &status, 0, &usage);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "run failed\n"); return 1; }
+    printf("%lld %ld\n", now_ns() - start, usage.ru_maxrss);
+    return 0;
+  }
   int count = atoi(argv[3]);
   child_t *c = malloc(sizeof *c);
   if (strcmp(argv[2], "startup") == 0) {

@@ -148,8 +148,13 @@ extension Effect {
     }
   }
 
-  /// Combines with another effect to run at the same time.
-  public func merge(with other: Self) -> Self { .merge(self, other) }
+  /// Combines with another effect to run at the same time. (Composed reducers call this on
+  /// every action, mostly with `.none` on one side, so it does not allocate then.)
+  public func merge(with other: Self) -> Self {
+    if other.isNone { return self }
+    if isNone { return other }
+    return Self(.merge([self, other]))
+  }
 
   /// Combines with another effect to run after this one finished.
   public func concatenate(with other: Self) -> Self { .concatenate(self, other) }

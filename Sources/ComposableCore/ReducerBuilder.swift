@@ -42,7 +42,7 @@ where First.State == Second.State, First.Action == Second.Action {
   > {
     let firstEffect = first.reduce(into: &state, action: action)
     let secondEffect = second.reduce(into: &state, action: action)
-    return .merge(firstEffect, secondEffect)
+    return firstEffect.merge(with: secondEffect)
   }
 }
 

@@ -31,7 +31,7 @@ public final class Store<State, Action: Sendable> {
   public var didBecomeIdle: (() -> Void)?
 
   private let reducer: (inout State, Action) -> Effect<Action>
-  private var pending: [(action: Action, source: ActionSource, cause: (any Sendable)?)] = []
+  private var pending: [ReducedAction<Action>] = []
   private var isReducing = false
 
   private var running: [UInt64: RunningEffect] = [:]
@@ -46,7 +46,17 @@ public final class Store<State, Action: Sendable> {
   public init<R: Reducer>(initialState: State, reducer: R)
   where R.State == State, R.Action == Action {
     self.state = initialState
-    self.reducer = reducer.reduce(into:action:)
+    self.reducer = Self.resolve(reducer)
+  }
+
+  /// The reduce function of a reducer, with a `body` built once here rather than on every
+  /// action: building a composed body copies its whole tree of reducers each time.
+  private static func resolve<R: Reducer>(_ reducer: R) -> (inout State, Action) -> Effect<Action>
+  where R.State == State, R.Action == Action {
+    guard R.Body.self != Never.self, let body = reducer.body as? any Reducer<State, Action> else {
+      return reducer.reduce(into:action:)
+    }
+    return resolve(body)
   }
 
   /// Reduces a host action now, then any actions it queued.
@@ -64,7 +74,7 @@ public final class Store<State, Action: Sendable> {
 
   private func receive(_ action: Action, source: ActionSource, cause: (any Sendable)?) {
     guard !isReducing else {
-      pending.append((action, source, cause))
+      pending.append(ReducedAction(action: action, source: source, cause: cause))
       return
     }
     isReducing = true
@@ -95,7 +105,7 @@ public final class Store<State, Action: Sendable> {
     case .none:
       return
     case .send(let action):
-      pending.append((action, .effect, cause))
+      pending.append(ReducedAction(action: action, source: .effect, cause: cause))
     case .cancel(let id):
       cancel(id: id)
     case .merge(let effects):

@@ -17,9 +17,11 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private let mode: EmitMode
   private let encoder = JSONValueEncoder()
   private var lastState: JSONValue
-  /// Payload-free actions by type: decoding them is a lookup after the first time. The
-  /// cache is bounded by the number of payload-free cases.
-  private var payloadFreeActions: [String: Action] = [:]
+  /// Payload-free actions by type, with their canonical wire form: decoding and echoing them
+  /// is a lookup after the first time. Bounded by the number of payload-free cases.
+  private var payloadFreeActions: [String: DecodedAction] = [:]
+  /// The wire form of the host action being sent, when it is already known.
+  private var hostActionWire: JSONValue?
   private var tick = Tick()
 
   public init(
@@ -49,7 +51,10 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   public func cancelAllEffects() -> Int { store.cancelAllEffects() }
 
   public func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError) {
-    store.send(try decode(action), cause: id)
+    let decoded = try decode(action)
+    hostActionWire = decoded.wire
+    defer { hostActionWire = nil }
+    store.send(decoded.action, cause: id)
   }
 
   public func snapshot() -> JSONValue {
@@ -68,13 +73,20 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
 
   private func didReduce(_ reduced: ReducedAction<Action>, state: State) {
     let seq = sequence.next()
-    let id = reduced.cause as? JSONValue
+    // Most actions carry no id; skip the dynamic cast for them.
+    let id = reduced.cause.flatMap { $0 as? JSONValue }
     switch mode {
     case .actions:
       let newState = encode(state)
+      let wire: JSONValue
+      if reduced.source == .host, let known = hostActionWire {
+        wire = known
+        hostActionWire = nil
+      } else {
+        wire = ActionCoding.encode(reduced.action)
+      }
       output.beginActionLine(
-        store: name, seq: seq, id: id, source: reduced.source,
-        action: ActionCoding.encode(reduced.action))
+        store: name, seq: seq, id: id, source: reduced.source, action: wire)
       output.patch(JSONPatch.diff(from: lastState, to: newState))
       lastState = newState
     case .ticks:
@@ -84,13 +96,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     }
   }
 
-  private func decode(_ action: JSONValue) throws(ProtocolError) -> Action {
+  private func decode(_ action: JSONValue) throws(ProtocolError) -> DecodedAction {
     let payloadFreeType = Self.payloadFreeType(of: action)
     if let payloadFreeType, let cached = payloadFreeActions[payloadFreeType] { return cached }
     do {
       let decoded = try ActionCoding.decode(Action.self, from: action)
-      if let payloadFreeType { payloadFreeActions[payloadFreeType] = decoded }
-      return decoded
+      guard let payloadFreeType else { return DecodedAction(action: decoded, wire: nil) }
+      let entry = DecodedAction(action: decoded, wire: ActionCoding.encode(decoded))
+      payloadFreeActions[payloadFreeType] = entry
+      return entry
     } catch {
       switch error.kind {
       case .unknownAction: throw ProtocolError(.unknownAction, "\(name): \(error.message)")
@@ -120,6 +134,12 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       // States are plain data; failing to encode one is a bug in the feature, not bad input.
       preconditionFailure("\(name): cannot encode the state: \(error)")
     }
+  }
+
+  /// A decoded action and, when known without encoding it again, its canonical wire form.
+  private struct DecodedAction {
+    let action: Action
+    let wire: JSONValue?
   }
 
   private struct Tick {
