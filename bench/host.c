@@ -1,7 +1,8 @@
 // A minimal host for benchmarks: spawns composable-actor with pipes and measures
 //   latency N      : N sequential round trips (send one action, wait for its line), in ns
 //   startup N      : N spawns, time from fork to the `ready` line, in ns
-//   file PATH      : one run with stdin from PATH and stdout to /dev/null: "ns maxrss_kib"
+//   file PATH ARGS : one run with stdin from PATH, stdout to /dev/null, and ARGS passed on:
+//                    prints "ns maxrss_kib"
 // and prints one measurement per line on stdout. The host is tiny, so the peak RSS the kernel
 // reports for the child is the child's own (a child forked from Python counts Python's pages). Written in C so the figures are the
 // process's, not a scripting language's.
@@ -63,7 +64,7 @@ static void finish(child_t *c) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) { fprintf(stderr, "usage: host BINARY latency|startup N\n"); return 2; }
+  if (argc < 4) { fprintf(stderr, "usage: host BINARY latency|startup N | file PATH [ARGS]\n"); return 2; }
   const char *binary = argv[1];
   if (strcmp(argv[2], "file") == 0) {
     long long start = now_ns();
@@ -72,7 +73,8 @@ int main(int argc, char **argv) {
       int in = open(argv[3], O_RDONLY), out = open("/dev/null", O_WRONLY);
       if (in < 0 || out < 0) { perror("open"); _exit(127); }
       dup2(in, 0); dup2(out, 1);
-      execl(binary, binary, (char *)NULL);
+      argv[3] = (char *)binary;
+      execv(binary, argv + 3);
       perror("exec"); _exit(127);
     }
     int status;
