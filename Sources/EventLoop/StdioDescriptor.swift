@@ -21,6 +21,43 @@ enum StdioKind {
   }
 }
 
+extension EventLoop {
+  /// Opens the pipe or socket behind `fd` as a `uv_pipe_t` on a private descriptor (see
+  /// `openPrivateDescriptor`), closed through `owner`.
+  func openStdioPipe(
+    _ fd: Int32, flags: Int32, owner: some LoopHandleOwner, operation: String
+  ) throws(LoopError) -> UnsafeMutablePointer<uv_stream_t> {
+    let descriptor = try openPrivateDescriptor(fd, flags: flags, operation: operation)
+    let pipe: UnsafeMutablePointer<uv_pipe_t>
+    do {
+      pipe = try openHandle(uv_pipe_t.self, owner: owner, operation: "uv_pipe_init") {
+        uv_pipe_init(raw, $0, 0)
+      }
+    } catch {
+      Glibc.close(descriptor)
+      throw error
+    }
+    let rc = uv_pipe_open(pipe, descriptor)
+    if rc < 0 {
+      Glibc.close(descriptor)
+      closeHandle(pipe)
+      throw LoopError(code: rc, operation: "uv_pipe_open")
+    }
+    return uvStream(pipe)
+  }
+
+  /// Opens the terminal behind `fd` as a `uv_tty_t`; libuv reopens it itself, so its
+  /// non-blocking mode stays private.
+  func openStdioTTY(_ fd: Int32, readable: Bool, owner: some LoopHandleOwner) throws(LoopError)
+    -> UnsafeMutablePointer<uv_stream_t>
+  {
+    let tty = try openHandle(uv_tty_t.self, owner: owner, operation: "uv_tty_init") {
+      uv_tty_init(raw, $0, fd, readable ? 1 : 0)
+    }
+    return uvStream(tty)
+  }
+}
+
 /// Opens a private descriptor for the pipe or socket behind `fd`.
 ///
 /// `uv_pipe_open` makes its descriptor non-blocking, and `O_NONBLOCK` lives on the open file

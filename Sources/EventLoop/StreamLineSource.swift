@@ -15,36 +15,18 @@ final class StreamLineSource: LineSource, LoopHandleOwner {
   private var isPaused = false
 
   /// Reads a pipe or socket through a private descriptor (see `openPrivateDescriptor`).
+  /// Reads a pipe or socket through a private descriptor.
   init(loop: EventLoop, pipe fd: Int32, reader: StdinLineReader) throws(LoopError) {
     self.loop = loop
     self.reader = reader
-    let descriptor = try openPrivateDescriptor(fd, flags: O_RDONLY, operation: "open stdin")
-    let pipe: UnsafeMutablePointer<uv_pipe_t>
-    do {
-      pipe = try loop.openHandle(uv_pipe_t.self, owner: self, operation: "uv_pipe_init") {
-        uv_pipe_init(loop.raw, $0, 0)
-      }
-    } catch {
-      Glibc.close(descriptor)
-      throw error
-    }
-    stream = uvStream(pipe)
-    let rc = uv_pipe_open(pipe, descriptor)
-    if rc < 0 {
-      Glibc.close(descriptor)
-      loop.closeHandle(pipe)
-      throw LoopError(code: rc, operation: "uv_pipe_open")
-    }
+    stream = try loop.openStdioPipe(fd, flags: O_RDONLY, owner: self, operation: "open stdin")
   }
 
-  /// Reads a terminal; libuv reopens it so that non-blocking mode stays private.
+  /// Reads a terminal.
   init(loop: EventLoop, tty fd: Int32, reader: StdinLineReader) throws(LoopError) {
     self.loop = loop
     self.reader = reader
-    let tty = try loop.openHandle(uv_tty_t.self, owner: self, operation: "uv_tty_init") {
-      uv_tty_init(loop.raw, $0, fd, 1)
-    }
-    stream = uvStream(tty)
+    stream = try loop.openStdioTTY(fd, readable: true, owner: self)
   }
 
   deinit {

@@ -28,36 +28,18 @@ final class StreamOutput: LoopHandleOwner {
   private var inFlight: [Write] = []
 
   /// Writes a pipe or socket through a private descriptor (see `openPrivateDescriptor`).
+  /// Writes a pipe or socket through a private descriptor.
   init(loop: EventLoop, pipe fd: Int32, writer: StdoutWriter) throws(LoopError) {
     self.loop = loop
     self.writer = writer
-    let descriptor = try openPrivateDescriptor(fd, flags: O_WRONLY, operation: "open stdout")
-    let pipe: UnsafeMutablePointer<uv_pipe_t>
-    do {
-      pipe = try loop.openHandle(uv_pipe_t.self, owner: self, operation: "uv_pipe_init") {
-        uv_pipe_init(loop.raw, $0, 0)
-      }
-    } catch {
-      Glibc.close(descriptor)
-      throw error
-    }
-    stream = uvStream(pipe)
-    let rc = uv_pipe_open(pipe, descriptor)
-    if rc < 0 {
-      Glibc.close(descriptor)
-      loop.closeHandle(pipe)
-      throw LoopError(code: rc, operation: "uv_pipe_open")
-    }
+    stream = try loop.openStdioPipe(fd, flags: O_WRONLY, owner: self, operation: "open stdout")
   }
 
-  /// Writes a terminal; libuv reopens it so that non-blocking mode stays private.
+  /// Writes a terminal.
   init(loop: EventLoop, tty fd: Int32, writer: StdoutWriter) throws(LoopError) {
     self.loop = loop
     self.writer = writer
-    let tty = try loop.openHandle(uv_tty_t.self, owner: self, operation: "uv_tty_init") {
-      uv_tty_init(loop.raw, $0, fd, 0)
-    }
-    stream = uvStream(tty)
+    stream = try loop.openStdioTTY(fd, readable: false, owner: self)
   }
 
   /// Bytes libuv has accepted but not written yet.

@@ -283,22 +283,8 @@ final class CodableTests: XCTestCase {
       guard let error = error as? DecodingError else {
         return XCTFail("\(error)", file: file, line: line)
       }
-      XCTAssertEqual(error.debugDescription, message, file: file, line: line)
+      XCTAssertEqual(error.contextMessage, message, file: file, line: line)
       check(error)
-    }
-  }
-}
-
-extension DecodingError {
-  /// The message of the error's context.
-  fileprivate var debugDescription: String {
-    switch self {
-    case .typeMismatch(_, let context), .valueNotFound(_, let context),
-      .keyNotFound(_, let context),
-      .dataCorrupted(let context):
-      context.debugDescription
-    @unknown default:
-      "\(self)"
     }
   }
 }

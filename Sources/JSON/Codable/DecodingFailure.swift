@@ -31,3 +31,17 @@ enum DecodingFailure {
     .keyNotFound(key, context(path, "missing key \"\(key.stringValue)\""))
   }
 }
+
+extension DecodingError {
+  /// The message of the error's context, where ``JSONValueDecoder`` names the JSON Pointer of
+  /// the failing value.
+  package var contextMessage: String {
+    switch self {
+    case .typeMismatch(_, let context), .valueNotFound(_, let context),
+      .keyNotFound(_, let context), .dataCorrupted(let context):
+      context.debugDescription
+    @unknown default:
+      "\(self)"
+    }
+  }
+}

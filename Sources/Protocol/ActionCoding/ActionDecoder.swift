@@ -141,23 +141,9 @@ final class ActionDecoder: Decoder {
     do {
       return try JSONValueDecoder().decode(T.self, from: value)
     } catch let error as DecodingError {
-      throw invalidAction("field \"\(name)\": \(error.message)")
+      throw invalidAction("field \"\(name)\": \(error.contextMessage)")
     } catch {
       throw invalidAction("field \"\(name)\": \(error)")
-    }
-  }
-}
-
-extension DecodingError {
-  /// The message of the error's context (``JSONValueDecoder`` puts the JSON Pointer there).
-  fileprivate var message: String {
-    switch self {
-    case .typeMismatch(_, let context), .valueNotFound(_, let context),
-      .keyNotFound(_, let context),
-      .dataCorrupted(let context):
-      context.debugDescription
-    @unknown default:
-      "\(self)"
     }
   }
 }
