@@ -2,6 +2,10 @@ import ArgumentParser
 import Logging
 import Protocol
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 extension ComposableActor {
   /// The main job: read actions on stdin, write reduced actions and patches on stdout.
   struct Run: ParsableCommand {
@@ -52,7 +56,15 @@ extension ComposableActor {
     }
 
     func run() throws {
-      let code = try Runtime.run(self)
+      let code: Int32
+      do {
+        code = try Runtime.run(self)
+      } catch {
+        // The process could not start its loop or its standard streams: EX_SOFTWARE.
+        let message = Array("composable-actor: \(error)\n".utf8)
+        _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        throw ExitCode(70)
+      }
       if code != 0 { throw ExitCode(code) }
     }
   }

@@ -12,6 +12,7 @@ import Protocol
 /// decides when and how the process ends.
 enum Runtime {
   static func run(_ options: ComposableActor.Run) throws -> Int32 {
+    occupyClosedStandardDescriptors()
     let logger = Logger.stderr(level: options.logLevel)
     SignalWatcher.ignoreSIGPIPE()
     let loop = try EventLoop()
@@ -29,6 +30,21 @@ enum Runtime {
       logger.error("the loop did not shut down cleanly: \(error)")
     }
     return exitCode
+  }
+}
+
+/// Opens /dev/null on any of fds 0, 1 and 2 the process was started without.
+///
+/// Otherwise the next descriptor opened (libuv's epoll or eventfd) would take that number and be
+/// used as a standard stream, and libuv aborts when it later closes a descriptor below 3. A
+/// closed stdin then reads as empty input, a closed stdout as one that discards.
+private func occupyClosedStandardDescriptors() {
+  for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) < 0 {
+    let opened = open("/dev/null", O_RDWR)
+    if opened >= 0 && opened != fd {
+      dup2(opened, fd)
+      close(opened)
+    }
   }
 }
 

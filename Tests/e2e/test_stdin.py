@@ -96,3 +96,17 @@ def read_line(stream, timeout):
         assert select.select([stream], [], [], max(0, deadline - time.monotonic()))[0], "timed out"
         data += os.read(stream.fileno(), 1)
     return data.decode().rstrip("\n")
+
+
+def test_closed_standard_streams_do_not_crash(tmp_path):
+    """Started without stdin, the process sees empty input; without stdout, it discards."""
+    result = subprocess.run([str(BINARY)], stdin=subprocess.DEVNULL, capture_output=True, timeout=10,
+                            preexec_fn=lambda: os.close(0))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.decode().splitlines()
+    PRINTED.extend(lines)
+    assert [json.loads(line)["type"] for line in lines] == ["ready", "exit"]
+    result = subprocess.run([str(BINARY)], input=INCR + b"\n", stderr=subprocess.PIPE, timeout=10,
+                            preexec_fn=lambda: os.close(1))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == b""
