@@ -164,3 +164,15 @@ def test_lines_are_flushed_without_waiting_for_more_input(process):
     started = time.monotonic()
     actor.request({"store": "primes", "action": "counter.incrTapped"}, timeout=2)
     assert time.monotonic() - started < 0.5
+
+
+def test_debug_logs_go_to_stderr_and_never_change_stdout():
+    lines = [{"store": "primes", "action": "counter.incrTapped"}, {"store": "primes", "action": "counter.incrTapped"}]
+    quiet, code, quiet_stderr = run_lines(lines)
+    assert code == 0 and quiet_stderr == ""
+    loud, code, stderr = run_lines(lines, "--log-level", "debug")
+    assert code == 0
+    assert loud == quiet
+    # The logging reducer reports each action with the state it produced.
+    assert stderr.count("action: counter(PrimesFeature.CounterAction.incrTapped)") == 2
+    assert "state: PrimesState(count: 2" in stderr
