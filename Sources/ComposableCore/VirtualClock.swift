@@ -39,12 +39,6 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   public var now: Instant { lock.withLock { current } }
   public var minimumResolution: Duration { .zero }
 
-  /// The earliest deadline anyone sleeps until, if anyone sleeps.
-  public var nextDeadline: Instant? { lock.withLock { sleepers.map(\.deadline).min() } }
-
-  /// How many tasks are asleep on this clock.
-  public var sleeperCount: Int { lock.withLock { sleepers.count } }
-
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     let id = lock.withLock {
       defer { nextID += 1 }

@@ -21,8 +21,6 @@ public final class OutputLines {
     bytes.removeAll(keepingCapacity: true)
   }
 
-  public var isEmpty: Bool { bytes.isEmpty }
-
   public func ready(protocolVersion: Int, stores: [String], version: String) {
     raw(#"{"type":"ready","protocol":"#)
     JSONWriter.writeInt(protocolVersion, into: &bytes)
