@@ -21,15 +21,7 @@ public struct Effect<Action: Sendable>: Sendable {
     case concatenate([Effect])
     case cancellable(id: EffectID, cancelInFlight: Bool, Effect)
     case cancel(id: EffectID)
-    case throttle(Throttle, Effect)
-  }
-
-  /// What a throttled effect needs to decide when to deliver; the store keeps the timing.
-  struct Throttle: Sendable {
-    let id: EffectID
-    let interval: Duration
-    let clock: any Clock<Duration>
-    let latest: Bool
+    case throttle(ThrottleSettings, Effect)
   }
 
   let operation: Operation
@@ -138,13 +130,8 @@ extension Effect {
         .cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
     case .cancel(let id):
       return Effect<NewAction>(.cancel(id: id))
-    case .throttle(let throttle, let effect):
-      return Effect<NewAction>(
-        .throttle(
-          .init(
-            id: throttle.id, interval: throttle.interval, clock: throttle.clock,
-            latest: throttle.latest),
-          effect.map(transform)))
+    case .throttle(let settings, let effect):
+      return Effect<NewAction>(.throttle(settings, effect.map(transform)))
     }
   }
 

@@ -35,10 +35,19 @@ extension Effect {
     if isNone { return self }
     let id = EffectID(id)
     return Self(
-      .throttle(.init(id: id, interval: interval, clock: clock, latest: latest), self)
+      .throttle(ThrottleSettings(id: id, interval: interval, clock: clock, latest: latest), self)
     )
     .cancellable(id: ThrottleCancelID(id: id), cancelInFlight: true)
   }
+}
+
+/// What a throttled effect needs to decide when to deliver; the store keeps the timing. Not
+/// nested in `Effect`, so `map` hands it on unchanged whatever the action type.
+struct ThrottleSettings: Sendable {
+  let id: EffectID
+  let interval: Duration
+  let clock: any Clock<Duration>
+  let latest: Bool
 }
 
 /// Keeps a throttle's own cancellation apart from user ids equal to the throttle's id.

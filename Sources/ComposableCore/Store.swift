@@ -203,7 +203,7 @@ public final class Store<State, Action: Sendable> {
   }
 
   private func executeThrottled(
-    _ child: Effect<Action>, _ throttle: Effect<Action>.Throttle, cause: (any Sendable)?,
+    _ child: Effect<Action>, _ throttle: ThrottleSettings, cause: (any Sendable)?,
     deliver: @escaping @StoreActor (Action) -> Void
   ) async {
     await execute(child, cause: cause) { [self] action in
@@ -214,7 +214,7 @@ public final class Store<State, Action: Sendable> {
 
   /// Delivers at once if the throttle's interval has passed; otherwise holds the action.
   private func admitThrottled<C: Clock<Duration>>(
-    _ action: Action, _ throttle: Effect<Action>.Throttle, clock: C
+    _ action: Action, _ throttle: ThrottleSettings, clock: C
   ) -> Bool {
     let now = clock.now
     if let state = throttles[throttle.id], let last = state.lastDelivery as? C.Instant,
@@ -230,7 +230,7 @@ public final class Store<State, Action: Sendable> {
   /// Waits for the end of the interval and hands back the held action, if one is held and
   /// this run of the throttled effect was not cancelled by a newer one.
   private func releaseHeld<C: Clock<Duration>>(
-    _ throttle: Effect<Action>.Throttle, clock: C
+    _ throttle: ThrottleSettings, clock: C
   ) async -> Action? {
     guard let state = throttles[throttle.id], state.held != nil,
       let last = state.lastDelivery as? C.Instant

@@ -94,9 +94,7 @@ public final class OutputLines {
   }
 
   /// `line` is the input line number, or nil for errors no input line caused.
-  public func error(
-    _ error: ProtocolError, line: Int?, id: JSONValue?, store: String? = nil
-  ) {
+  public func error(_ error: ProtocolError, line: Int?, id: JSONValue?) {
     raw(#"{"type":"error","code":"#)
     JSONWriter.writeString(error.code.rawValue, into: &bytes)
     if let line {
@@ -104,10 +102,6 @@ public final class OutputLines {
       JSONWriter.writeInt(line, into: &bytes)
     }
     optionalID(id)
-    if let store {
-      raw(#","store":"#)
-      JSONWriter.writeString(store, into: &bytes)
-    }
     raw(#","message":"#)
     JSONWriter.writeString(error.message, into: &bytes)
     raw("}\n")

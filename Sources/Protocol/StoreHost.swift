@@ -15,7 +15,6 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private let output: OutputLines
   private let sequence: ActionSequence
   private let mode: EmitMode
-  private let encoder = JSONValueEncoder()
   private var lastState: JSONValue
   /// Payload-free actions by type, with their canonical wire form: decoding and echoing them
   /// is a lookup after the first time. Bounded by the number of payload-free cases.
@@ -34,8 +33,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     self.output = output
     self.sequence = sequence
     self.mode = mode
-    self.lastState = .null
-    self.lastState = encode(store.state)
+    self.lastState = Self.encode(store.state, store: name)
     store.didReduce = { [unowned self] reduced, state in
       self.didReduce(reduced, state: state)
     }
@@ -64,7 +62,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
 
   public func endTick() {
     guard tick.actions > 0 else { return }
-    let state = encode(store.state)
+    let state = Self.encode(store.state, store: name)
     output.beginStateLine(store: name, seq: tick.lastSeq, actions: tick.actions, ids: tick.ids)
     output.patch(JSONPatch.diff(from: lastState, to: state))
     lastState = state
@@ -77,7 +75,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     let id = reduced.cause.flatMap { $0 as? JSONValue }
     switch mode {
     case .actions:
-      let newState = encode(state)
+      let newState = Self.encode(state, store: name)
       let wire: JSONValue
       if reduced.source == .host, let known = hostActionWire {
         wire = known
@@ -127,9 +125,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     }
   }
 
-  private func encode(_ state: State) -> JSONValue {
+  private static func encode(_ state: State, store name: String) -> JSONValue {
     do {
-      return try encoder.encode(state)
+      return try JSONValueEncoder().encode(state)
     } catch {
       // States are plain data; failing to encode one is a bug in the feature, not bad input.
       preconditionFailure("\(name): cannot encode the state: \(error)")

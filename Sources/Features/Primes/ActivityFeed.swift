@@ -14,26 +14,27 @@ where Base.State == PrimesState, Base.Action == PrimesAction {
   let now: @Sendable () -> Int
 
   func reduce(into state: inout PrimesState, action: PrimesAction) -> Effect<PrimesAction> {
-    let before = state.favoritePrimes
-    let effect = base.reduce(into: &state, action: action)
     switch action {
     case .primeModal(.saveFavoritePrimeTapped), .primeModal(.removeFavoritePrimeTapped),
       .favoritePrimes(.deleteFavoritePrimes):
-      // Log what actually changed: a save of a non-prime or a stale index adds nothing.
-      let after = state.favoritePrimes
-      guard before != after else { break }
-      let timestamp = now()
-      for prime in before where !after.contains(prime) {
-        state.activityFeed.append(
-          Activity(timestamp: timestamp, type: .removedFavoritePrime, prime: prime))
-      }
-      for prime in after where !before.contains(prime) {
-        state.activityFeed.append(
-          Activity(timestamp: timestamp, type: .addedFavoritePrime, prime: prime))
-      }
+      let before = state.favoritePrimes
+      let effect = base.reduce(into: &state, action: action)
+      record(from: before, to: state.favoritePrimes, in: &state.activityFeed)
+      return effect
     default:
-      break
+      return base.reduce(into: &state, action: action)
     }
-    return effect
+  }
+
+  /// Logs what actually changed: a save of a non-prime or a stale index adds nothing.
+  private func record(from before: [Int], to after: [Int], in feed: inout [Activity]) {
+    guard before != after else { return }
+    let timestamp = now()
+    for prime in before where !after.contains(prime) {
+      feed.append(Activity(timestamp: timestamp, type: .removedFavoritePrime, prime: prime))
+    }
+    for prime in after where !before.contains(prime) {
+      feed.append(Activity(timestamp: timestamp, type: .addedFavoritePrime, prime: prime))
+    }
   }
 }

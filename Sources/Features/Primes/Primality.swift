@@ -4,16 +4,20 @@
 /// suffice and products fit in 64 bits, so the common case costs a few hundred nanoseconds at
 /// most.
 public enum Primality {
+  /// Trial divisors, and the Miller–Rabin bases that are exact for every 64-bit integer.
+  private static let smallPrimes: [UInt64] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
+  /// Bases exact below 3,215,031,751.
+  private static let smallBases: [UInt64] = [2, 3, 5, 7]
+
   public static func isPrime(_ n: Int) -> Bool {
     guard n >= 2 else { return false }
     let value = UInt64(n)
-    for small: UInt64 in [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
+    for small in smallPrimes {
       if value == small { return true }
       if value % small == 0 { return false }
     }
     if value < 41 * 41 { return true }
-    let bases: [UInt64] =
-      value < 3_215_031_751 ? [2, 3, 5, 7] : [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
+    let bases = value < 3_215_031_751 ? smallBases : smallPrimes
     var oddPart = value - 1
     var twos = 0
     while oddPart % 2 == 0 {
