@@ -119,13 +119,15 @@ class Actor:
                 stream.close()
 
 
-def run_lines(lines, *args, timeout=20.0, data_dir=None, stdin_bytes=None):
+def run_lines(lines, *args, timeout=20.0, data_dir=None, stdin_bytes=None, env=None):
     """Pipes `lines` into a fresh process and returns (parsed output lines, exit code, stderr)."""
     command = [str(BINARY), *args]
     if data_dir is not None:
         command += ["--data-dir", str(data_dir)]
     data = stdin_bytes if stdin_bytes is not None else b"".join(encode(m) + b"\n" for m in lines)
-    result = subprocess.run(command, input=data, capture_output=True, timeout=timeout)
+    result = subprocess.run(
+        command, input=data, capture_output=True, timeout=timeout, env={**os.environ, **(env or {})}
+    )
     texts = result.stdout.decode().splitlines()
     PRINTED.extend(texts)
     return [json.loads(text) for text in texts], result.returncode, result.stderr.decode()

@@ -138,3 +138,13 @@ def test_a_save_that_cannot_write_reports_it(tmp_path):
     assert failed[0]["action"]["operation"] == "save"
     assert "Cannot save to" in failed[0]["action"]["message"]
     assert blocker.read_text().startswith("a file where")
+
+
+def test_the_default_data_directory_follows_xdg_data_home(tmp_path):
+    lines = [count(2), primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.saveButtonTapped")]
+    _, code, _ = run_lines(lines, env={"XDG_DATA_HOME": str(tmp_path / "xdg")})
+    assert code == 0
+    assert json.loads((tmp_path / "xdg/composable-actor/favorite-primes.json").read_text()) == [2]
+    _, code, _ = run_lines(lines, env={"XDG_DATA_HOME": "", "HOME": str(tmp_path / "home")})
+    assert code == 0
+    assert json.loads((tmp_path / "home/.local/share/composable-actor/favorite-primes.json").read_text()) == [2]
