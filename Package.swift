@@ -49,6 +49,14 @@ let package = Package(
     .target(
       name: "PrimesFeature", dependencies: ["ComposableCore"], path: "Sources/Features/Primes",
       swiftSettings: strict),
+    .target(
+      name: "RandomTodoFeature", dependencies: ["ComposableCore", "SharedModels"],
+      path: "Sources/Features/RandomTodo", swiftSettings: strict),
+    .target(
+      name: "VotesFeature", dependencies: ["ComposableCore", "SharedModels"],
+      path: "Sources/Features/Votes", swiftSettings: strict),
+    // Value types several features' dependency interfaces share.
+    .target(name: "SharedModels", path: "Sources/Features/SharedModels", swiftSettings: strict),
 
     // Live implementations of the features' dependencies.
     .target(
@@ -80,7 +88,15 @@ let package = Package(
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
       name: "PrimesFeatureTests",
-      dependencies: ["PrimesFeature", "ComposableTestSupport", "Locks"],
+      dependencies: ["PrimesFeature", "ComposableTestSupport"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "RandomTodoFeatureTests",
+      dependencies: ["RandomTodoFeature", "SharedModels", "ComposableTestSupport"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "VotesFeatureTests",
+      dependencies: ["VotesFeature", "SharedModels", "ComposableTestSupport"],
       swiftSettings: strict),
     .testTarget(
       name: "LiveDependenciesTests",

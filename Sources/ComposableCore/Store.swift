@@ -110,14 +110,31 @@ public final class Store<State, Action: Sendable> {
       cancel(id: id)
     case .merge(let effects):
       for effect in effects { start(effect, cause: cause) }
-    case .concatenate(let effects) where effect.isSynchronous:
-      for effect in effects { start(effect, cause: cause) }
+    case .concatenate(let effects):
+      if let rest = startSynchronousHead(of: effects, cause: cause) {
+        spawn(rest, cause: cause, id: nil, isNested: false)
+      }
     case .cancellable(let id, let cancelInFlight, let child):
       if cancelInFlight { cancel(id: id) }
-      spawn(child, cause: cause, id: id, isNested: false)
-    case .run, .concatenate, .throttle:
+      var waiting: Effect<Action>? = child
+      if case .concatenate(let effects) = child.operation {
+        waiting = startSynchronousHead(of: effects, cause: cause)
+      }
+      if let waiting { spawn(waiting, cause: cause, id: id, isNested: false) }
+    case .run, .throttle:
       spawn(effect, cause: cause, id: nil, isNested: false)
     }
+  }
+
+  /// Applies the leading `.send`s and `.cancel`s of a concatenation now, as TCA delivers a
+  /// `.send` at once: `.concatenate(.send(.willRun), work, .send(.didFinish))` has reduced
+  /// `willRun` before any later input. Returns what must wait for a task, if anything.
+  private func startSynchronousHead(
+    of effects: [Effect<Action>], cause: (any Sendable)?
+  ) -> Effect<Action>? {
+    let firstWaiting = effects.firstIndex { !$0.isSynchronous } ?? effects.endIndex
+    for effect in effects[..<firstWaiting] { start(effect, cause: cause) }
+    return firstWaiting == effects.endIndex ? nil : .concatenate(effects[firstWaiting...])
   }
 
   @discardableResult

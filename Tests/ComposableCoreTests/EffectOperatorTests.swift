@@ -113,6 +113,38 @@ final class EffectOperatorTests: XCTestCase {
     store.finish()
   }
 
+  /// As in TCA, a `.send` is delivered at once, also at the head of a cancellable
+  /// concatenation: `willRun` is counted before any later input can be reduced, and the rest
+  /// waits for the executor.
+  func testTheSynchronousHeadOfAConcatenationIsReducedAtOnce() {
+    let executor = ManualExecutor()
+    StoreActor.install(executor: executor)
+    let values = StoreActor.assumeIsolated { () -> ([Int], [Int]) in
+      let store = Store(
+        initialState: State(),
+        reducer: Reduce<State, Action> { state, action in
+          switch action {
+          case .start:
+            return .concatenate(
+              .send(.value(1)), .run { send in await send(.value(2)) }, .send(.value(3))
+            )
+            .cancellable(id: "work")
+          case .value(let n):
+            state.values.append(n)
+            return .none
+          case .startValue, .stop:
+            return .none
+          }
+        })
+      store.send(.start)
+      let beforeTheExecutorRan = store.state.values
+      executor.runUntilIdle()
+      return (beforeTheExecutorRan, store.state.values)
+    }
+    XCTAssertEqual(values.0, [1])
+    XCTAssertEqual(values.1, [1, 2, 3])
+  }
+
   func testMapTransformsEveryAction() {
     let store = makeStore { _ in
       Effect<Int>.merge(.send(1), .run { send in await send(2) }).map { Action.value($0 * 10) }

@@ -1,6 +1,5 @@
 import ComposableCore
 import ComposableTestSupport
-import Locks
 import PrimesFeature
 import XCTest
 
@@ -244,19 +243,5 @@ final class PrimesReducerTests: XCTestCase {
     XCTAssertTrue(
       lines.value[0].hasPrefix("action: counter(PrimesFeature.CounterAction.incrTapped)"),
       lines.value[0])
-  }
-}
-
-/// A value tests share with `@Sendable` dependency closures.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-  private let lock = Lock()
-  private var stored: Value
-
-  init(_ value: Value) { stored = value }
-
-  var value: Value { lock.withLock { stored } }
-  func set(_ value: Value) { lock.withLock { stored = value } }
-  func append<Element>(_ element: Element) where Value == [Element] {
-    lock.withLock { stored.append(element) }
   }
 }
