@@ -8,7 +8,7 @@ FUZZ_SECONDS ?= 20
 .PHONY: demo build deps test test-deps unit e2e fuzz bench schemas format
 
 demo: build
-	$(BIN) < Examples/primes.jsonl
+	scripts/demo.sh $(BIN)
 
 deps:
 	scripts/install-deps.sh

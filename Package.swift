@@ -29,6 +29,10 @@ let package = Package(
     .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
     .systemLibrary(
       name: "CPrimesieve", pkgConfig: "primesieve", providers: [.apt(["libprimesieve-dev"])]),
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // Typed wrappers of curl's variadic setopt/getinfo, which Swift cannot call.
+    .target(name: "CCurlShim", dependencies: ["CCurl"]),
 
     // A pthread mutex, shared by every layer that guards state touched from several threads.
     .target(name: "Locks", swiftSettings: strict),
@@ -44,6 +48,11 @@ let package = Package(
 
     // The libuv loop, its executor, clock, stdio streams, signals and thread pool.
     .target(name: "EventLoop", dependencies: ["CLibUV", "Locks"], swiftSettings: strict),
+
+    // HTTP and WebSocket clients on the loop.
+    .target(
+      name: "Networking", dependencies: ["EventLoop", "CLibUV", "CCurl", "CCurlShim", "Locks"],
+      exclude: ["WebSocket"], swiftSettings: strict),
 
     // Features: state, actions, reducers and the interfaces of their dependencies.
     .target(
@@ -61,7 +70,10 @@ let package = Package(
     // Live implementations of the features' dependencies.
     .target(
       name: "LiveDependencies",
-      dependencies: ["EventLoop", "CPrimesieve", "JSON", "Locks", "PrimesFeature"],
+      dependencies: [
+        "EventLoop", "Networking", "CPrimesieve", "JSON", "Locks", "SharedModels", "PrimesFeature",
+        "RandomTodoFeature", "VotesFeature",
+      ],
       swiftSettings: strict),
 
     // The wire protocol: messages, action and state codecs, the store registry.
@@ -70,7 +82,9 @@ let package = Package(
     .executableTarget(
       name: "composable-actor",
       dependencies: [
-        "ComposableCore", "EventLoop", "JSON", "Protocol", "PrimesFeature", "LiveDependencies",
+        "ComposableCore", "EventLoop", "JSON", "Protocol", "LiveDependencies", "Networking",
+        "SharedModels",
+        "PrimesFeature", "RandomTodoFeature", "VotesFeature",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -86,6 +100,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(
+      name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV"],
+      exclude: ["WebSocketClientTests.swift", "WebSocketTestSupport.swift"], swiftSettings: strict),
     .testTarget(
       name: "PrimesFeatureTests",
       dependencies: ["PrimesFeature", "ComposableTestSupport"],

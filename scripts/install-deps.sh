@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build needs, only those missing.
+# Installs the Debian packages the build needs, and any named as arguments, only those missing.
 set -euo pipefail
-packages=(pkg-config libuv1-dev libprimesieve-dev)
+# libwebsockets loads its libuv event-loop plugin at run time: libwebsockets-evlib-uv is not a
+# dependency of the library package, so it is named here.
+packages=(
+  pkg-config libuv1-dev libprimesieve-dev libcurl4-openssl-dev ca-certificates
+  libwebsockets-dev libwebsockets-evlib-uv "$@"
+)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

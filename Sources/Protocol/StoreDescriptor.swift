@@ -54,6 +54,39 @@ public struct StoreDescriptor: Sendable {
   public static func schemaID(store: String, part: String) -> String {
     "urn:composable-actor:stores:\(store):\(part)"
   }
+
+  public static let catalogSchemaID = "urn:composable-actor:stores"
+
+  /// The schema `input.schema.json` and `output.schema.json` refer to for anything that depends
+  /// on the store: its names, and the action and state schemas chosen by a line's `store`, so a
+  /// new store needs no change to those two files.
+  public static func catalogSchema(_ stores: [StoreDescriptor]) -> JSONValue {
+    func byStore(_ property: String, part: String) -> JSONValue {
+      .object([
+        "allOf": .array(
+          stores.map { store in
+            [
+              "if": ["properties": ["store": ["const": .string(store.name)]]],
+              "then": [
+                "properties": [
+                  .init(property): ["$ref": .string(schemaID(store: store.name, part: part))]
+                ]
+              ],
+            ]
+          })
+      ])
+    }
+    return [
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": .string(catalogSchemaID),
+      "title": "The stores",
+      "$defs": [
+        "name": ["type": "string", "enum": .array(stores.map { .string($0.name) })],
+        "actionByStore": byStore("action", part: "actions"),
+        "stateByStore": byStore("state", part: "state"),
+      ],
+    ]
+  }
 }
 
 /// One action of a store.

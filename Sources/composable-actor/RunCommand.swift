@@ -44,6 +44,36 @@ extension ComposableActor {
     @Option(help: "Deepest nesting of arrays and objects accepted in an input line.")
     var maxDepth = 64
 
+    @Option(help: "Base URL of the todos API (randomTodo): GET <url>/todos/<id>.")
+    var todosURL = "https://jsonplaceholder.typicode.com"
+
+    @Option(
+      help: ArgumentHelp(
+        "Base URL of the votes API (votes): Tests/servers/fixture_server.py serves it, on this "
+          + "port under `make demo`."))
+    var votesURL = "http://127.0.0.1:8765"
+
+    @Option(
+      help: ArgumentHelp(
+        "Wolfram|Alpha app id: the nth prime comes from its API instead of libprimesieve.",
+        valueName: "id"))
+    var wolframAppID: String?
+
+    @Option(help: "Base URL of the Wolfram|Alpha API (with --wolfram-app-id).")
+    var wolframURL = "https://api.wolframalpha.com"
+
+    @Option(
+      help: ArgumentHelp(
+        "PEM file of the certificate authorities trusted for https (default: the system store).",
+        valueName: "path"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp("Timeout of each HTTP request.", valueName: "seconds"))
+    var httpTimeout: Double = 10
+
+    @Option(help: "Seed of every random choice (the random todo's id); random when not given.")
+    var seed: UInt64?
+
     func validate() throws {
       guard maxLineBytes >= 64 else {
         throw ValidationError("--max-line-bytes must be at least 64")
@@ -52,6 +82,12 @@ extension ComposableActor {
       guard maxNthPrime >= 1 else { throw ValidationError("--max-nth-prime must be at least 1") }
       guard (1...10_000).contains(maxDepth) else {
         throw ValidationError("--max-depth must be between 1 and 10000")
+      }
+      guard httpTimeout > 0, httpTimeout.isFinite else {
+        throw ValidationError("--http-timeout must be > 0")
+      }
+      if let caFile, access(caFile, R_OK) != 0 {
+        throw ValidationError("--ca-file \(caFile): \(String(cString: strerror(errno)))")
       }
     }
 

@@ -2,6 +2,7 @@ import ComposableCore
 import EventLoop
 import LiveDependencies
 import Logging
+import Networking
 import Protocol
 
 #if canImport(Glibc)
@@ -67,6 +68,7 @@ final class ActorProcess {
   private let logger: Logger
   private let output = OutputLines()
   private let session: Session
+  private let http: HTTPClient
   private let reader: StdinLineReader
   private let writer: StdoutWriter
   private var signals: SignalWatcher?
@@ -80,17 +82,23 @@ final class ActorProcess {
     self.options = options
     self.logger = logger
     let sequence = ActionSequence()
-    let primes = PrimesStore.make(
+    http = HTTPClient(
       loop: loop,
-      configuration: .init(
-        dataDirectory: options.dataDir ?? DataDirectory.defaultPath(),
-        largestN: options.maxNthPrime,
-        logger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
-          logger.debug("\(line)")
-        }),
-      output: output, sequence: sequence, mode: options.emit)
+      configuration: HTTPConfiguration(
+        caFile: options.caFile, userAgent: "composable-actor/\(ComposableActor.version)"))
+    let seed = options.seed ?? SeededRandom.randomSeed()
+    logger.info("random seed: \(seed)")
+    let environment = StoreEnvironment(
+      loop: loop, options: options,
+      http: HTTPJSON(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
+      random: SeededRandom(seed: seed), clock: loop.clock,
+      logger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
+        logger.debug("\(line)")
+      },
+      output: output, sequence: sequence)
     session = Session(
-      stores: [primes], output: output, sequence: sequence, maxDepth: options.maxDepth)
+      stores: StoreCatalog.makeStores(in: environment), output: output, sequence: sequence,
+      maxDepth: options.maxDepth)
     writer = try StdoutWriter(loop: loop)
     reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)
   }
@@ -170,6 +178,8 @@ final class ActorProcess {
     reader.close()
     signals?.close()
     let cancelled = session.cancelAllEffects()
+    // The client runs on this same loop executor; closing its handles lets the loop end.
+    http.assumeIsolated { $0.shutdown() }
     drainOutput()
     switch ending {
     case .endOfInput:

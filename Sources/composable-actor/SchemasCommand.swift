@@ -7,8 +7,9 @@ import Protocol
 #endif
 
 extension ComposableActor {
-  /// Writes each store's action and state schemas, generated from the same descriptors that
-  /// `describe` prints, so `schemas/stores` and the running binary cannot disagree.
+  /// Writes each store's action and state schemas, and the catalog that picks them by store
+  /// name, generated from the same descriptors that `describe` prints, so `schemas/stores` and
+  /// the running binary cannot disagree.
   struct Schemas: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Write the JSON Schemas of every store's actions and state.")
@@ -21,6 +22,9 @@ extension ComposableActor {
         try write(descriptor.actionSchema, to: "\(output)/\(descriptor.name).actions.schema.json")
         try write(descriptor.stateDocument, to: "\(output)/\(descriptor.name).state.schema.json")
       }
+      try write(
+        StoreDescriptor.catalogSchema(StoreCatalog.descriptors),
+        to: "\(output)/catalog.schema.json")
     }
 
     private func write(_ document: JSONValue, to path: String) throws {
@@ -35,9 +39,4 @@ extension ComposableActor {
       }
     }
   }
-}
-
-/// Every store the binary hosts, in the order `ready` lists them.
-enum StoreCatalog {
-  static let descriptors = [PrimesStore.descriptor]
 }

@@ -92,9 +92,9 @@ class Actor:
         return self.read(timeout)
 
     def snapshot(self, store="primes") -> dict:
-        line = self.request({"cmd": "snapshot", "store": store})
-        assert line["type"] == "snapshot", line
-        return line
+        """The store's snapshot; effect lines that arrive before it are read (and kept) too."""
+        self.send({"cmd": "snapshot", "store": store})
+        return self.read_until(lambda line: line["type"] == "snapshot")[-1]
 
     def finish(self, timeout=10.0) -> tuple[list[dict], int]:
         """Closes stdin, reads the rest of the output, and waits for the exit code."""

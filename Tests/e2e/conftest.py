@@ -8,6 +8,7 @@ from referencing import Registry, Resource
 
 sys.path.insert(0, str(Path(__file__).parent))
 import actor  # noqa: E402
+from peers import FixtureServer  # noqa: E402
 
 
 def load_schemas():
@@ -61,3 +62,17 @@ def process(data_dir):
     yield start
     for instance in running:
         instance.kill()
+
+
+@pytest.fixture(scope="session")
+def fixture_server_process():
+    server = FixtureServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fixture_server(fixture_server_process):
+    """The HTTP fixture server, with no failure rules and an empty request log."""
+    fixture_server_process.reset()
+    return fixture_server_process

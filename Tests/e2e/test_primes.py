@@ -148,3 +148,35 @@ def test_the_default_data_directory_follows_xdg_data_home(tmp_path):
     _, code, _ = run_lines(lines, env={"XDG_DATA_HOME": "", "HOME": str(tmp_path / "home")})
     assert code == 0
     assert json.loads((tmp_path / "home/.local/share/composable-actor/favorite-primes.json").read_text()) == [2]
+
+
+def wolfram(server_url, app_id="test-app"):
+    return ["--wolfram-app-id", app_id, "--wolfram-url", server_url]
+
+
+def test_the_nth_prime_can_come_from_the_wolfram_api(fixture_server):
+    lines, code, _ = run_lines([count(10), primes("counter.nthPrimeButtonTapped")], *wolfram(fixture_server.url))
+    assert code == 0
+    assert response_of(lines)["action"]["value"] == 29
+    (request,) = fixture_server.requests()
+    assert request["path"] == "/v2/query"
+    query = dict(part.split("=", 1) for part in request["query"].split("&"))
+    assert query == {"input": "prime%2010", "format": "plaintext", "output": "JSON", "appid": "test-app"}
+
+
+@pytest.mark.parametrize("failure", ["malformed", "status=500", "reset"])
+def test_an_unusable_wolfram_answer_is_a_clear_alert(fixture_server, failure):
+    lines, _, _ = run_lines([count(10), primes("counter.nthPrimeButtonTapped")], *wolfram(fixture_server.failing(failure)))
+    response = response_of(lines)
+    assert response["action"]["value"] is None
+    assert {
+        "op": "replace",
+        "path": "/alertNthPrimeFailure",
+        "value": {"n": 10, "message": "The 10th prime could not be computed."},
+    } in response["patch"]
+
+
+def test_a_wolfram_answer_without_a_result_pod_is_no_answer(fixture_server):
+    # The fixture answers an empty app id as Wolfram does: success false, no pods.
+    lines, _, _ = run_lines([count(10), primes("counter.nthPrimeButtonTapped")], *wolfram(fixture_server.url, app_id=""))
+    assert response_of(lines)["action"]["value"] is None

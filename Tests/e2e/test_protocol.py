@@ -18,7 +18,7 @@ def test_the_issue_example_prints_exactly_three_lines():
     )
     assert result.returncode == 0
     assert result.stdout.decode().splitlines() == [
-        '{"type":"ready","protocol":1,"stores":["primes"],"version":"0.1.0"}',
+        '{"type":"ready","protocol":1,"stores":["primes","randomTodo","votes"],"version":"0.1.0"}',
         '{"type":"action","store":"primes","seq":1,"source":"host","action":{"type":"counter.incrTapped"},"patch":[{"op":"replace","path":"/count","value":1}]}',
         '{"type":"exit","reason":"eof","cancelledEffects":0}',
     ]
@@ -94,30 +94,41 @@ def test_snapshot_carries_the_sequence_it_follows(process):
     assert snapshot["seq"] == 1 and snapshot["id"] == "s" and snapshot["state"]["count"] == 1
 
 
-def test_describe_lists_every_action_and_each_one_decodes(process):
-    actor = process()
+def sample(schema):
+    """A value the JSON Schema accepts: how the test fills every described payload."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "oneOf" in schema:
+        return sample(schema["oneOf"][-1])  # the non-null alternative
+    kind = schema["type"]
+    if isinstance(kind, list):
+        kind = next(k for k in kind if k != "null")
+    if kind == "object":
+        return {name: sample(schema["properties"][name]) for name in schema["required"]}
+    return {"integer": max(3, schema.get("minimum", 3)), "string": "x", "boolean": True, "array": []}[kind]
+
+
+def test_describe_lists_every_action_and_each_one_decodes(process, fixture_server):
+    actor = process("--todos-url", fixture_server.url, "--votes-url", fixture_server.url)
     describe = actor.request({"cmd": "describe", "id": 9})
     assert describe["id"] == 9
-    (primes,) = describe["stores"]
-    types = {action["type"]: action for action in primes["actions"]}
-    assert types["counter.incrTapped"]["sentBy"] == "host"
-    assert types["counter.nthPrimeResponse"]["sentBy"] == "effect"
-    samples = {
-        "counter.nthPrimeResponse": {"value": None},
-        "favoritePrimes.deleteFavoritePrimes": {"indices": []},
-        "favoritePrimes.loadedFavoritePrimes": {"value": [2, 3]},
-        "favoritePrimes.storageFailed": {"operation": "save", "message": "disk full"},
-    }
-    samples["counter.countChanged"] = {"value": 3}
-    for action in primes["actions"]:
-        payload = samples.get(action["type"], {})
-        assert set(payload) == set(action["payload"]["properties"]), action["type"]
-        line = actor.request({"store": "primes", "action": {"type": action["type"], **payload}})
-        if action["type"] in ("counter.nthPrimeButtonTapped", "favoritePrimes.saveButtonTapped",
-                              "favoritePrimes.loadButtonTapped"):
-            actor.read()  # the effect's answer
-        assert line["type"] == "action", line
-        assert line["action"] == {"type": action["type"], **payload}
+    stores = {store["name"]: store for store in describe["stores"]}
+    assert list(stores) == actor.ready["stores"] == ["primes", "randomTodo", "votes"]
+    primes = {action["type"]: action for action in stores["primes"]["actions"]}
+    assert primes["counter.incrTapped"]["sentBy"] == "host"
+    assert primes["counter.nthPrimeResponse"]["sentBy"] == "effect"
+    for name, store in stores.items():
+        for action in store["actions"]:
+            payload = sample(action["payload"])
+            wire = {"type": action["type"], **payload}
+            actor.send({"store": name, "action": wire, "id": action["type"]})
+            (line,) = [
+                line
+                for line in actor.read_until(lambda line: line.get("id") == action["type"] and line.get("source") == "host")
+                if line.get("id") == action["type"] and line.get("source") == "host"
+            ]
+            assert line["type"] == "action" and line["store"] == name, line
+            assert line["action"] == wire
 
 
 def test_quit_cancels_effects_and_ignores_later_lines(process):

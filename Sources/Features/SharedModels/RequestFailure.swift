@@ -14,6 +14,7 @@ public struct RequestFailure: Error, Equatable, Codable, Sendable, CustomStringC
     /// The server answered with a status other than 2xx.
     case status
     case tooLarge
+    case tooManyRedirects
     /// The response arrived but its body is not what the feature expects.
     case decoding
   }

@@ -7,28 +7,25 @@ import Protocol
 
 /// The `primes` store: PrimeTime with live dependencies, and its wire description.
 enum PrimesStore {
-  struct Configuration {
-    var dataDirectory: String
-    var largestN: Int
-    var logger: ActionLogger
-  }
-
   @StoreActor
-  static func make(
-    loop: EventLoop, configuration: Configuration, output: OutputLines,
-    sequence: ActionSequence, mode: EmitMode
-  ) -> StoreHost<PrimesState, PrimesAction> {
+  static func make(in environment: StoreEnvironment) -> StoreHost<PrimesState, PrimesAction> {
+    let options = environment.options
+    let threadPool = environment.loop.threadPool
+    let nthPrime: NthPrimeClient =
+      if let appID = options.wolframAppID {
+        .wolfram(http: environment.http, baseURL: options.wolframURL, appID: appID)
+      } else {
+        .primesieve(threadPool: threadPool, largestN: options.maxNthPrime)
+      }
+    let dataDirectory = options.dataDir ?? DataDirectory.defaultPath()
     let dependencies = PrimesDependencies(
-      nthPrime: .primesieve(threadPool: loop.threadPool, largestN: configuration.largestN),
-      favoritePrimes: .file(
-        path: "\(configuration.dataDirectory)/favorite-primes.json", threadPool: loop.threadPool),
+      nthPrime: nthPrime,
+      favoritePrimes: .file(path: "\(dataDirectory)/favorite-primes.json", threadPool: threadPool),
       now: WallClock.nowMilliseconds,
-      logger: configuration.logger)
+      logger: environment.logger)
     let store = Store(
       initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies))
-    return StoreHost(
-      name: "primes", store: store, descriptor: descriptor, output: output, sequence: sequence,
-      mode: mode)
+    return environment.host(store, descriptor)
   }
 
   static let descriptor = StoreDescriptor(
@@ -86,7 +83,7 @@ enum PrimesStore {
         "favoritePrimes": ["type": "array", "items": ["type": "integer", "minimum": 2]],
         "activityFeed": [
           "type": "array",
-          "items": object(
+          "items": Schema.object(
             [
               "timestamp": [
                 "type": "integer", "description": "milliseconds since the Unix epoch",
@@ -95,16 +92,16 @@ enum PrimesStore {
               "prime": ["type": "integer"],
             ]),
         ],
-        "alertNthPrime": nullable(
-          object(["n": ["type": "integer"], "prime": ["type": "integer"]])),
-        "alertNthPrimeFailure": nullable(
-          object(["n": ["type": "integer"], "message": ["type": "string"]])),
+        "alertNthPrime": Schema.nullable(
+          Schema.object(["n": ["type": "integer"], "prime": ["type": "integer"]])),
+        "alertNthPrimeFailure": Schema.nullable(
+          Schema.object(["n": ["type": "integer"], "message": ["type": "string"]])),
         "nthPrimeRequest": ["type": ["integer", "null"]],
         "isNthPrimeButtonDisabled": ["type": "boolean"],
         "isPrime": ["type": "boolean"],
         "isFavorite": ["type": "boolean"],
-        "storageError": nullable(
-          object(["operation": ["enum": ["load", "save"]], "message": ["type": "string"]])),
+        "storageError": Schema.nullable(
+          Schema.object(["operation": ["enum": ["load", "save"]], "message": ["type": "string"]])),
       ],
       "required": [
         "count", "favoritePrimes", "activityFeed", "alertNthPrime", "alertNthPrimeFailure",
@@ -113,17 +110,4 @@ enum PrimesStore {
       "additionalProperties": false,
     ])
 
-  /// A closed object schema whose every property is required.
-  private static func object(_ properties: JSONObject) -> JSONValue {
-    [
-      "type": "object",
-      "properties": .object(properties),
-      "required": .array(properties.keys.map(JSONValue.string)),
-      "additionalProperties": false,
-    ]
-  }
-
-  private static func nullable(_ schema: JSONValue) -> JSONValue {
-    ["oneOf": [["type": "null"], schema]]
-  }
 }

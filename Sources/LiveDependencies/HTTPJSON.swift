@@ -1,0 +1,54 @@
+import JSON
+import Networking
+import SharedModels
+
+/// GETs a URL and decodes its JSON body; every failure is a ``RequestFailure``, so features see
+/// one error type whatever went wrong.
+public struct HTTPJSON: Sendable {
+  let client: HTTPClient
+  /// For each whole request, connecting and redirects included.
+  let timeout: Duration
+
+  public init(client: HTTPClient, timeout: Duration) {
+    self.client = client
+    self.timeout = timeout
+  }
+
+  func get<T: Decodable>(_ type: T.Type, from url: String) async throws -> T {
+    let response: HTTPResponse
+    do {
+      response = try await client.get(url, timeout: timeout)
+    } catch let error as HTTPError {
+      throw RequestFailure(error)
+    }
+    let json: JSONValue
+    do {
+      json = try JSONParser.parse(response.body)
+    } catch {
+      throw RequestFailure(kind: .decoding, url: url, message: "the body is not JSON: \(error)")
+    }
+    do {
+      return try JSONValueDecoder().decode(T.self, from: json)
+    } catch let error as DecodingError {
+      throw RequestFailure(
+        kind: .decoding, url: url, message: "unexpected JSON: \(error.contextMessage)")
+    }
+  }
+}
+
+extension RequestFailure {
+  init(_ error: HTTPError) {
+    let kind: Kind =
+      switch error.kind {
+      case .invalidURL: .invalidURL
+      case .connectionFailed: .connectionFailed
+      case .timedOut: .timedOut
+      case .tls: .tls
+      case .status: .status
+      case .tooLarge: .tooLarge
+      case .tooManyRedirects: .tooManyRedirects
+      case .undecodable: .decoding
+      }
+    self.init(kind: kind, url: error.url, message: error.description)
+  }
+}

@@ -1,0 +1,64 @@
+/// Why an HTTP request failed; `HTTPClient.get` throws this or `CancellationError`.
+public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
+  public enum Kind: Sendable, Equatable {
+    /// Not an absolute http or https URL.
+    case invalidURL
+    /// No connection, or the connection broke: refused, unresolvable host, reset, truncated or
+    /// empty response.
+    case connectionFailed
+    /// The request's timeout passed before the response was complete.
+    case timedOut
+    /// The TLS handshake failed, most often because the server's certificate is not trusted.
+    case tls
+    /// The server answered with a status outside 2xx; `body` holds at most
+    /// `HTTPError.maxStatusBodyBytes` of its body.
+    case status(Int, body: [UInt8])
+    /// The body was larger than the limit, in bytes.
+    case tooLarge(limit: Int)
+    /// The redirect limit (`HTTPConfiguration.maxRedirects`) was reached.
+    case tooManyRedirects
+    /// The body arrived but could not be decoded; thrown by the layers that decode it.
+    case undecodable
+  }
+
+  /// How much of a non-2xx response's body is kept, enough for an error message.
+  public static let maxStatusBodyBytes = 4096
+
+  public var kind: Kind
+  /// The URL that was requested.
+  public var url: String
+  /// Details for people, such as curl's error text.
+  public var message: String
+
+  public init(_ kind: Kind, url: String, message: String) {
+    self.kind = kind
+    self.url = url
+    self.message = message
+  }
+
+  /// For a body that arrived but did not decode, such as JSON of the wrong shape.
+  public static func undecodable(url: String, message: String) -> HTTPError {
+    HTTPError(.undecodable, url: url, message: message)
+  }
+
+  /// The status of a non-2xx response, else `nil`.
+  public var status: Int? {
+    if case .status(let code, _) = kind { return code }
+    return nil
+  }
+
+  public var description: String {
+    let summary =
+      switch kind {
+      case .invalidURL: "invalid URL"
+      case .connectionFailed: "connection failed"
+      case .timedOut: "timed out"
+      case .tls: "TLS failure"
+      case .status(let code, _): "HTTP status \(code)"
+      case .tooLarge(let limit): "response larger than \(limit) bytes"
+      case .tooManyRedirects: "too many redirects"
+      case .undecodable: "body not decodable"
+      }
+    return message.isEmpty ? "\(summary): \(url)" : "\(summary): \(url): \(message)"
+  }
+}
