@@ -5,7 +5,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/composable-actor
 FUZZ_SECONDS ?= 20
 
-.PHONY: demo build deps test test-deps unit e2e fuzz bench schemas format
+.PHONY: demo build deps test test-deps unit e2e clients fuzz bench schemas format
 
 demo: build
 	scripts/demo.sh $(BIN)
@@ -19,8 +19,9 @@ build: deps
 test-deps:
 	scripts/install-test-deps.sh
 
-## Every test: Swift unit tests, a bounded fuzz run, and end-to-end tests through the release binary.
-test: test-deps build unit fuzz e2e
+## Every test: Swift unit tests, a bounded fuzz run, end-to-end tests through the release binary,
+## and the Python and Node clients' tests (each suite in its own run: they have their own settings).
+test: test-deps build unit fuzz e2e clients
 
 unit:
 	$(SWIFT) test --disable-swift-testing
@@ -28,11 +29,17 @@ unit:
 e2e:
 	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q Tests/e2e
 
+clients:
+	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q clients/python/tests
+	COMPOSABLE_ACTOR_BIN=$(BIN) node --test clients/node/test/
+
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench: build
-	python3 bench/run.py --binary $(BIN)
+	$(SWIFT) build -c release --product http-bench
+	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench
+	python3 bench/client_latency.py $(BIN)
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).
 schemas: build

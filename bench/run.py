@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints the benchmark table of issue 2: throughput, round-trip latency, start-up, peak RSS.
+"""Prints the benchmark table: throughput, round-trip latency, start-up, peak RSS (issue 2),
+and HTTP fetches against the local fixture server (issue 3).
 
 Figures, not pass/fail: this machine is small (2 cores) and noisy, so each figure is a median
 or a percentile of several runs, and ratios are taken within one run.
@@ -8,10 +9,13 @@ or a percentile of several runs, and ratios are taken within one run.
 import argparse
 import statistics
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import http_fetches  # noqa: E402
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
 DECR = b'{"store":"primes","action":"counter.decrTapped"}\n'
 
@@ -68,6 +72,7 @@ def main():
     parser.add_argument("--actions", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--round-trips", type=int, default=20_000)
+    parser.add_argument("--http-bench", type=Path, default=Path(".build/release/http-bench"))
     arguments = parser.parse_args()
     out = Path(tempfile.gettempdir()) / "composable-actor-bench"
     out.mkdir(exist_ok=True)
@@ -98,6 +103,8 @@ def main():
     if arguments.compare:
         rows.append((f"start-up of {arguments.compare.name}, median of 50",
                      f"{startup(host, arguments.compare.resolve(), 50):.2f} ms", ""))
+
+    rows += http_fetches.rows(binary, arguments.http_bench.resolve())
 
     width = max(len(name) for name, _, _ in rows)
     print(f"{'measure'.ljust(width)}  {'result':>24}  target")

@@ -7,6 +7,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "servers"))
 import actor  # noqa: E402
 from peers import FixtureServer  # noqa: E402
 

@@ -114,3 +114,16 @@ def test_ticks_mode_shows_loading_off_with_the_last_list(process, fixture_server
     last = lines[-1]
     assert {"op": "replace", "path": "/runningTasks", "value": 0} in last["patch"]
     assert any(op["path"].startswith(("/voteItems", "/popularItems", "/categories")) for op in last["patch"])
+
+
+def test_the_fixture_serves_the_documented_votes_api(fixture_server):
+    from conftest import REGISTRY
+    from jsonschema import Draft202012Validator
+
+    for definition, path in [
+        ("categories", "/votes/categories"),
+        ("popular", "/votes/popular"),
+        ("page", "/votes?page=2&size=7&category=tech"),
+    ]:
+        schema = {"$ref": f"urn:composable-actor:votes-api#/$defs/{definition}"}
+        Draft202012Validator(schema, registry=REGISTRY).validate(fixture_server.control("GET", path))

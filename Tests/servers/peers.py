@@ -1,4 +1,5 @@
-"""Test peers from Tests/servers/, run as child processes on 127.0.0.1."""
+"""Runs the test peers of this folder as child processes on 127.0.0.1, for the end-to-end
+tests, the client tests and the benchmarks."""
 
 import json
 import select
@@ -7,7 +8,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-SERVERS = Path(__file__).resolve().parents[1] / "servers"
+SERVERS = Path(__file__).resolve().parent
 sys.path.insert(0, str(SERVERS))
 from certs import make_certificates  # noqa: E402,F401  (re-exported for the tests)
 

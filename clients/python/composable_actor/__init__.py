@@ -1,0 +1,17 @@
+"""Drive composable-actor from Python: a blocking `Client` and an asyncio `AsyncClient`.
+
+    with Client() as actor:
+        actor.send("primes", "counter.countChanged", value=7)
+        actor.send("primes", "counter.nthPrimeButtonTapped", until="counter.nthPrimeResponse")
+        print(actor.state("primes")["alertNthPrime"])  # {'n': 7, 'prime': 17}
+"""
+
+from ._async import AsyncClient
+from ._patch import JsonPatchError, apply_patch, json_equal
+from ._session import ENV_BINARY, ComposableActorError, Line, ProcessExitedError, Until, find_binary
+from ._sync import Client
+
+__all__ = [
+    "AsyncClient", "Client", "ComposableActorError", "ENV_BINARY", "JsonPatchError", "Line",
+    "ProcessExitedError", "Until", "apply_patch", "find_binary", "json_equal",
+]
