@@ -64,6 +64,9 @@ let package = Package(
     .target(
       name: "VotesFeature", dependencies: ["ComposableCore", "SharedModels"],
       path: "Sources/Features/Votes", swiftSettings: strict),
+    .target(
+      name: "WebSocketFeature", dependencies: ["ComposableCore"],
+      path: "Sources/Features/WebSocket", swiftSettings: strict),
     // Value types several features' dependency interfaces share.
     .target(name: "SharedModels", path: "Sources/Features/SharedModels", swiftSettings: strict),
 
@@ -122,6 +125,9 @@ let package = Package(
     .testTarget(
       name: "VotesFeatureTests",
       dependencies: ["VotesFeature", "SharedModels", "ComposableTestSupport"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "WebSocketFeatureTests", dependencies: ["WebSocketFeature", "ComposableTestSupport"],
       swiftSettings: strict),
     .testTarget(
       name: "LiveDependenciesTests",

@@ -1,0 +1,48 @@
+/// A WebSocket message as the feature sees it. On the wire `{"text": "…"}` or
+/// `{"binary": "<base64>"}`.
+public enum SocketMessage: Equatable, Sendable {
+  case text(String)
+  case binary([UInt8])
+
+  /// The message's bytes: UTF-8 for text.
+  public var bytes: [UInt8] {
+    switch self {
+    case .text(let text): Array(text.utf8)
+    case .binary(let bytes): bytes
+    }
+  }
+
+  /// How the screen lists it: text as is, binary as base64.
+  public var displayText: String {
+    switch self {
+    case .text(let text): text
+    case .binary(let bytes): Base64.encode(bytes)
+    }
+  }
+}
+
+extension SocketMessage: Codable {
+  enum CodingKeys: String, CodingKey { case text, binary }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    if let text = try container.decodeIfPresent(String.self, forKey: .text) {
+      self = .text(text)
+      return
+    }
+    let encoded = try container.decode(String.self, forKey: .binary)
+    guard let bytes = Base64.decode(encoded) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .binary, in: container, debugDescription: "not base64: \(encoded)")
+    }
+    self = .binary(bytes)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .text(let text): try container.encode(text, forKey: .text)
+    case .binary(let bytes): try container.encode(Base64.encode(bytes), forKey: .binary)
+    }
+  }
+}

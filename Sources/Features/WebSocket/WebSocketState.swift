@@ -1,0 +1,27 @@
+public struct WebSocketState: Equatable, Codable, Sendable {
+  public enum ConnectivityState: String, Codable, Sendable {
+    case disconnected, connecting, connected
+  }
+
+  /// How the last connection ended.
+  public struct Closure: Equatable, Codable, Sendable {
+    public var code: Int
+    public var reason: String
+
+    public init(code: Int, reason: String) {
+      self.code = code
+      self.reason = reason
+    }
+  }
+
+  public var connectivityState = ConnectivityState.disconnected
+  public var messageToSend = ""
+  /// The last messages received that are not order books, oldest first: text as is, binary as
+  /// base64. At most `maxReceivedMessages` are kept.
+  public var receivedMessages: [String] = []
+  public var alert: String?
+  public var orderBook: OrderBook?
+  public var lastClose: Closure?
+
+  public init() {}
+}
