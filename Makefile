@@ -5,7 +5,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/composable-actor
 FUZZ_SECONDS ?= 20
 
-.PHONY: demo build deps test test-deps unit e2e clients fuzz bench schemas format
+.PHONY: demo build deps test test-deps unit e2e clients asan fuzz bench schemas format
 
 demo: build
 	scripts/demo.sh $(BIN)
@@ -20,8 +20,9 @@ test-deps:
 	scripts/install-test-deps.sh
 
 ## Every test: Swift unit tests, a bounded fuzz run, end-to-end tests through the release binary,
-## and the Python and Node clients' tests (each suite in its own run: they have their own settings).
-test: test-deps build unit fuzz e2e clients
+## the Python and Node clients' tests (each suite in its own run: they have their own settings),
+## and the WebSocket client's tests under AddressSanitizer.
+test: test-deps build unit fuzz e2e clients asan
 
 unit:
 	$(SWIFT) test --disable-swift-testing
@@ -32,6 +33,9 @@ e2e:
 clients:
 	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q clients/python/tests
 	COMPOSABLE_ACTOR_BIN=$(BIN) node --test clients/node/test/
+
+asan:
+	scripts/asan-websocket.sh
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)

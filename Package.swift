@@ -31,6 +31,9 @@ let package = Package(
       name: "CPrimesieve", pkgConfig: "primesieve", providers: [.apt(["libprimesieve-dev"])]),
     .systemLibrary(
       name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(
+      name: "CWebSockets", pkgConfig: "libwebsockets",
+      providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-uv"])]),
     // Typed wrappers of curl's variadic setopt/getinfo, which Swift cannot call.
     .target(name: "CCurlShim", dependencies: ["CCurl"]),
 
@@ -51,8 +54,9 @@ let package = Package(
 
     // HTTP and WebSocket clients on the loop.
     .target(
-      name: "Networking", dependencies: ["EventLoop", "CLibUV", "CCurl", "CCurlShim", "Locks"],
-      exclude: ["WebSocket"], swiftSettings: strict),
+      name: "Networking",
+      dependencies: ["EventLoop", "CLibUV", "CCurl", "CCurlShim", "CWebSockets", "Locks"],
+      swiftSettings: strict),
 
     // Features: state, actions, reducers and the interfaces of their dependencies.
     .target(
@@ -75,7 +79,7 @@ let package = Package(
       name: "LiveDependencies",
       dependencies: [
         "EventLoop", "Networking", "CPrimesieve", "JSON", "Locks", "SharedModels", "PrimesFeature",
-        "RandomTodoFeature", "VotesFeature",
+        "RandomTodoFeature", "VotesFeature", "WebSocketFeature",
       ],
       swiftSettings: strict),
 
@@ -110,10 +114,7 @@ let package = Package(
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
       name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV"],
-      exclude: [
-        "WebSocketClientTests.swift", "WebSocketTestSupport.swift", "WebSocketTLSTests.swift",
-        "WebSocketUnitTests.swift",
-      ], swiftSettings: strict),
+      swiftSettings: strict),
     .testTarget(
       name: "PrimesFeatureTests",
       dependencies: ["PrimesFeature", "ComposableTestSupport"],

@@ -71,6 +71,15 @@ extension ComposableActor {
     @Option(help: ArgumentHelp("Timeout of each HTTP request.", valueName: "seconds"))
     var httpTimeout: Double = 10
 
+    @Option(help: "URL the websocket store connects to.")
+    var websocketURL = "wss://echo.websocket.events"
+
+    @Option(help: ArgumentHelp("Interval of the websocket store's pings.", valueName: "seconds"))
+    var pingInterval: Double = 10
+
+    @Option(help: "Messages the websocket store keeps (the last ones).")
+    var maxReceived = 1000
+
     @Option(help: "Seed of every random choice (the random todo's id); random when not given.")
     var seed: UInt64?
 
@@ -86,6 +95,10 @@ extension ComposableActor {
       guard httpTimeout > 0, httpTimeout.isFinite else {
         throw ValidationError("--http-timeout must be > 0")
       }
+      guard pingInterval > 0, pingInterval.isFinite else {
+        throw ValidationError("--ping-interval must be > 0")
+      }
+      guard maxReceived >= 1 else { throw ValidationError("--max-received must be at least 1") }
       if let caFile, access(caFile, R_OK) != 0 {
         throw ValidationError("--ca-file \(caFile): \(String(cString: strerror(errno)))")
       }

@@ -69,6 +69,7 @@ final class ActorProcess {
   private let output = OutputLines()
   private let session: Session
   private let http: HTTPClient
+  private let webSocket: WebSocketClient
   private let reader: StdinLineReader
   private let writer: StdoutWriter
   private var signals: SignalWatcher?
@@ -86,11 +87,14 @@ final class ActorProcess {
       loop: loop,
       configuration: HTTPConfiguration(
         caFile: options.caFile, userAgent: "composable-actor/\(ComposableActor.version)"))
+    webSocket = WebSocketClient(
+      loop: loop, configuration: WebSocketConfiguration(caFile: options.caFile))
     let seed = options.seed ?? SeededRandom.randomSeed()
     logger.info("random seed: \(seed)")
     let environment = StoreEnvironment(
       loop: loop, options: options,
       http: HTTPJSON(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
+      webSocket: webSocket,
       random: SeededRandom(seed: seed), clock: loop.clock,
       logger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
         logger.debug("\(line)")
@@ -178,8 +182,12 @@ final class ActorProcess {
     reader.close()
     signals?.close()
     let cancelled = session.cancelAllEffects()
-    // The client runs on this same loop executor; closing its handles lets the loop end.
+    // The clients run on this same loop executor; closing their handles lets the loop end.
     http.assumeIsolated { $0.shutdown() }
+    let webSocket = webSocket
+    Task(executorPreference: loop.executor) {
+      await webSocket.shutdown(gracePeriod: .milliseconds(500))
+    }
     drainOutput()
     switch ending {
     case .endOfInput:

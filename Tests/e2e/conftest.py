@@ -9,7 +9,7 @@ from referencing import Registry, Resource
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "servers"))
 import actor  # noqa: E402
-from peers import FixtureServer  # noqa: E402
+from peers import FixtureServer, WebSocketServers  # noqa: E402
 
 
 def load_schemas():
@@ -77,3 +77,10 @@ def fixture_server(fixture_server_process):
     """The HTTP fixture server, with no failure rules and an empty request log."""
     fixture_server_process.reset()
     return fixture_server_process
+
+
+@pytest.fixture(scope="session")
+def ws_servers():
+    servers = WebSocketServers()
+    yield servers
+    servers.stop()

@@ -18,7 +18,7 @@ def test_the_issue_example_prints_exactly_three_lines():
     )
     assert result.returncode == 0
     assert result.stdout.decode().splitlines() == [
-        '{"type":"ready","protocol":1,"stores":["primes","randomTodo","votes"],"version":"0.1.0"}',
+        '{"type":"ready","protocol":1,"stores":["primes","randomTodo","votes","websocket"],"version":"0.1.0"}',
         '{"type":"action","store":"primes","seq":1,"source":"host","action":{"type":"counter.incrTapped"},"patch":[{"op":"replace","path":"/count","value":1}]}',
         '{"type":"exit","reason":"eof","cancelledEffects":0}',
     ]
@@ -99,7 +99,7 @@ def sample(schema):
     if "enum" in schema:
         return schema["enum"][0]
     if "oneOf" in schema:
-        return sample(schema["oneOf"][-1])  # the non-null alternative
+        return sample(next(option for option in schema["oneOf"] if option.get("type") != "null"))
     kind = schema["type"]
     if isinstance(kind, list):
         kind = next(k for k in kind if k != "null")
@@ -108,12 +108,16 @@ def sample(schema):
     return {"integer": max(3, schema.get("minimum", 3)), "string": "x", "boolean": True, "array": []}[kind]
 
 
-def test_describe_lists_every_action_and_each_one_decodes(process, fixture_server):
-    actor = process("--todos-url", fixture_server.url, "--votes-url", fixture_server.url)
+def test_describe_lists_every_action_and_each_one_decodes(process, fixture_server, ws_servers):
+    # Every effect the actions start stays on 127.0.0.1.
+    actor = process(
+        "--todos-url", fixture_server.url, "--votes-url", fixture_server.url,
+        "--websocket-url", ws_servers.url + "/echo",
+    )
     describe = actor.request({"cmd": "describe", "id": 9})
     assert describe["id"] == 9
     stores = {store["name"]: store for store in describe["stores"]}
-    assert list(stores) == actor.ready["stores"] == ["primes", "randomTodo", "votes"]
+    assert list(stores) == actor.ready["stores"] == ["primes", "randomTodo", "votes", "websocket"]
     primes = {action["type"]: action for action in stores["primes"]["actions"]}
     assert primes["counter.incrTapped"]["sentBy"] == "host"
     assert primes["counter.nthPrimeResponse"]["sentBy"] == "effect"

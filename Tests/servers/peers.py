@@ -71,3 +71,11 @@ class FixtureServer(Peer):
     def failing(self, mode):
         """A base URL whose every request fails with `mode` (`status=500`, `malformed`, …)."""
         return f"{self.url}/_fail/{mode}"
+
+
+class WebSocketServers(Peer):
+    """Tests/servers/ws_servers.py: echo, order-book and misbehaving WebSocket servers, chosen
+    by path (`/echo`, `/orderbook`, `/close`, `/drop`, …)."""
+
+    def __init__(self, *args):
+        super().__init__("ws_servers.py", *args)

@@ -1,6 +1,7 @@
 import ComposableCore
 import EventLoop
 import LiveDependencies
+import Networking
 import Protocol
 
 /// What every store's live dependencies are built from: one per process, so all stores share
@@ -9,6 +10,7 @@ struct StoreEnvironment {
   let loop: EventLoop
   let options: ComposableActor.Run
   let http: HTTPJSON
+  let webSocket: WebSocketClient
   let random: SeededRandom
   let clock: any Clock<Duration>
   let logger: ActionLogger
@@ -30,13 +32,14 @@ struct StoreEnvironment {
 enum StoreCatalog {
   static let descriptors = [
     PrimesStore.descriptor, RandomTodoStore.descriptor, VotesStore.descriptor,
+    WebSocketStore.descriptor,
   ]
 
   @StoreActor
   static func makeStores(in environment: StoreEnvironment) -> [any HostedStore] {
     [
       PrimesStore.make(in: environment), RandomTodoStore.make(in: environment),
-      VotesStore.make(in: environment),
+      VotesStore.make(in: environment), WebSocketStore.make(in: environment),
     ]
   }
 }

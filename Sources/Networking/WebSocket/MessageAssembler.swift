@@ -1,0 +1,52 @@
+/// Joins the chunks lws hands over into whole messages, enforcing the size limit and UTF-8.
+///
+/// lws delivers a message as a sequence of chunks: a frame may arrive in several reads, and a
+/// message may span several frames (fragments). A message is complete after the chunk that ends
+/// its final fragment (`lws_is_final_fragment` with nothing left of the frame,
+/// `lws_remaining_packet_payload` = 0). Control frames never reach this type.
+struct MessageAssembler {
+  enum Outcome: Equatable {
+    case incomplete
+    case message(WebSocketMessage)
+    /// The message broke a rule; the socket must close with the error's code.
+    case failure(WebSocketError)
+  }
+
+  let limit: Int
+  private var buffer: [UInt8] = []
+  private var isText = false
+  private var isInMessage = false
+
+  init(limit: Int) {
+    self.limit = limit
+  }
+
+  /// Adds one chunk. `isBinary` describes the message (lws keeps the first frame's opcode for
+  /// its continuations); `remainingInFrame` is what is still to come of the current frame, which
+  /// lets an oversized message fail before it is buffered.
+  mutating func append(
+    _ chunk: UnsafeRawBufferPointer, isBinary: Bool, isFinalFragment: Bool, remainingInFrame: Int
+  ) -> Outcome {
+    if !isInMessage {
+      isInMessage = true
+      isText = !isBinary
+    }
+    guard buffer.count + chunk.count + remainingInFrame <= limit else {
+      reset()
+      return .failure(.messageTooBig(limit: limit))
+    }
+    buffer.append(contentsOf: chunk)
+    guard isFinalFragment && remainingInFrame == 0 else { return .incomplete }
+    defer { reset() }
+    guard isText else { return .message(.binary(buffer)) }
+    guard let text = String(validating: buffer, as: UTF8.self) else {
+      return .failure(.invalidUTF8)
+    }
+    return .message(.text(text))
+  }
+
+  private mutating func reset() {
+    buffer = []
+    isInMessage = false
+  }
+}

@@ -1,0 +1,179 @@
+"""The websocket store end to end: libwebsockets on the loop against Python `websockets` servers."""
+
+import base64
+import json
+import time
+
+import pytest
+
+from peers import WebSocketServers, make_certificates
+
+
+def ws(action, id=None):
+    message = {"store": "websocket", "action": action}
+    if id is not None:
+        message["id"] = id
+    return message
+
+
+def of_type(type):
+    return lambda line: line["type"] == "action" and line["action"]["type"] == type
+
+
+def connect(process, url, *args):
+    actor = process("--websocket-url", url, *args)
+    actor.send(ws("connectButtonTapped"))
+    lines = actor.read_until(lambda line: line["type"] == "action" and line["action"]["type"].startswith("webSocket."))
+    return actor, lines[-1]
+
+
+def received(actor):
+    return actor.read_until(of_type("receivedSocketMessage.success"))[-1]["action"]["value"]
+
+
+def test_connect_welcome_echo_disconnect_reconnect(process, ws_servers):
+    actor, opened = connect(process, ws_servers.url + "/echo")
+    assert opened["action"] == {"type": "webSocket.didOpen", "protocol": None}
+    assert received(actor) == {"text": "Welcome to the echo server"}
+    actor.send(ws({"type": "messageToSendChanged", "value": "Hello"}))
+    actor.send(ws("sendButtonTapped"))
+    assert actor.read_until(of_type("sendButtonTapped"))[-1]["patch"] == [
+        {"op": "replace", "path": "/messageToSend", "value": ""}
+    ]
+    assert received(actor) == {"text": "Hello"}
+    state = actor.snapshot("websocket")["state"]
+    assert state["receivedMessages"] == ["Welcome to the echo server", "Hello"]
+    assert state["connectivityState"] == "connected"
+    disconnected = actor.request(ws("connectButtonTapped"))
+    assert disconnected["patch"] == [{"op": "replace", "path": "/connectivityState", "value": "disconnected"}]
+    assert_no_effect_left(actor)
+
+
+def assert_no_effect_left(actor):
+    """End of input waits for effects in flight: a prompt exit with none cancelled shows that
+    the socket's effects ended."""
+    started = time.monotonic()
+    rest, code = actor.finish()
+    assert code == 0 and rest[-1]["cancelledEffects"] == 0
+    assert time.monotonic() - started < 3
+
+
+def test_reconnecting_clears_the_messages(process, ws_servers):
+    actor, _ = connect(process, ws_servers.url + "/echo")
+    received(actor)
+    actor.request(ws("connectButtonTapped"))
+    actor.send(ws("connectButtonTapped"))
+    opened = actor.read_until(of_type("webSocket.didOpen"))[-1]
+    assert {"op": "remove", "path": "/receivedMessages/0"} in opened["patch"]
+    assert received(actor) == {"text": "Welcome to the echo server"}
+
+
+def test_sending_while_disconnected_shows_the_alert(process, ws_servers):
+    actor = process("--websocket-url", ws_servers.url + "/echo")
+    actor.send(ws({"type": "messageToSendChanged", "value": "Hi"}), ws("sendButtonTapped"))
+    response = actor.read_until(of_type("sendResponse"))[-1]
+    assert response["action"] == {"type": "sendResponse", "didSucceed": False}
+    assert response["patch"] == [{
+        "op": "replace", "path": "/alert",
+        "value": "Could not send socket message. Connect to the server first, and try again.",
+    }]
+    assert actor.request(ws("alertDismissed"))["patch"] == [{"op": "replace", "path": "/alert", "value": None}]
+
+
+def test_a_refused_connection_closes_with_1006(process, ws_servers):
+    _, closed = connect(process, ws_servers.url + "/refuse")
+    assert closed["action"]["type"] == "webSocket.didClose"
+    assert closed["action"]["code"] == 1006 and "403" in closed["action"]["reason"]
+    assert {"op": "replace", "path": "/connectivityState", "value": "disconnected"} in closed["patch"]
+
+
+def test_the_server_closing_with_a_code_is_visible(process, ws_servers):
+    actor, _ = connect(process, ws_servers.url + "/close?code=4001&reason=bye")
+    closed = actor.read_until(of_type("webSocket.didClose"))[-1]
+    assert closed["action"] == {"type": "webSocket.didClose", "code": 4001, "reason": "bye"}
+    state = actor.snapshot("websocket")["state"]
+    assert state["connectivityState"] == "disconnected"
+    assert state["lastClose"] == {"code": 4001, "reason": "bye"}
+    assert_no_effect_left(actor)
+
+
+def test_a_dropped_tcp_connection_disconnects(process, ws_servers):
+    actor, _ = connect(process, ws_servers.url + "/drop")
+    closed = actor.read_until(of_type("webSocket.didClose"))[-1]
+    assert closed["action"]["code"] == 1006
+    assert actor.snapshot("websocket")["state"]["connectivityState"] == "disconnected"
+
+
+def test_pings_reach_the_server_at_the_configured_interval(process, ws_servers):
+    actor, _ = connect(process, ws_servers.url + "/pings", "--ping-interval", "0.2")
+    pings = [json.loads(received(actor)["text"]) for _ in range(3)]
+    assert [ping["pingReceived"] for ping in pings] == [1, 2, 3]
+    for number, ping in enumerate(pings, 1):
+        assert 150 * number <= ping["elapsedMs"] <= 200 * number + 400, pings
+
+
+def test_a_large_message_round_trips(process, ws_servers):
+    # A 1 MiB message does not fit the default input line limit of 1 MiB.
+    actor, _ = connect(process, ws_servers.url + "/echo", "--max-line-bytes", str(2 << 20))
+    received(actor)
+    big = "x" * (1 << 20)
+    actor.send(ws({"type": "messageToSendChanged", "value": big}), ws("sendButtonTapped"))
+    assert received(actor) == {"text": big}
+
+
+def test_a_fragmented_message_is_reassembled(process, ws_servers):
+    actor, _ = connect(process, ws_servers.url + "/fragmented?parts=4")
+    assert received(actor) == {"text": "fragment-0 fragment-1 fragment-2 fragment-3"}
+
+
+def test_text_that_is_not_utf8_fails_the_connection_cleanly(process, ws_servers):
+    actor, _ = connect(process, ws_servers.url + "/badutf8")
+    lines = actor.read_until(of_type("webSocket.didClose"))
+    failure = [line for line in lines if line["action"]["type"] == "receivedSocketMessage.failure"]
+    assert len(failure) == 1 and "UTF-8" in failure[0]["action"]["value"]
+    assert lines[-1]["action"]["code"] == 1007
+    state = actor.snapshot("websocket")["state"]
+    assert state["connectivityState"] == "disconnected" and "UTF-8" in state["alert"]
+
+
+def test_order_books_are_decoded_and_sorted(process, ws_servers):
+    actor, _ = connect(process, ws_servers.url + "/orderbook?count=2&interval_ms=20&junk=1")
+    subscribed = actor.request(ws({"type": "subscribeOrderBook", "codes": ["KRW-BTC"]}))
+    assert subscribed["action"]["codes"] == ["KRW-BTC"]
+    lines = actor.read_until(lambda line: line["type"] == "action" and line["action"]["type"] == "receivedSocketMessage.success" and len(actor.lines) > 0 and sum(1 for l in actor.lines if l.get("action", {}).get("type") == "receivedSocketMessage.success") == 3)
+    frames = [line for line in lines if line["action"]["type"] == "receivedSocketMessage.success"]
+    decoded = [json.loads(base64.b64decode(frame["action"]["value"]["binary"])) for frame in frames]
+    books = [frame for frame in decoded if frame.get("type") == "orderbook"]
+    assert len(books) == 2
+    state = actor.snapshot("websocket")["state"]
+    book, last = state["orderBook"], books[-1]
+    assert book["code"] == "KRW-BTC" and book["timestamp"] == last["timestamp"]
+    assert book["totalAskSize"] == last["total_ask_size"]
+    units = last["orderbook_units"]
+    assert book["asks"] == sorted(({"price": u["ask_price"], "size": u["ask_size"]} for u in units), key=lambda l: -l["price"])
+    assert book["bids"] == sorted(({"price": u["bid_price"], "size": u["bid_size"]} for u in units), key=lambda l: -l["price"])
+    assert [level["price"] for level in book["asks"]] != [u["ask_price"] for u in units], "the server sends them unsorted"
+    # The junk frame is not an order book: it is listed, as base64.
+    (junk,) = [frame for frame in frames if json.loads(base64.b64decode(frame["action"]["value"]["binary"])).get("error")]
+    assert state["receivedMessages"] == [junk["action"]["value"]["binary"]]
+
+
+@pytest.fixture(scope="module")
+def wss_servers(tmp_path_factory):
+    certificates = make_certificates(tmp_path_factory.mktemp("wss"))
+    servers = WebSocketServers("--tls-cert", certificates.cert_file, "--tls-key", certificates.key_file)
+    servers.ca_file = certificates.ca_file
+    yield servers
+    servers.stop()
+
+
+def test_wss_with_the_test_ca_works(process, wss_servers):
+    assert wss_servers.url.startswith("wss://")
+    actor, opened = connect(process, wss_servers.url + "/echo", "--ca-file", wss_servers.ca_file)
+    assert opened["action"]["type"] == "webSocket.didOpen"
+    assert received(actor) == {"text": "Welcome to the echo server"}
+
+
+def test_wss_without_the_ca_is_refused(process, wss_servers):
+    _, closed = connect(process, wss_servers.url + "/echo")
+    assert closed["action"]["type"] == "webSocket.didClose" and closed["action"]["code"] == 1006
