@@ -71,16 +71,22 @@ final class VotesReducerTests: XCTestCase {
     store.receive(.task(.willRun)) { $0.runningTasks = 3 }
   }
 
-  func testLoadingShowsUntilAllThreeFinishedThenEnds() {
-    let store = makeStore()
-    appear(store)
-    store.receive(.isLoading(true)) { $0.isLoading = true }
-    store.advance(by: .milliseconds(100))
+  /// A load's result and its `didFinish`, which leaves `stillRunning` loads.
+  private func receiveCategories(_ store: TestStore<VotesState, VotesAction>, stillRunning: Int) {
     store.receive(.inner(.updateVoteHeaderCategory(.success(Self.categories)))) {
       $0.categories = Self.categories
     }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 2 }
-    store.advance(by: .milliseconds(150))
+    store.receive(.task(.didFinish)) { $0.runningTasks = stillRunning }
+  }
+
+  private func receivePopular(_ store: TestStore<VotesState, VotesAction>, stillRunning: Int) {
+    store.receive(.inner(.updatePopularItems(.success(Self.popular)))) {
+      $0.popularItems = Self.popular
+    }
+    store.receive(.task(.didFinish)) { $0.runningTasks = stillRunning }
+  }
+
+  private func receiveFirstPage(_ store: TestStore<VotesState, VotesAction>, stillRunning: Int) {
     let firstPage = Self.votes(page: 1, size: 2, category: nil)
     store.receive(.inner(.updateVoteItems(.success(firstPage)))) {
       $0.voteItems = firstPage.items
@@ -88,7 +94,17 @@ final class VotesReducerTests: XCTestCase {
       $0.hasNext = true
       $0.pageInFlight = nil
     }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 1 }
+    store.receive(.task(.didFinish)) { $0.runningTasks = stillRunning }
+  }
+
+  func testLoadingShowsUntilAllThreeFinishedThenEnds() {
+    let store = makeStore()
+    appear(store)
+    store.receive(.isLoading(true)) { $0.isLoading = true }
+    store.advance(by: .milliseconds(100))
+    receiveCategories(store, stillRunning: 2)
+    store.advance(by: .milliseconds(150))
+    receiveFirstPage(store, stillRunning: 1)
     store.advance(by: .milliseconds(50))
     store.receive(.inner(.updatePopularItems(.success(Self.popular)))) {
       $0.popularItems = Self.popular
@@ -105,22 +121,9 @@ final class VotesReducerTests: XCTestCase {
     appear(store)
     store.receive(.isLoading(true)) { $0.isLoading = true }
     store.advance(by: .milliseconds(30))
-    store.receive(.inner(.updateVoteHeaderCategory(.success(Self.categories)))) {
-      $0.categories = Self.categories
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 2 }
-    store.receive(.inner(.updatePopularItems(.success(Self.popular)))) {
-      $0.popularItems = Self.popular
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 1 }
-    let firstPage = Self.votes(page: 1, size: 2, category: nil)
-    store.receive(.inner(.updateVoteItems(.success(firstPage)))) {
-      $0.voteItems = firstPage.items
-      $0.page = 1
-      $0.hasNext = true
-      $0.pageInFlight = nil
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 0 }
+    receiveCategories(store, stillRunning: 2)
+    receivePopular(store, stillRunning: 1)
+    receiveFirstPage(store, stillRunning: 0)
     store.advance(by: .milliseconds(169))
     store.advance(by: .milliseconds(1))
     store.receive(.isLoading(false)) { $0.isLoading = false }
@@ -132,18 +135,8 @@ final class VotesReducerTests: XCTestCase {
     appear(store)
     store.receive(.isLoading(true)) { $0.isLoading = true }
     store.advance(by: .milliseconds(300))
-    store.receive(.inner(.updateVoteHeaderCategory(.success(Self.categories)))) {
-      $0.categories = Self.categories
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 2 }
-    let firstPage = Self.votes(page: 1, size: 2, category: nil)
-    store.receive(.inner(.updateVoteItems(.success(firstPage)))) {
-      $0.voteItems = firstPage.items
-      $0.page = 1
-      $0.hasNext = true
-      $0.pageInFlight = nil
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 1 }
+    receiveCategories(store, stillRunning: 2)
+    receiveFirstPage(store, stillRunning: 1)
     store.receive(.inner(.updatePopularItems(.failure(Self.failure)))) {
       $0.errors.popular = Self.failure
     }
@@ -164,22 +157,9 @@ final class VotesReducerTests: XCTestCase {
 
   /// The rest of a default-latency initial load, once 300 ms have passed.
   private func finishInitialLoad(_ store: TestStore<VotesState, VotesAction>) {
-    store.receive(.inner(.updateVoteHeaderCategory(.success(Self.categories)))) {
-      $0.categories = Self.categories
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 2 }
-    let firstPage = Self.votes(page: 1, size: 2, category: nil)
-    store.receive(.inner(.updateVoteItems(.success(firstPage)))) {
-      $0.voteItems = firstPage.items
-      $0.page = 1
-      $0.hasNext = true
-      $0.pageInFlight = nil
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 1 }
-    store.receive(.inner(.updatePopularItems(.success(Self.popular)))) {
-      $0.popularItems = Self.popular
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 0 }
+    receiveCategories(store, stillRunning: 2)
+    receiveFirstPage(store, stillRunning: 1)
+    receivePopular(store, stillRunning: 0)
     store.receive(.isLoading(false)) { $0.isLoading = false }
   }
 
@@ -234,10 +214,7 @@ final class VotesReducerTests: XCTestCase {
     appear(store)
     store.receive(.isLoading(true)) { $0.isLoading = true }
     store.advance(by: .milliseconds(100))
-    store.receive(.inner(.updateVoteHeaderCategory(.success(Self.categories)))) {
-      $0.categories = Self.categories
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 2 }
+    receiveCategories(store, stillRunning: 2)
     store.send(.refresh) {
       $0.runningTasks = 0
       $0.pageInFlight = nil
@@ -263,10 +240,7 @@ final class VotesReducerTests: XCTestCase {
     store.receive(.task(.willRun)) { $0.runningTasks = 3 }
     store.send(.categorySelected("tech"))
     store.advance(by: .milliseconds(300))
-    store.receive(.inner(.updateVoteHeaderCategory(.success(Self.categories)))) {
-      $0.categories = Self.categories
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 2 }
+    receiveCategories(store, stillRunning: 2)
     let techPage = Self.votes(page: 1, size: 2, category: "tech")
     store.receive(.inner(.updateVoteItems(.success(techPage)))) {
       $0.voteItems = techPage.items
@@ -275,10 +249,7 @@ final class VotesReducerTests: XCTestCase {
       $0.pageInFlight = nil
     }
     store.receive(.task(.didFinish)) { $0.runningTasks = 1 }
-    store.receive(.inner(.updatePopularItems(.success(Self.popular)))) {
-      $0.popularItems = Self.popular
-    }
-    store.receive(.task(.didFinish)) { $0.runningTasks = 0 }
+    receivePopular(store, stillRunning: 0)
     store.receive(.isLoading(false)) { $0.isLoading = false }
     store.finish()
     XCTAssertEqual(votesRequests.value, ["1 all", "1 tech"])

@@ -126,11 +126,7 @@ def test_describe_lists_every_action_and_each_one_decodes(process, fixture_serve
             payload = sample(action["payload"])
             wire = {"type": action["type"], **payload}
             actor.send({"store": name, "action": wire, "id": action["type"]})
-            (line,) = [
-                line
-                for line in actor.read_until(lambda line: line.get("id") == action["type"] and line.get("source") == "host")
-                if line.get("id") == action["type"] and line.get("source") == "host"
-            ]
+            line = actor.read_until(lambda line: line.get("id") == action["type"] and line.get("source") == "host")[-1]
             assert line["type"] == "action" and line["store"] == name, line
             assert line["action"] == wire
 

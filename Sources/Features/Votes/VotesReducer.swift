@@ -34,10 +34,6 @@ public struct VotesReducer: Reducer {
     case .categorySelected(let category):
       guard category != state.selectedCategory else { return .none }
       state.selectedCategory = category
-      if state.pageInFlight != nil {
-        // The page in flight is of the old category: its load is cancelled, never finishes.
-        state.runningTasks -= 1
-      }
       return loadVotes(page: 1, &state)
 
     case .getVoteHeaderSectionItems:
@@ -55,7 +51,6 @@ public struct VotesReducer: Reducer {
       }
 
     case .getInitialVoteItems:
-      if state.pageInFlight != nil { state.runningTasks -= 1 }
       return loadVotes(page: 1, &state)
 
     case .loadNextPage:
@@ -112,7 +107,10 @@ public struct VotesReducer: Reducer {
       .send(.getVoteHeaderSectionItems), .send(.getPopularVoteItems), .send(.getInitialVoteItems))
   }
 
+  /// Loads a page of votes; a page still loading is cancelled (`cancelInFlight`) and so never
+  /// finishes, which the count must know.
   private func loadVotes(page: Int, _ state: inout VotesState) -> Effect<VotesAction> {
+    if state.pageInFlight != nil { state.runningTasks -= 1 }
     state.pageInFlight = page
     let (size, category) = (dependencies.pageSize, state.selectedCategory)
     return tracked(CancelID.votes) { [dependencies] in
