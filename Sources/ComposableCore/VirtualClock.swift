@@ -75,21 +75,29 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   /// Moves time forward to `target` (never backwards), waking sleepers in deadline order and
   /// calling `settle` after each group of wake-ups that share a deadline.
   public func advance(to target: Instant, settle: () -> Void) {
-    while let woken = wakeNextSleepers(notAfter: target) {
-      for sleeper in woken { sleeper.continuation.resume() }
-      settle()
-    }
-    lock.withLock { current = max(current, target) }
+    while wakeNextSleepers(notAfter: target) { settle() }
+    move(to: target)
     settle()
   }
 
-  private func wakeNextSleepers(notAfter target: Instant) -> [Sleeper]? {
-    lock.withLock {
-      guard let deadline = sleepers.map(\.deadline).min(), deadline <= target else { return nil }
+  /// The step of an advance whose settling is asynchronous: moves time to the earliest
+  /// deadline if it is not after `target`, and wakes every sleeper due then (in the order they
+  /// went to sleep). Returns false, changing nothing, when no deadline is that early.
+  public func wakeNextSleepers(notAfter target: Instant) -> Bool {
+    let woken: [Sleeper] = lock.withLock {
+      guard let deadline = sleepers.map(\.deadline).min(), deadline <= target else { return [] }
       current = max(current, deadline)
       let woken = sleepers.filter { $0.deadline == deadline }
       sleepers.removeAll { $0.deadline == deadline }
       return woken
     }
+    for sleeper in woken { sleeper.continuation.resume() }
+    return !woken.isEmpty
+  }
+
+  /// Moves time to `target` if it is later, without waking anyone: call it once
+  /// ``wakeNextSleepers(notAfter:)`` returned false.
+  public func move(to target: Instant) {
+    lock.withLock { current = max(current, target) }
   }
 }

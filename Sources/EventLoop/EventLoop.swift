@@ -20,6 +20,9 @@ public final class EventLoop: @unchecked Sendable {
   /// Handles opened through `openHandle` and not closed yet; loop thread only.
   var ownedHandles = Set<UnsafeMutableRawPointer>()
 
+  /// `ThreadPool.run` calls submitted and not completed; loop thread only.
+  public internal(set) var poolWorkInFlight = 0
+
   /// Set by `shutdown()`: new handles, sleeps and pool work are refused from then on.
   private(set) var isShuttingDown = false
   private var isClosed = false

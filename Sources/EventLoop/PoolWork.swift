@@ -49,6 +49,7 @@ final class PoolWork<Value: Sendable>: PoolJob, @unchecked Sendable {
     }
     self.continuation = continuation
     isQueued = true
+    loop.poolWorkInFlight += 1
   }
 
   /// From the task's cancellation handler, on any thread.
@@ -72,6 +73,7 @@ final class PoolWork<Value: Sendable>: PoolJob, @unchecked Sendable {
 
   fileprivate func complete(status: Int32) {
     isQueued = false
+    loop.poolWorkInFlight -= 1
     guard let continuation else { return }
     self.continuation = nil
     if status == UV_ECANCELED.rawValue {

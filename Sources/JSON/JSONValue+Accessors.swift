@@ -43,4 +43,11 @@ extension JSONValue {
   public var objectValue: JSONObject? {
     if case .object(let value) = self { value } else { nil }
   }
+
+  /// The strings, when this is an array of strings only.
+  public var stringArray: [String]? {
+    guard let array = arrayValue else { return nil }
+    let strings = array.compactMap(\.stringValue)
+    return strings.count == array.count ? strings : nil
+  }
 }

@@ -5,19 +5,29 @@ import SharedModels
 /// GETs a URL and decodes its JSON body; every failure is a ``RequestFailure``, so features see
 /// one error type whatever went wrong.
 public struct HTTPJSON: Sendable {
-  let client: HTTPClient
+  /// GETs a URL within a timeout; throws ``HTTPError`` for every failure of the request.
+  public typealias Fetch =
+    @Sendable (_ url: String, _ timeout: Duration) async throws ->
+    HTTPResponse
+
+  let fetch: Fetch
   /// For each whole request, connecting and redirects included.
   let timeout: Duration
 
-  public init(client: HTTPClient, timeout: Duration) {
-    self.client = client
+  /// Requests through `fetch`: the product's client, or canned answers in a scenario.
+  public init(timeout: Duration, fetch: @escaping Fetch) {
+    self.fetch = fetch
     self.timeout = timeout
+  }
+
+  public init(client: HTTPClient, timeout: Duration) {
+    self.init(timeout: timeout) { url, timeout in try await client.get(url, timeout: timeout) }
   }
 
   func get<T: Decodable>(_ type: T.Type, from url: String) async throws -> T {
     let response: HTTPResponse
     do {
-      response = try await client.get(url, timeout: timeout)
+      response = try await fetch(url, timeout)
     } catch let error as HTTPError {
       throw RequestFailure(error)
     }

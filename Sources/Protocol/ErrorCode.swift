@@ -23,6 +23,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case unknownCommand = "unknown_command"
   /// A command's arguments are wrong.
   case invalidCommand = "invalid_command"
+  /// `advance` or `settle` without `--clock virtual`.
+  case clockNotVirtual = "clock_not_virtual"
 }
 
 /// A line the session refused: it changed nothing.

@@ -9,6 +9,9 @@ import JSON
 @StoreActor
 public final class OutputLines {
   public private(set) var bytes: [UInt8] = []
+  /// Gets each `action` line (newline included) as it is written: for `--record`.
+  public var didWriteActionLine: ((ArraySlice<UInt8>) -> Void)?
+  private var actionLineStart: Int?
 
   public init() {
     bytes.reserveCapacity(64 * 1024)
@@ -38,6 +41,7 @@ public final class OutputLines {
   func beginActionLine(
     store: String, seq: Int, id: JSONValue?, source: ActionSource, action: JSONValue
   ) {
+    if didWriteActionLine != nil { actionLineStart = bytes.count }
     raw(#"{"type":"action","store":"#)
     JSONWriter.writeString(store, into: &bytes)
     raw(#","seq":"#)
@@ -72,6 +76,10 @@ public final class OutputLines {
       operation.write(into: &bytes)
     }
     raw("]}\n")
+    if let start = actionLineStart {
+      actionLineStart = nil
+      didWriteActionLine?(bytes[start...])
+    }
   }
 
   public func snapshot(store: String, seq: Int, id: JSONValue?, state: JSONValue) {
@@ -90,6 +98,22 @@ public final class OutputLines {
     optionalID(id)
     raw(#","stores":"#)
     JSONValue.array(stores).write(into: &bytes)
+    raw("}\n")
+  }
+
+  /// Ends an `advance`: `now` is the virtual time since start, in milliseconds.
+  public func advanced(ms: Int, now: Int, id: JSONValue?) {
+    raw(#"{"type":"advanced","ms":"#)
+    JSONWriter.writeInt(ms, into: &bytes)
+    raw(#","now":"#)
+    JSONWriter.writeInt(now, into: &bytes)
+    optionalID(id)
+    raw("}\n")
+  }
+
+  public func settled(id: JSONValue?) {
+    raw(#"{"type":"settled""#)
+    optionalID(id)
     raw("}\n")
   }
 

@@ -1,6 +1,16 @@
 import ComposableCore
 import JSON
 
+/// Moves a virtual clock on behalf of the `advance` and `settle` commands.
+@StoreActor
+public protocol TimeControl: AnyObject {
+  /// Moves time forward by `ms`, letting everything due run and settle on the way; then calls
+  /// `completion` with the virtual time since start, in milliseconds.
+  func advance(byMilliseconds ms: Int, completion: @escaping (_ now: Int) -> Void)
+  /// Calls `completion` once no effect can make progress without time or I/O.
+  func settle(completion: @escaping () -> Void)
+}
+
 /// Reads input lines and dispatches them: actions to their stores, commands to their handlers,
 /// and a refused line to an `error` line that leaves every state as it was.
 @StoreActor
@@ -9,11 +19,21 @@ public final class Session {
   public let maxDepth: Int
   /// Called when the host sends `{"cmd":"quit"}`; later lines are ignored.
   public var didRequestQuit: (() -> Void)?
+  /// Moves virtual time for `advance` and `settle`; nil under the live clock, where both are
+  /// refused.
+  public var timeControl: (any TimeControl)?
+  /// Called with true when an `advance` or `settle` starts holding input back, and with false
+  /// when the held lines were handled: the place to pause and resume reading.
+  public var isHoldingInputChanged: ((Bool) -> Void)?
 
   private let stores: [String: any HostedStore]
   private let storeNames: [String]
   private let sequence: ActionSequence
   private var hasQuit = false
+  /// Lines that arrived while an `advance` or `settle` ran; they wait for it, in order.
+  private var heldLines: [(bytes: [UInt8], lineNumber: Int)] = []
+  private var isHoldingInput = false
+  private var afterHeldInput: [() -> Void] = []
 
   public init(
     stores: [any HostedStore], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64
@@ -47,8 +67,18 @@ public final class Session {
     for name in storeNames { stores[name]?.endTick() }
   }
 
+  /// Runs `body` once every line received so far was handled: now, or when the running
+  /// `advance` or `settle` and the lines held behind it are done.
+  public func whenInputHandled(_ body: @escaping () -> Void) {
+    if isHoldingInput { afterHeldInput.append(body) } else { body() }
+  }
+
   public func handleLine(_ bytes: UnsafeRawBufferPointer, lineNumber: Int) {
     guard !hasQuit, !Self.isBlank(bytes) else { return }
+    guard !isHoldingInput else {
+      heldLines.append((Array(bytes), lineNumber))
+      return
+    }
     let value: JSONValue
     do {
       value = try JSONParser.parse(bytes, maxDepth: maxDepth)
@@ -121,13 +151,67 @@ public final class Session {
       try expectArguments([])
       hasQuit = true
       didRequestQuit?()
+    case "advance":
+      try expectArguments(["ms"])
+      guard case .int(let ms)? = arguments["ms"], (0...Self.maxAdvance).contains(ms) else {
+        throw fail(
+          "advance: \"ms\" (whole milliseconds, 0 to \(Self.maxAdvance)) is required")
+      }
+      let timeControl = try virtualTime(command, id: id)
+      holdInput()
+      timeControl.advance(byMilliseconds: ms) { [unowned self] now in
+        output.advanced(ms: ms, now: now, id: id)
+        releaseInput()
+      }
+    case "settle":
+      try expectArguments([])
+      let timeControl = try virtualTime(command, id: id)
+      holdInput()
+      timeControl.settle { [unowned self] in
+        output.settled(id: id)
+        releaseInput()
+      }
     default:
       throw InputError(
         id: id,
         ProtocolError(
           .unknownCommand,
-          "no command named \"\(command)\"; the commands are snapshot, describe, quit"))
+          "no command named \"\(command)\"; the commands are snapshot, describe, quit, "
+            + "advance, settle"))
     }
+  }
+
+  /// A century: more than any test needs, and far from overflowing a `Duration`.
+  static let maxAdvance = 100 * 366 * 86_400_000
+
+  private func virtualTime(_ command: String, id: JSONValue?) throws(InputError) -> any TimeControl
+  {
+    guard let timeControl else {
+      throw InputError(
+        id: id,
+        ProtocolError(
+          .clockNotVirtual, "\(command) needs a virtual clock: start with --clock virtual"))
+    }
+    return timeControl
+  }
+
+  private func holdInput() {
+    isHoldingInput = true
+    isHoldingInputChanged?(true)
+  }
+
+  /// Handles the held lines in order until one of them holds input again.
+  private func releaseInput() {
+    isHoldingInput = false
+    while !isHoldingInput && !heldLines.isEmpty {
+      let (bytes, lineNumber) = heldLines.removeFirst()
+      bytes.withUnsafeBytes { handleLine($0, lineNumber: lineNumber) }
+    }
+    guard !isHoldingInput else { return }
+    isHoldingInputChanged?(false)
+    let waiting = afterHeldInput
+    afterHeldInput = []
+    for body in waiting { body() }
   }
 
   /// Lines of spaces and tabs count as empty, like the empty lines the reader already skips.

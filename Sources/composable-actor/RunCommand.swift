@@ -83,6 +83,19 @@ extension ComposableActor {
     @Option(help: "Seed of every random choice (the random todo's id); random when not given.")
     var seed: UInt64?
 
+    @Option(
+      help: ArgumentHelp(
+        "live: real time. virtual: time starts at 0 and moves only on {\"cmd\":\"advance\"}; "
+          + "{\"cmd\":\"settle\"} waits for effects; end of input settles, then cancels what "
+          + "is left."))
+    var clock: ClockMode = .live
+
+    @Option(
+      help: ArgumentHelp(
+        "Write a log of every reduced action (time, source, id, patch) for `replay`.",
+        valueName: "path"))
+    var record: String?
+
     func validate() throws {
       guard maxLineBytes >= 64 else {
         throw ValidationError("--max-line-bytes must be at least 64")
@@ -99,6 +112,9 @@ extension ComposableActor {
         throw ValidationError("--ping-interval must be > 0")
       }
       guard maxReceived >= 1 else { throw ValidationError("--max-received must be at least 1") }
+      if record != nil && emit != .actions {
+        throw ValidationError("--record needs --emit actions: it logs one patch per action")
+      }
       if let caFile, access(caFile, R_OK) != 0 {
         throw ValidationError("--ca-file \(caFile): \(String(cString: strerror(errno)))")
       }
@@ -120,5 +136,11 @@ extension ComposableActor {
 }
 
 extension EmitMode: ExpressibleByArgument {}
+
+/// Where stores' time comes from.
+enum ClockMode: String, CaseIterable, ExpressibleByArgument {
+  case live
+  case virtual
+}
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}

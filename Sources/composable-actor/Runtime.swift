@@ -70,12 +70,20 @@ final class ActorProcess {
   private let session: Session
   private let http: HTTPClient
   private let webSocket: WebSocketClient
+  private let time: ActionTime
+  private let virtualTime: VirtualTimeControl?
+  private let recorder: Recorder?
   private let reader: StdinLineReader
   private let writer: StdoutWriter
   private var signals: SignalWatcher?
   private var lingerTask: Task<Void, Never>?
   private var inputEnded = false
+  /// Input ended and every line of it was handled (none is held behind an `advance`).
+  private var allInputHandled = false
   private var isFinished = false
+  /// Reading pauses while either holds: stdout is backed up, or an `advance` runs.
+  private var isBackpressured = false
+  private var isHoldingInput = false
   private(set) var exitCode: Int32 = 0
 
   init(loop: EventLoop, options: ComposableActor.Run, logger: Logger) throws {
@@ -91,18 +99,43 @@ final class ActorProcess {
       loop: loop, configuration: WebSocketConfiguration(caFile: options.caFile))
     let seed = options.seed ?? SeededRandom.randomSeed()
     logger.info("random seed: \(seed)")
+    let clock: any Clock<Duration>
+    switch options.clock {
+    case .live:
+      clock = loop.clock
+      time = .wall()
+      virtualTime = nil
+    case .virtual:
+      let virtualClock = VirtualClock()
+      clock = virtualClock
+      time = .virtual(virtualClock)
+      virtualTime = try VirtualTimeControl(clock: virtualClock, loop: loop)
+    }
     let environment = StoreEnvironment(
-      loop: loop, options: options,
+      options: options, threadPool: loop.threadPool,
       http: HTTPJSON(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
-      webSocket: webSocket,
-      random: SeededRandom(seed: seed), clock: loop.clock,
+      webSocket: .live(webSocket), nthPrime: nil,
+      random: SeededRandom(seed: seed), clock: clock, time: time,
       logger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
         logger.debug("\(line)")
       },
       output: output, sequence: sequence)
+    let stores = StoreCatalog.makeStores(in: environment)
     session = Session(
-      stores: StoreCatalog.makeStores(in: environment), output: output, sequence: sequence,
-      maxDepth: options.maxDepth)
+      stores: stores, output: output, sequence: sequence, maxDepth: options.maxDepth)
+    session.timeControl = virtualTime
+    if let path = options.record {
+      let recorder = try Recorder(
+        path: path,
+        header: RecordingHeader(
+          stores: stores.map(\.name), arguments: options.recordedArguments, seed: seed,
+          clock: options.clock, startTime: time.start))
+      let time = time
+      output.didWriteActionLine = { line in recorder.record(line, elapsed: time.elapsed) }
+      self.recorder = recorder
+    } else {
+      recorder = nil
+    }
     writer = try StdoutWriter(loop: loop)
     reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)
   }
@@ -111,13 +144,22 @@ final class ActorProcess {
     session.writeReady(version: ComposableActor.version)
     session.didRequestQuit = { [unowned self] in finish(.quit) }
     session.onStoreIdle { [unowned self] in
-      if inputEnded && self.session.effectsInFlight == 0 { finish(.endOfInput) }
+      if allInputHandled && self.session.effectsInFlight == 0 { finish(.endOfInput) }
     }
     let session = session
-    let reader = reader
     writer.willFlush = { [unowned self] in StoreActor.assumeIsolated { drainOutput() } }
-    writer.onBackpressure = { isBackpressured in
-      StoreActor.assumeIsolated { isBackpressured ? reader.pause() : reader.resume() }
+    writer.onBackpressure = { [unowned self] isBackpressured in
+      StoreActor.assumeIsolated {
+        self.isBackpressured = isBackpressured
+        updateReading()
+      }
+    }
+    session.isHoldingInputChanged = { [unowned self] isHolding in
+      isHoldingInput = isHolding
+      updateReading()
+      // The line that ended the hold was written from a check callback, possibly after this
+      // iteration's flush: hand it over now rather than when the next input arrives.
+      if !isHolding { drainOutput() }
     }
     writer.onClosed = { [unowned self] message in
       StoreActor.assumeIsolated { finish(.stdoutClosed(message)) }
@@ -152,14 +194,30 @@ final class ActorProcess {
     drainOutput()
   }
 
+  private func updateReading() {
+    isBackpressured || isHoldingInput ? reader.pause() : reader.resume()
+  }
+
   private func drainOutput() {
     session.endTick()
+    time.endTick()
+    recorder?.flush()
     output.drain { writer.append($0) }
   }
 
+  /// Under the virtual clock, what is left after settling waits for time that will not come:
+  /// it is cancelled at once. Live, effects get up to `--linger` seconds.
   private func endOfInput() {
     guard !inputEnded else { return }
     inputEnded = true
+    session.whenInputHandled { [unowned self] in
+      allInputHandled = true
+      guard let virtualTime else { return lingerForEffects() }
+      virtualTime.settle { [unowned self] in finish(.endOfInput) }
+    }
+  }
+
+  private func lingerForEffects() {
     let running = session.effectsInFlight
     guard running > 0 else { return finish(.endOfInput) }
     logger.info("end of input: waiting up to \(options.linger) s for \(running) effect(s)")
@@ -181,6 +239,7 @@ final class ActorProcess {
     lingerTask?.cancel()
     reader.close()
     signals?.close()
+    virtualTime?.close()
     let cancelled = session.cancelAllEffects()
     // The clients run on this same loop executor; closing their handles lets the loop end.
     http.assumeIsolated { $0.shutdown() }
@@ -204,6 +263,10 @@ final class ActorProcess {
     }
     if cancelled > 0 { logger.info("cancelled \(cancelled) effect(s)") }
     output.drain { writer.append($0) }
+    if let failure = recorder?.close() {
+      logger.error("the recording is incomplete: \(failure)")
+      if exitCode == 0 { exitCode = 74 }
+    }
     writer.flushSynchronously()
     writer.close()
   }

@@ -10,9 +10,12 @@ enum PrimesStore {
   @StoreActor
   static func make(in environment: StoreEnvironment) -> StoreHost<PrimesState, PrimesAction> {
     let options = environment.options
-    let threadPool = environment.loop.threadPool
+    let threadPool = environment.threadPool
+    let time = environment.time
     let nthPrime: NthPrimeClient =
-      if let appID = options.wolframAppID {
+      if let answers = environment.nthPrime {
+        answers
+      } else if let appID = options.wolframAppID {
         .wolfram(http: environment.http, baseURL: options.wolframURL, appID: appID)
       } else {
         .primesieve(threadPool: threadPool, largestN: options.maxNthPrime)
@@ -21,7 +24,7 @@ enum PrimesStore {
     let dependencies = PrimesDependencies(
       nthPrime: nthPrime,
       favoritePrimes: .file(path: "\(dataDirectory)/favorite-primes.json", threadPool: threadPool),
-      now: WallClock.nowMilliseconds,
+      now: { time.now() },
       logger: environment.logger)
     let store = Store(
       initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies))

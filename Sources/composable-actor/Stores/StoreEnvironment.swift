@@ -1,18 +1,26 @@
 import ComposableCore
 import EventLoop
 import LiveDependencies
-import Networking
+import PrimesFeature
 import Protocol
+import WebSocketFeature
 
-/// What every store's live dependencies are built from: one per process, so all stores share
-/// the loop, the HTTP client, the clock and the random source.
+/// What every store's dependencies are built from: one per run, so all stores share the HTTP
+/// transport, the sockets, the clock and the random source.
+///
+/// The run command fills it with live services; a scenario with canned HTTP answers, a
+/// scripted WebSocket peer and nth-prime answers; a replay with services no effect reaches
+/// (effects do not run). The stores are built the same way from any of them.
 struct StoreEnvironment {
-  let loop: EventLoop
   let options: ComposableActor.Run
+  let threadPool: ThreadPool
   let http: HTTPJSON
-  let webSocket: WebSocketClient
+  let webSocket: WebSocketFeature.WebSocketClient
+  /// Answers instead of `--wolfram-app-id` or libprimesieve, when set.
+  let nthPrime: NthPrimeClient?
   let random: SeededRandom
   let clock: any Clock<Duration>
+  let time: ActionTime
   let logger: ActionLogger
   let output: OutputLines
   let sequence: ActionSequence

@@ -12,7 +12,7 @@ enum WebSocketStore {
     let options = environment.options
     let random = environment.random
     let dependencies = WebSocketDependencies(
-      webSocket: .live(environment.webSocket), url: options.websocketURL,
+      webSocket: environment.webSocket, url: options.websocketURL,
       clock: environment.clock, pingInterval: .milliseconds(Int64(options.pingInterval * 1000)),
       maxReceivedMessages: options.maxReceived, orderBook: .upbit,
       ticket: { "composable-actor-\(random.int(in: 0...Int.max))" })

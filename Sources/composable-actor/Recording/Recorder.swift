@@ -1,0 +1,69 @@
+import JSON
+import Protocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Writes `--record FILE`: a header line, then every reduced action's line as printed, with
+/// `t` (milliseconds since start) added.
+///
+/// The bytes are the ones stdout gets, so recording costs a copy and a buffered write per
+/// action; the file is flushed once per loop iteration and at exit. See `RecordingFile` for
+/// the format.
+final class Recorder {
+  private let file: UnsafeMutablePointer<FILE>
+  private let path: String
+  private var line: [UInt8] = []
+  private(set) var failure: String?
+
+  init(path: String, header: RecordingHeader) throws(RecorderError) {
+    guard let file = fopen(path, "w") else {
+      throw RecorderError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+    self.file = file
+    self.path = path
+    setvbuf(file, nil, _IOFBF, 256 * 1024)
+    var bytes = header.json.serialized
+    bytes.append(UInt8(ascii: "\n"))
+    write(bytes[...])
+  }
+
+  /// `action` is one `action` line, newline included.
+  func record(_ action: ArraySlice<UInt8>, elapsed: Int) {
+    guard failure == nil, action.count > 2 else { return }
+    line.removeAll(keepingCapacity: true)
+    line.append(contentsOf: action.dropLast(2))
+    line.append(contentsOf: #","t":"#.utf8)
+    JSONWriter.writeInt(elapsed, into: &line)
+    line.append(contentsOf: "}\n".utf8)
+    write(line[...])
+  }
+
+  func flush() {
+    guard failure == nil else { return }
+    if fflush(file) != 0 { fail() }
+  }
+
+  /// Flushes and closes; returns the error that stopped the recording, if one did.
+  func close() -> String? {
+    flush()
+    if fclose(file) != 0 && failure == nil { fail() }
+    return failure
+  }
+
+  private func write(_ bytes: ArraySlice<UInt8>) {
+    guard failure == nil else { return }
+    let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    if written != bytes.count { fail() }
+  }
+
+  private func fail() {
+    failure = "writing \(path) failed: \(String(cString: strerror(errno)))"
+  }
+}
+
+struct RecorderError: Error, CustomStringConvertible {
+  let message: String
+  var description: String { message }
+}

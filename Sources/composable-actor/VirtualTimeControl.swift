@@ -1,0 +1,45 @@
+import ComposableCore
+import EventLoop
+import Protocol
+
+/// `advance` and `settle` over a ``VirtualClock`` on the loop.
+///
+/// Settling waits for a quiescent loop (no job queued, no thread-pool work in flight): what is
+/// left then waits for time or I/O. An advance settles first, so that sleeps started by the
+/// lines before it are registered, then wakes sleepers one deadline at a time, settling after
+/// each, so everything a wake-up starts (new sleeps inside the same advance included) runs
+/// before the next deadline.
+@StoreActor
+final class VirtualTimeControl: TimeControl {
+  let clock: VirtualClock
+  private let quiescence: LoopQuiescence
+
+  init(clock: VirtualClock, loop: EventLoop) throws(LoopError) {
+    self.clock = clock
+    quiescence = try LoopQuiescence(loop: loop)
+  }
+
+  /// Milliseconds since the clock started.
+  var now: Int { Int(clock.now.offset / .milliseconds(1)) }
+
+  func settle(completion: @escaping () -> Void) {
+    quiescence.whenQuiescent { StoreActor.assumeIsolated { completion() } }
+  }
+
+  func advance(byMilliseconds ms: Int, completion: @escaping (_ now: Int) -> Void) {
+    let target = clock.now.advanced(by: .milliseconds(ms))
+    func step() {
+      if clock.wakeNextSleepers(notAfter: target) {
+        settle(completion: step)
+      } else {
+        clock.move(to: target)
+        completion(now)
+      }
+    }
+    settle(completion: step)
+  }
+
+  func close() {
+    quiescence.close()
+  }
+}
