@@ -64,6 +64,15 @@ public final class Store<State, Action: Sendable> {
     receive(action, source: .host, cause: cause)
   }
 
+  /// Reduces `action` as if `source` had sent it and drops the effect it returns: for replaying
+  /// a log, which holds what the effects did as the actions they sent.
+  public func reduceDiscardingEffects(
+    _ action: Action, source: ActionSource, cause: (any Sendable)? = nil
+  ) {
+    _ = reducer(&state, action)
+    didReduce?(ReducedAction(action: action, source: source, cause: cause), state)
+  }
+
   /// Cancels every running effect; returns how many were in flight.
   @discardableResult
   public func cancelAllEffects() -> Int {

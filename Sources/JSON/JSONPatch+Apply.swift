@@ -39,10 +39,10 @@ extension JSONValue {
       try add(try remove(at: source), at: target)
     case .copy(let from, let path):
       let target = try pointer(path)
-      try add(try value(at: pointer(from)), at: target)
+      try add(try resolve(pointer(from)), at: target)
     case .test(let path, let expected):
       let pointer = try pointer(path)
-      let actual = try value(at: pointer)
+      let actual = try resolve(pointer)
       guard actual == expected else {
         throw JSONPatchError(
           .testFailed,
@@ -60,7 +60,7 @@ extension JSONValue {
     }
   }
 
-  private func value(at pointer: JSONPointer) throws(JSONPatchError) -> JSONValue {
+  func resolve(_ pointer: JSONPointer) throws(JSONPatchError) -> JSONValue {
     var current = self
     for (depth, token) in pointer.tokens.enumerated() {
       current = try current.child(token, of: pointer, depth: depth)

@@ -50,4 +50,9 @@ extension JSONValue {
     let strings = array.compactMap(\.stringValue)
     return strings.count == array.count ? strings : nil
   }
+
+  /// The value `pointer` points to, if there is one.
+  public func value(at pointer: JSONPointer) -> JSONValue? {
+    try? resolve(pointer)
+  }
 }

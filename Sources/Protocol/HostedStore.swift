@@ -8,6 +8,8 @@ public protocol HostedStore: AnyObject {
   var descriptor: StoreDescriptor { get }
   /// Decodes a wire action and reduces it; a refused action changes nothing.
   func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError)
+  /// Decodes a wire action and reduces it as sent by `source`, without running its effect.
+  func replay(_ action: JSONValue, source: ActionSource, id: JSONValue?) throws(ProtocolError)
   /// The state as JSON, after writing any pending `state` line so the two stay in order.
   func snapshot() -> JSONValue
   var effectsInFlight: Int { get }

@@ -55,6 +55,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     store.send(decoded.action, cause: id)
   }
 
+  public func replay(_ action: JSONValue, source: ActionSource, id: JSONValue?)
+    throws(ProtocolError)
+  {
+    let decoded = try decode(action)
+    hostActionWire = source == .host ? decoded.wire : nil
+    defer { hostActionWire = nil }
+    store.reduceDiscardingEffects(decoded.action, source: source, cause: id)
+  }
+
   public func snapshot() -> JSONValue {
     endTick()
     return lastState

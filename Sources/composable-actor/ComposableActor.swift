@@ -9,6 +9,6 @@ struct ComposableActor: ParsableCommand {
     commandName: "composable-actor",
     abstract: "Drive TCA-style feature stores over JSON lines on stdin and stdout.",
     version: version,
-    subcommands: [Run.self, Schemas.self],
+    subcommands: [Run.self, Test.self, Replay.self, Describe.self, Schemas.self],
     defaultSubcommand: Run.self)
 }

@@ -184,17 +184,23 @@ extension ComposableActor.Run {
   var recordedArguments: [String] {
     var arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == "run" { arguments.removeFirst() }
-    var kept: [String] = []
-    var skipNext = false
-    for argument in arguments {
-      if skipNext {
-        skipNext = false
-      } else if argument == "--record" || argument == "--seed" {
-        skipNext = true
-      } else if !argument.hasPrefix("--record=") && !argument.hasPrefix("--seed=") {
-        kept.append(argument)
-      }
-    }
-    return kept
+    return removingOptions(["--record", "--seed"], from: arguments)
   }
+}
+
+/// `arguments` without the options named, each with its value (`--name value` or
+/// `--name=value`).
+func removingOptions(_ names: Set<String>, from arguments: [String]) -> [String] {
+  var kept: [String] = []
+  var skipNext = false
+  for argument in arguments {
+    if skipNext {
+      skipNext = false
+    } else if names.contains(argument) {
+      skipNext = true
+    } else if !names.contains(where: { argument.hasPrefix($0 + "=") }) {
+      kept.append(argument)
+    }
+  }
+  return kept
 }

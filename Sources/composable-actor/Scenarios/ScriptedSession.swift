@@ -1,0 +1,45 @@
+import ComposableCore
+import EventLoop
+import LiveDependencies
+import Protocol
+
+/// The stores on scripted services and a virtual clock: what `test` runs scenarios against and
+/// `replay` re-reduces a recording with. Built exactly as the run command builds its stores,
+/// from a `StoreEnvironment`, so the same store code runs.
+@StoreActor
+final class ScriptedSession {
+  let output = OutputLines()
+  let clock = VirtualClock()
+  let services: ScriptedServices
+  let session: Session
+  let stores: [String: any HostedStore]
+  let storeNames: [String]
+  let time: ActionTime
+
+  /// `time` is the virtual clock's unless given (a replay's, set from the log).
+  init(loop: EventLoop, options: ComposableActor.Run, seed: UInt64, time: ActionTime? = nil) {
+    let time = time ?? .virtual(clock)
+    self.time = time
+    services = ScriptedServices(clock: clock)
+    let sequence = ActionSequence()
+    let environment = StoreEnvironment(
+      options: options, threadPool: loop.threadPool,
+      http: services.http(timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
+      webSocket: services.webSocket, nthPrime: services.nthPrime,
+      random: SeededRandom(seed: seed), clock: clock, time: time, logger: .disabled,
+      output: output, sequence: sequence)
+    let stores = StoreCatalog.makeStores(in: environment)
+    self.stores = Dictionary(uniqueKeysWithValues: stores.map { ($0.name, $0) })
+    storeNames = stores.map(\.name)
+    session = Session(stores: stores, output: output, sequence: sequence)
+  }
+
+  /// The run command's options for a scenario or a replay: `arguments` as recorded or written,
+  /// with the clock, seed and data folder given here taking precedence.
+  nonisolated static func options(arguments: [String], dataDir: String) throws
+    -> ComposableActor.Run
+  {
+    let kept = removingOptions(["--clock", "--seed", "--data-dir", "--record"], from: arguments)
+    return try ComposableActor.Run.parse(kept + ["--clock", "virtual", "--data-dir", dataDir])
+  }
+}
