@@ -42,7 +42,8 @@ fuzz:
 
 bench: build
 	$(SWIFT) build -c release --product http-bench
-	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench
+	$(SWIFT) build -c release --product ws-bench
+	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench --ws-bench .build/release/ws-bench
 	python3 bench/client_latency.py $(BIN)
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).

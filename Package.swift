@@ -102,6 +102,11 @@ let package = Package(
       name: "http-bench", dependencies: ["Networking", "EventLoop"], path: "bench/http-bench",
       swiftSettings: strict),
 
+    // The WebSocket client alone, timed against the echo server by bench/run.py.
+    .executableTarget(
+      name: "ws-bench", dependencies: ["Networking", "EventLoop"], path: "bench/ws-bench",
+      swiftSettings: strict),
+
     // libFuzzer target for the input path; built by scripts/fuzz.sh.
     .executableTarget(
       name: "fuzz-protocol", dependencies: ["ComposableCore", "JSON", "Protocol", "PrimesFeature"],

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prints the benchmark table: throughput, round-trip latency, start-up, peak RSS (issue 2),
-and HTTP fetches against the local fixture server (issue 3).
+HTTP fetches against the local fixture server (issue 3), and WebSocket echoes against the local
+echo server (issue 4).
 
 Figures, not pass/fail: this machine is small (2 cores) and noisy, so each figure is a median
 or a percentile of several runs, and ratios are taken within one run.
@@ -16,6 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import http_fetches  # noqa: E402
+import ws_echo  # noqa: E402
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
 DECR = b'{"store":"primes","action":"counter.decrTapped"}\n'
 
@@ -73,6 +75,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--round-trips", type=int, default=20_000)
     parser.add_argument("--http-bench", type=Path, default=Path(".build/release/http-bench"))
+    parser.add_argument("--ws-bench", type=Path, default=Path(".build/release/ws-bench"))
     arguments = parser.parse_args()
     out = Path(tempfile.gettempdir()) / "composable-actor-bench"
     out.mkdir(exist_ok=True)
@@ -90,6 +93,14 @@ def main():
     )
     rows.append(("throughput, same, with --emit ticks",
                  f"{arguments.actions / ticks:,.0f} actions/s", ""))
+    # Recording and plain runs alternate, so that both see the same machine load.
+    plain, recorded = [], []
+    for _ in range(arguments.runs):
+        plain.append(run_file(host, binary, big)[0])
+        recorded.append(run_file(host, binary, big, "--record", str(out / "recording.jsonl"))[0])
+    cost = statistics.median(recorded) / statistics.median(plain) - 1
+    rows.append(("throughput, same, with --record (issue 5)",
+                 f"{arguments.actions / statistics.median(recorded):,.0f} actions/s", f"{cost:+.0%} time vs not recording"))
     small = action_file(out, arguments.actions // 10)
     _, small_rss = run_file(host, binary, small)
     big_rss = max(rss for _, rss in runs)
@@ -105,11 +116,13 @@ def main():
                      f"{startup(host, arguments.compare.resolve(), 50):.2f} ms", ""))
 
     rows += http_fetches.rows(binary, arguments.http_bench.resolve())
+    rows += ws_echo.rows(arguments.ws_bench.resolve())
 
     width = max(len(name) for name, _, _ in rows)
     print(f"{'measure'.ljust(width)}  {'result':>24}  target")
     for name, value, target in rows:
         print(f"{name.ljust(width)}  {value:>24}  {target}")
+    print(ws_echo.NOTE)
 
 
 if __name__ == "__main__":

@@ -30,3 +30,8 @@ example=Examples/votes.jsonl run --votes-url "$url"
 # The send comes before the socket opened: it shows the case study's alert. The connection then
 # opens and receives the welcome; --linger 1 ends the demo, cancelling the connection.
 example=Examples/websocket.jsonl run --websocket-url "$ws_url/echo" --linger 1
+
+# The scenario files: TCA-style tests of every store, on a virtual clock with scripted
+# dependencies (docs/SCENARIOS.md).
+echo "\$ composable-actor test Examples/scenarios/*.jsonl" >&2
+"$binary" test "$root"/Examples/scenarios/*.jsonl

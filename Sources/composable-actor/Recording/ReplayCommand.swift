@@ -65,7 +65,7 @@ extension ComposableActor {
       try StoreActor.assumeIsolated {
         let stores = ScriptedSession(
           loop: loop, options: options, seed: recording.header.seed,
-          time: .replayed(start: recording.header.startTime))
+          startTime: recording.header.startTime, replaysTime: true)
         try replay(recording, on: stores)
       }
     }
@@ -151,7 +151,7 @@ enum ScenarioWriter {
     var lines: [JSONValue] = [
       [
         "scenario": .string("replay of \(file)"), "effects": "recorded",
-        "seed": .string(String(header.seed)),
+        "seed": .string(String(header.seed)), "startTime": .int(header.startTime),
         "arguments": .array(
           removingOptions(["--clock", "--data-dir"], from: header.arguments).map(JSONValue.string)),
       ]

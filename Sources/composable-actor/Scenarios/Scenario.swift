@@ -67,6 +67,8 @@ struct Scenario {
   var exhaustive = true
   var effects = Effects.run
   var seed: UInt64 = 0
+  /// Milliseconds since the Unix epoch that reducers see at the start.
+  var startTime = 0
   /// Options of the run command (`--max-received 5`, …); `--clock`, `--seed` and `--data-dir`
   /// are the scenario's own.
   var arguments: [String] = []
@@ -147,7 +149,10 @@ enum ScenarioFile {
     -> Scenario
   {
     try ScenarioError.expectKeys(
-      object, ["scenario", "exhaustive", "effects", "seed", "arguments", "dataDir", "store"],
+      object,
+      [
+        "scenario", "exhaustive", "effects", "seed", "startTime", "arguments", "dataDir", "store",
+      ],
       in: "scenario")
     guard let name = object["scenario"]?.stringValue else {
       throw ScenarioError("\"scenario\" must be the scenario's name")
@@ -170,6 +175,12 @@ enum ScenarioFile {
         seed.intValue.flatMap { UInt64(exactly: $0) } ?? seed.stringValue.flatMap { UInt64($0) }
       guard let value else { throw ScenarioError("\"seed\" must be a non-negative integer") }
       scenario.seed = value
+    }
+    if let startTime = object["startTime"] {
+      guard let value = startTime.intValue, value >= 0 else {
+        throw ScenarioError("\"startTime\" must be milliseconds since the Unix epoch")
+      }
+      scenario.startTime = value
     }
     if let arguments = object["arguments"] {
       guard let value = arguments.stringArray else {

@@ -75,8 +75,9 @@ final class ScenarioRun {
         failure: failure(
           "bad \"arguments\": \(ComposableActor.Run.message(for: error))"))
     }
-    let time: ActionTime? = scenario.effects == .recorded ? .replayed(start: 0) : nil
-    let stores = ScriptedSession(loop: loop, options: options, seed: scenario.seed, time: time)
+    let stores = ScriptedSession(
+      loop: loop, options: options, seed: scenario.seed, startTime: scenario.startTime,
+      replaysTime: scenario.effects == .recorded)
     let timeControl: VirtualTimeControl
     do {
       timeControl = try VirtualTimeControl(clock: stores.clock, loop: loop)
@@ -212,10 +213,8 @@ final class ScenarioRun {
       }
       guard next.store == store, next.action == action else {
         var failure = failure("received a different action")
-        failure.differences = [
-          .init(
-            path: "action", expected: wire(store, action), actual: wire(next.store, next.action))
-        ]
+        failure.differences = differences(
+          expected: wire(store, action), actual: wire(next.store, next.action))
         throw failure
       }
       return received.removeFirst()

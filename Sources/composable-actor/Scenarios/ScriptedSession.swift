@@ -16,9 +16,14 @@ final class ScriptedSession {
   let storeNames: [String]
   let time: ActionTime
 
-  /// `time` is the virtual clock's unless given (a replay's, set from the log).
-  init(loop: EventLoop, options: ComposableActor.Run, seed: UInt64, time: ActionTime? = nil) {
-    let time = time ?? .virtual(clock)
+  /// Reducers' time starts at `startTime`; it follows the virtual clock, or, when `replaysTime`,
+  /// is set before each action from a log's `t`.
+  init(
+    loop: EventLoop, options: ComposableActor.Run, seed: UInt64, startTime: Int,
+    replaysTime: Bool
+  ) {
+    let time: ActionTime =
+      replaysTime ? .replayed(start: startTime) : .virtual(clock, start: startTime)
     self.time = time
     services = ScriptedServices(clock: clock)
     let sequence = ActionSequence()

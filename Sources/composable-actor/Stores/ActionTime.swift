@@ -6,7 +6,7 @@ import LiveDependencies
 ///
 /// Live, it is read once per loop iteration: every action reduced in one iteration shares one
 /// time, and the recording's time is exactly the one the reducer used. Under the virtual clock
-/// it is the virtual time since the Unix epoch (time starts at 0). In a replay it is set from
+/// it is the virtual time since the Unix epoch (time starts at 0, or at a scenario's `startTime`). In a replay it is set from
 /// the log before each action. Loop thread only.
 final class ActionTime: @unchecked Sendable {
   private enum Source {
@@ -27,8 +27,9 @@ final class ActionTime: @unchecked Sendable {
 
   static func wall() -> ActionTime { ActionTime(source: .wall, start: WallClock.nowMilliseconds()) }
 
-  static func virtual(_ clock: VirtualClock) -> ActionTime {
-    ActionTime(source: .virtual(clock), start: 0)
+  /// `start` is what reducers see at virtual time 0: the Unix epoch unless a scenario says.
+  static func virtual(_ clock: VirtualClock, start: Int = 0) -> ActionTime {
+    ActionTime(source: .virtual(clock), start: start)
   }
 
   static func replayed(start: Int) -> ActionTime { ActionTime(source: .replayed, start: start) }

@@ -1,0 +1,178 @@
+"""composable-actor test: scenario files run like TCA's TestStore (issue 5 §2, §5)."""
+
+import json
+import subprocess
+
+import pytest
+
+from actor import BINARY, ROOT
+from conftest import validator
+
+SCENARIO = validator("urn:composable-actor:scenario")
+RESULT = validator("urn:composable-actor:test-result")
+EXAMPLES = sorted((ROOT / "Examples" / "scenarios").glob("*.jsonl"))
+
+
+def run_test(*args):
+    result = subprocess.run(
+        [str(BINARY), "test", *map(str, args)], capture_output=True, text=True, timeout=60
+    )
+    return result.returncode, result.stdout, result.stderr
+
+
+def run_json(*paths):
+    code, out, _ = run_test("--format", "json", *paths)
+    lines = [json.loads(line) for line in out.splitlines()]
+    for line in lines:
+        RESULT.validate(line)
+    return code, lines
+
+
+def write(tmp_path, name, *lines):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_there_is_an_example_scenario_for_every_store():
+    stores = json.loads(subprocess.run([str(BINARY), "describe"], capture_output=True, text=True).stdout)
+    names = {store["name"] for store in stores["stores"]}
+    covered = set()
+    for path in EXAMPLES:
+        for text in path.read_text().splitlines():
+            if text.strip() and not text.startswith("#"):
+                line = json.loads(text)
+                SCENARIO.validate(line)
+                covered.add(line.get("store"))
+    assert names <= covered
+
+
+def test_every_example_scenario_passes():
+    code, lines = run_json(*EXAMPLES)
+    failures = [line for line in lines if line["type"] == "scenario" and not line["passed"]]
+    assert code == 0 and not failures, failures
+    summary = lines[-1]
+    assert summary == {"type": "summary", "passed": len(lines) - 1, "failed": 0}
+    assert summary["passed"] >= 10
+
+
+def test_text_output_is_one_line_per_scenario_and_a_total():
+    code, out, _ = run_test(ROOT / "Examples" / "scenarios" / "primes.jsonl")
+    assert code == 0
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == ["ok", "ok"]
+    assert lines[-1] == "2 passed, 0 failed"
+
+
+def test_a_wrong_expectation_fails_with_only_the_differing_paths(tmp_path):
+    path = write(
+        tmp_path, "wrong.jsonl",
+        {"scenario": "wrong", "store": "primes"},
+        {"send": "counter.incrTapped", "state": {"count": 2}},
+    )
+    code, out, _ = run_test(path)
+    assert code == 1
+    assert "line 2 (send counter.incrTapped): the state differs from the expectation" in out
+    assert "/count: expected 2, actual 1" in out
+    assert out.splitlines()[-1] == "0 passed, 1 failed"
+    code, lines = run_json(path)
+    assert lines[0]["failure"]["differences"] == [{"path": "/count", "expected": 2, "actual": 1}]
+
+
+def test_an_unexpected_state_change_fails_an_exhaustive_scenario_only(tmp_path):
+    # The step says nothing about the state, but isPrime changes too.
+    steps = [{"send": {"type": "counter.countChanged", "value": 3}, "state": {"count": 3}}]
+    exhaustive = write(tmp_path, "a.jsonl", {"scenario": "a", "store": "primes"}, *steps)
+    relaxed = write(tmp_path, "b.jsonl", {"scenario": "b", "store": "primes", "exhaustive": False}, *steps)
+    _, lines = run_json(exhaustive, relaxed)
+    assert [line.get("passed") for line in lines[:2]] == [False, True]
+    assert lines[0]["failure"]["differences"] == [{"path": "/isPrime", "expected": False, "actual": True}]
+
+
+def test_an_unasserted_received_action_fails_with_the_action_shown(tmp_path):
+    path = write(
+        tmp_path, "unasserted.jsonl",
+        {"scenario": "unasserted", "store": "primes"},
+        {"nthPrimes": {"0": None}},
+        {"send": "counter.nthPrimeButtonTapped", "state": {"nthPrimeRequest": 0, "isNthPrimeButtonDisabled": True}},
+        {"send": "counter.incrTapped", "state": {"count": 1}},
+    )
+    code, lines = run_json(path)
+    assert code == 1
+    failure = lines[0]["failure"]
+    assert failure["line"] == 4 and "must be asserted before sending" in failure["message"]
+    assert failure["differences"] == [
+        {"path": "received[0]", "actual": {"store": "primes", "action": {"type": "counter.nthPrimeResponse", "value": None}}}
+    ]
+
+
+def test_a_leftover_effect_fails_and_a_non_exhaustive_scenario_cancels_it(tmp_path):
+    steps = [{"send": "viewDidAppear", "state": {"isAutoRefreshing": True}}]
+    strict = write(tmp_path, "strict.jsonl", {"scenario": "strict", "store": "randomTodo"}, *steps)
+    relaxed = write(tmp_path, "relaxed.jsonl", {"scenario": "relaxed", "store": "randomTodo", "exhaustive": False}, *steps)
+    code, lines = run_json(strict, relaxed)
+    assert code == 1
+    assert lines[0]["failure"]["step"] == "end"
+    assert lines[0]["failure"]["message"].startswith("1 effect(s) still running at the end")
+    assert lines[1]["passed"] is True
+
+
+def test_a_wrong_received_action_shows_where_it_differs(tmp_path):
+    path = write(
+        tmp_path, "received.jsonl",
+        {"scenario": "received", "store": "primes"},
+        {"nthPrimes": {"0": 5}},
+        {"send": "counter.nthPrimeButtonTapped", "state": {"nthPrimeRequest": 0, "isNthPrimeButtonDisabled": True}},
+        {"receive": {"type": "counter.nthPrimeResponse", "value": 7}},
+    )
+    _, lines = run_json(path)
+    assert lines[0]["failure"]["differences"] == [{"path": "/action/value", "expected": 7, "actual": 5}]
+
+
+def test_a_request_nothing_answers_fails_the_scenario(tmp_path):
+    path = write(
+        tmp_path, "http.jsonl",
+        {"scenario": "http", "store": "randomTodo", "exhaustive": False},
+        {"http": {"path": "/elsewhere"}},
+        {"send": "clickButton"},
+    )
+    _, lines = run_json(path)
+    assert "unexpected request GET /todos/" in lines[0]["failure"]["message"]
+
+
+def test_what_the_peer_got_is_checked(tmp_path):
+    path = write(
+        tmp_path, "peer.jsonl",
+        {"scenario": "peer", "store": "websocket", "exhaustive": False},
+        {"send": "connectButtonTapped"},
+        {"send": {"type": "messageToSendChanged", "value": "Hi"}},
+        {"send": "sendButtonTapped"},
+        {"peer": {"expect": {"sent": [{"text": "Bye"}], "pings": 0}}},
+    )
+    _, lines = run_json(path)
+    assert lines[0]["failure"]["differences"] == [
+        {"path": "sent", "expected": [{"text": "Bye"}], "actual": [{"text": "Hi"}]}
+    ]
+
+
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (['{"send":"x"}'], "line 1: the first line must be a"),
+        (['{"scenario":"s"}', "{nope"], "line 2: not JSON"),
+        (['{"scenario":"s"}', '{"send":"x","store":"primes","extra":1}'], 'line 2: send: unknown field "extra"'),
+        (['{"scenario":"s"}', '{"advance":-5}'], "line 2: \"advance\" must be"),
+    ],
+)
+def test_a_malformed_file_is_a_failure_naming_its_line(tmp_path, lines, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, _ = run_test(path)
+    assert code == 1 and message in out, out
+
+
+def test_a_missing_file_fails_and_the_others_still_run(tmp_path):
+    code, lines = run_json(tmp_path / "missing.jsonl", ROOT / "Examples" / "scenarios" / "primes.jsonl")
+    assert code == 1
+    assert [line.get("passed") for line in lines[:-1]] == [False, True, True]
+    assert lines[-1] == {"type": "summary", "passed": 2, "failed": 1}
