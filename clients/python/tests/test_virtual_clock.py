@@ -1,130 +1,139 @@
-"""advance / settle request handling, against a FAKE process.
+"""advance and settle (`--clock virtual`) through both clients, against the real binary."""
 
-FAKE: the binary does not have `--clock virtual`, `advance` or `settle` yet, so this file is
-also a stand-in process (run as a script) that speaks only what those verbs need, following the
-protocol decided for them. Everything else is tested against the real binary in the other files;
-real-binary tests of these verbs replace this fake when the commands land.
+import asyncio
 
-The fake's one store, `timer`: `start` makes an effect tick every 100 virtual ms (the tick
-lines echo the id of `start`), `ping` queues a `pong` effect that only `settle` lets through.
-"""
+import pytest
 
-import json
-import sys
+from composable_actor import AsyncClient, ComposableActorError
+
+VIRTUAL = ("--clock", "virtual")
 
 
-def fake_process(clock: str) -> None:
-    seq = 0
-    now = 0
-    state = {"ticks": 0, "pongs": 0}
-    timer_id = None
-    pongs: list = []
-
-    def write(line):
-        sys.stdout.write(json.dumps(line) + "\n")
-        sys.stdout.flush()
-
-    def act(source, id, action, field=None):
-        nonlocal seq
-        seq += 1
-        patch = []
-        if field:
-            state[field] += 1
-            patch = [{"op": "replace", "path": f"/{field}", "value": state[field]}]
-        write({"type": "action", "store": "timer", "seq": seq, "id": id, "source": source,
-               "action": {"type": action}, "patch": patch})
-
-    write({"type": "ready", "protocol": 1, "stores": ["timer"], "version": "fake"})
-    for number, text in enumerate(sys.stdin, start=1):
-        message = json.loads(text)
-        id = message.get("id")
-        cmd = message.get("cmd")
-        if cmd == "quit":
-            break
-        if cmd == "snapshot":
-            write({"type": "snapshot", "store": "timer", "seq": seq, "id": id, "state": state})
-        elif cmd in ("advance", "settle") and clock != "virtual":
-            write({"type": "error", "code": "clock_not_virtual", "line": number, "id": id,
-                   "message": f"{cmd} needs --clock virtual"})
-        elif cmd == "advance":
-            if timer_id is not None:
-                for _ in range(now // 100, (now + message["ms"]) // 100):
-                    act("effect", timer_id, "tick", "ticks")
-            now += message["ms"]
-            write({"type": "advanced", "ms": message["ms"], "now": now, "id": id})
-        elif cmd == "settle":
-            while pongs:
-                act("effect", pongs.pop(0), "pong", "pongs")
-            write({"type": "settled", "id": id})
-        elif message["action"] == "start":
-            timer_id = id
-            act("host", id, "start")
-        else:
-            pongs.append(id)
-            act("host", id, "ping")
-    write({"type": "exit", "reason": "quit", "cancelledEffects": 0})
+def is_action(type_):
+    return lambda line: line["type"] == "action" and line["action"]["type"] == type_
 
 
-if __name__ == "__main__":
-    # The fake process needs neither pytest nor the client, which it could not import from here.
-    fake_process(sys.argv[1])
-    sys.exit()
-
-import asyncio  # noqa: E402
-
-import pytest  # noqa: E402
-
-from composable_actor import AsyncClient, Client, ComposableActorError  # noqa: E402
+def kind(line):
+    return line["action"]["type"] if line["type"] == "action" else line["type"]
 
 
-def fake(clock="virtual"):
-    return dict(binary=sys.executable, args=[__file__, clock])
+def test_advance_returns_its_line_and_the_mirror_already_has_the_timers_effects(start, fixture_server):
+    actor = start(*VIRTUAL, "--todos-url", fixture_server.url, "--seed", "1")
+    (appeared,) = actor.send("randomTodo", "viewDidAppear")
+    assert actor.advance(2999) == [{"type": "advanced", "ms": 2999, "now": 2999, "id": appeared["id"] + 1}]
+    assert actor.state("randomTodo")["isFetching"] is False
+
+    # The tick at 3 s echoes the id of the action that started the timer, not the advance's, so
+    # advance returns only its own line; the tick was written (and mirrored) before it.
+    lines = actor.advance(1)
+    assert lines == [{"type": "advanced", "ms": 1, "now": 3000, "id": appeared["id"] + 2}]
+    (tick,) = actor.wait_for(is_action("timerTicked"), timeout=0)  # already read: no waiting
+    assert (tick["id"], tick["source"], tick["seq"]) == (appeared["id"], "effect", appeared["seq"] + 1)
+    assert tick["patch"] == [{"op": "replace", "path": "/isFetching", "value": True}]
+
+    # The fetch the tick started is network I/O, which advance does not wait for: its result
+    # comes later (in practice always after the advanced line, but nothing promises that).
+    fetched = actor.wait_for(is_action("fetchResult.success"))[-1]
+    todo = fetched["action"]["value"]
+    state = actor.state("randomTodo")
+    assert state["todo"] == todo and state["idText"] == f"#{todo['id']}" and state["titleText"] == todo["title"]
+    assert state["isFetching"] is False and state == actor.snapshot("randomTodo")
+
+    # Stopped, the timer never fires again however far time moves.
+    actor.send("randomTodo", "stopRandomText")
+    assert actor.advance(30_000)[-1]["now"] == 33_000
+    with pytest.raises(TimeoutError):
+        actor.wait_for(is_action("timerTicked"), timeout=0)
+    assert actor.state("randomTodo") == actor.snapshot("randomTodo")
 
 
-def test_advance_returns_its_lines_and_effects_reach_the_mirror():
-    with Client(**fake()) as actor:
-        (started,) = actor.send("timer", "start")
-        (advanced,) = actor.advance(250)
-        assert advanced == {"type": "advanced", "ms": 250, "now": 250, "id": advanced["id"]}
-        assert actor.state("timer") == {"ticks": 2, "pongs": 0}
-        ticks = actor.wait_for(lambda line: line["type"] == "action" and line["action"]["type"] == "tick")
-        assert ticks[-1]["id"] == started["id"]
-        assert actor.advance(50)[-1]["now"] == 300
-        assert actor.state("timer") == actor.snapshot("timer") == {"ticks": 3, "pongs": 0}
+def test_send_with_settle_waits_for_the_thread_pool(start, tmp_path):
+    actor = start(*VIRTUAL)
+    actor.send("primes", "counter.countChanged", value=1000)
+    lines = actor.send("primes", "counter.nthPrimeButtonTapped", settle=True)
+    assert [(line["source"], kind(line)) for line in lines] == [
+        ("host", "counter.nthPrimeButtonTapped"), ("effect", "counter.nthPrimeResponse"),
+    ]
+    assert lines[-1]["action"]["value"] == 7919 and lines[0]["id"] == lines[1]["id"]
+    assert actor.state("primes")["alertNthPrime"] == {"n": 1000, "prime": 7919}
+    assert actor.state("primes")["isNthPrimeButtonDisabled"] is False
+    assert actor.state("primes") == actor.snapshot("primes")
+
+    # Reducers read the virtual time; file I/O runs on the thread pool too.
+    actor.advance(1500)
+    actor.send("primes", "counter.countChanged", value=7919)
+    actor.send("primes", "primeModal.saveFavoritePrimeTapped")
+    assert actor.state("primes")["activityFeed"] == [{"timestamp": 1500, "type": "addedFavoritePrime", "prime": 7919}]
+    saved = actor.send("primes", "favoritePrimes.saveButtonTapped", settle=True)
+    assert [kind(line) for line in saved] == ["favoritePrimes.saveButtonTapped", "favoritePrimes.savedFavoritePrimes"]
+    assert (tmp_path / "favorite-primes.json").read_text().strip() == "[7919]"
+    assert actor.settle() == [{"type": "settled", "id": saved[0]["id"] + 2}]
+    assert actor.state("primes") == actor.snapshot("primes")
 
 
-def test_settle_and_send_settle():
-    with Client(**fake()) as actor:
-        (ping,) = actor.send("timer", "ping")
-        assert actor.settle()[-1]["type"] == "settled"
-        lines = actor.send("timer", "ping", settle=True)
-        assert [line["action"]["type"] for line in lines] == ["ping", "pong"]
-        assert {line["id"] for line in lines} == {lines[0]["id"]} != {ping["id"]}
-        assert actor.state("timer") == {"ticks": 0, "pongs": 2}
-        with pytest.raises(ValueError):
-            actor.send("timer", "ping", settle=True, until="pong")
+def test_the_live_clock_refuses_both_verbs_with_a_typed_error(start):
+    actor = start()
+    verbs = {
+        "advance": lambda: actor.advance(10),
+        "settle": actor.settle,
+        # The action itself is reduced; the settle written after it is refused.
+        "send settle": lambda: actor.send("primes", "counter.incrTapped", settle=True),
+    }
+    line = len(actor.stores)  # ids are input line numbers, after one snapshot per store
+    for name, verb in verbs.items():
+        line += 2 if name == "send settle" else 1
+        with pytest.raises(ComposableActorError) as raised:
+            verb()
+        error = raised.value
+        assert (error.code, error.line, error.id) == ("clock_not_virtual", line, line), name
+        assert error.message
+    assert actor.state("primes")["count"] == 1 and actor.state("primes") == actor.snapshot("primes")
 
 
-def test_the_live_clock_refuses_both_verbs():
-    with Client(**fake("live")) as actor:
-        for verb in (lambda: actor.advance(10), actor.settle, lambda: actor.send("timer", "ping", settle=True)):
-            with pytest.raises(ComposableActorError) as raised:
-                verb()
-            assert raised.value.code == "clock_not_virtual" and raised.value.id == raised.value.line
+async def take_until(events, predicate, timeout=10.0):
+    """Lines from an `events()` iterator up to and including the first that matches."""
+
+    async def take():
+        taken = []
+        while not taken or not predicate(taken[-1]):
+            taken.append(await anext(events))
+        return taken
+
+    return await asyncio.wait_for(take(), timeout)
 
 
-def test_the_asyncio_client_advances_and_settles():
+def test_the_asyncio_client_advances_and_settles(tmp_path, fixture_server):
     async def main():
-        async with AsyncClient(**fake()) as actor:
-            await actor.send("timer", "start")
+        args = ["--data-dir", str(tmp_path), *VIRTUAL, "--todos-url", fixture_server.url]
+        async with AsyncClient(args=args) as actor:
             events = actor.events()
-            assert (await actor.advance(1000))[-1]["now"] == 1000
-            lines = await actor.send("timer", "ping", settle=True)
-            assert [line["action"]["type"] for line in lines] == ["ping", "pong"]
-            assert (await actor.settle())[-1]["type"] == "settled"
-            assert actor.state("timer") == await actor.snapshot("timer") == {"ticks": 10, "pongs": 1}
-            await actor.close()
-            kinds = [line["type"] async for line in events]
-            assert kinds == ["action"] * 10 + ["advanced", "action", "action", "settled", "settled", "snapshot", "exit"]
+            (appeared,) = await actor.send("randomTodo", "viewDidAppear")
+            (advanced,) = await actor.advance(3000)
+            assert advanced == {"type": "advanced", "ms": 3000, "now": 3000, "id": appeared["id"] + 1}
+            seen = await take_until(events, lambda line: line["type"] == "advanced")
+            is_result = lambda line: kind(line).startswith("fetchResult.")  # noqa: E731
+            # The tick's fetch is network I/O: its result may come before the advanced line or after.
+            assert [kind(line) for line in seen if not is_result(line)] == ["viewDidAppear", "timerTicked", "advanced"]
+            assert seen[1]["id"] == appeared["id"]
+
+            # Sends and settles may overlap: each call gets its own lines.
+            await actor.send("primes", "counter.countChanged", value=1000)
+            prime, settled = await asyncio.gather(
+                actor.send("primes", "counter.nthPrimeButtonTapped", settle=True), actor.settle()
+            )
+            assert [kind(line) for line in prime] == ["counter.nthPrimeButtonTapped", "counter.nthPrimeResponse"]
+            assert prime[-1]["action"]["value"] == 7919 and [kind(line) for line in settled] == ["settled"]
+            assert actor.state("primes") == await actor.snapshot("primes")
+
+            fetched = [line for line in seen if is_result(line)] or await take_until(events, is_result)
+            assert kind(fetched[-1]) == "fetchResult.success"
+            assert actor.state("randomTodo")["todo"] == fetched[-1]["action"]["value"]
+            assert actor.state("randomTodo") == await actor.snapshot("randomTodo")
+
+        async with AsyncClient(args=["--data-dir", str(tmp_path)]) as live:
+            for verb in (lambda: live.advance(1), live.settle, lambda: live.send("primes", "counter.incrTapped", settle=True)):
+                with pytest.raises(ComposableActorError) as raised:
+                    await verb()
+                assert raised.value.code == "clock_not_virtual" and raised.value.id == raised.value.line
 
     asyncio.run(main())

@@ -1,0 +1,77 @@
+"""The websocket store through the client, against the local echo server (Tests/servers/ws_servers.py)."""
+
+import asyncio
+import json
+
+from composable_actor import AsyncClient
+
+WELCOME = "Welcome to the echo server"
+
+
+def received(text):
+    """Matches the line of a text message the socket received."""
+    return lambda line: (
+        line["type"] == "action"
+        and line["action"] == {"type": "receivedSocketMessage.success", "value": {"text": text}}
+    )
+
+
+def kinds(lines):
+    return [line["action"]["type"] for line in lines]
+
+
+def test_connect_send_receive_the_echo_and_disconnect(start, ws_server):
+    # The virtual clock keeps the store's 10 s ping out of the way (and settle is available).
+    actor = start("--clock", "virtual", "--websocket-url", ws_server.url + "/echo")
+    opened = actor.send("websocket", "connectButtonTapped", until="webSocket.didOpen")
+    assert kinds(opened) == ["connectButtonTapped", "webSocket.didOpen"]
+    assert actor.state("websocket")["connectivityState"] == "connected"
+
+    actor.send("websocket", "messageToSendChanged", value="Hello")
+    assert actor.state("websocket")["messageToSend"] == "Hello"
+    sent = actor.send("websocket", "sendButtonTapped", until="sendResponse")
+    assert sent[0]["patch"] == [{"op": "replace", "path": "/messageToSend", "value": ""}]
+    assert sent[-1]["action"] == {"type": "sendResponse", "didSucceed": True}
+
+    # Received messages echo the connect's id: its effect is the one that receives.
+    echo = actor.wait_for(received("Hello"))[-1]
+    assert echo["id"] == opened[0]["id"] and echo["source"] == "effect"
+    assert actor.state("websocket")["receivedMessages"] == [WELCOME, "Hello"]
+    assert actor.state("websocket") == actor.snapshot("websocket")
+
+    (disconnected,) = actor.send("websocket", "connectButtonTapped")
+    assert disconnected["patch"] == [{"op": "replace", "path": "/connectivityState", "value": "disconnected"}]
+    actor.settle()
+    assert actor.state("websocket") == actor.snapshot("websocket")
+    # Disconnecting cancelled the socket's effects: none is left for quit to cancel.
+    assert actor.close() == 0
+    assert actor.wait_for(lambda line: line["type"] == "exit")[-1]["cancelledEffects"] == 0
+
+
+def test_advancing_the_virtual_clock_sends_the_pings(start, ws_server):
+    # /pings answers every ping with a text message that counts them.
+    actor = start("--clock", "virtual", "--websocket-url", ws_server.url + "/pings")
+    actor.send("websocket", "connectButtonTapped", until="webSocket.didOpen")
+    actor.advance(10_000)  # the --ping-interval
+    reply = actor.wait_for(lambda line: line["type"] == "action" and line["action"]["type"] == "receivedSocketMessage.success")
+    assert json.loads(reply[-1]["action"]["value"]["text"])["pingReceived"] == 1
+    assert [json.loads(text)["pingReceived"] for text in actor.state("websocket")["receivedMessages"]] == [1]
+
+
+def test_the_asyncio_client_chats_too(tmp_path, ws_server):
+    async def main():
+        args = ["--data-dir", str(tmp_path), "--websocket-url", ws_server.url + "/echo"]
+        async with AsyncClient(args=args) as actor:
+            events = actor.events()
+            await actor.send("websocket", "connectButtonTapped", until="webSocket.didOpen")
+            await actor.send("websocket", "messageToSendChanged", value="Hej")
+            await actor.send("websocket", "sendButtonTapped", until="sendResponse")
+            async for line in events:
+                if received("Hej")(line):
+                    break
+            assert actor.state("websocket")["receivedMessages"] == [WELCOME, "Hej"]
+            assert actor.state("websocket") == await actor.snapshot("websocket")
+            await actor.send("websocket", "connectButtonTapped")
+            assert actor.state("websocket")["connectivityState"] == "disconnected"
+
+    asyncio.run(asyncio.wait_for(main(), 20))
