@@ -2,14 +2,18 @@
   import Glibc
 #endif
 
-/// Blocking POSIX file operations, for thread-pool work.
-enum FileIO {
-  struct Failure: Error {
-    let code: Int32
-    var reason: String { String(cString: strerror(code)) }
+/// Blocking POSIX file operations, for thread-pool work (and the commands that read a whole
+/// file before the loop runs).
+public enum FileIO {
+  public struct Failure: Error, CustomStringConvertible {
+    public let code: Int32
+    public var reason: String { String(cString: strerror(code)) }
+    public var description: String { reason }
+
+    public init(code: Int32) { self.code = code }
   }
 
-  static func readAll(_ path: String) throws(Failure) -> [UInt8] {
+  public static func readAll(_ path: String) throws(Failure) -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw Failure(code: errno) }
     defer { close(fd) }

@@ -27,7 +27,8 @@ public final class Session {
   public var isHoldingInputChanged: ((Bool) -> Void)?
 
   private let stores: [String: any HostedStore]
-  private let storeNames: [String]
+  /// The stores' names, in the order `ready` lists them.
+  public let storeNames: [String]
   private let sequence: ActionSequence
   private var hasQuit = false
   /// Lines that arrived while an `advance` or `settle` ran; they wait for it, in order.
@@ -47,6 +48,10 @@ public final class Session {
 
   public func writeReady(version: String) {
     output.ready(protocolVersion: 1, stores: storeNames, version: version)
+  }
+
+  public func store(named name: String) -> (any HostedStore)? {
+    stores[name]
   }
 
   public var effectsInFlight: Int {

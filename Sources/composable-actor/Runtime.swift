@@ -120,15 +120,15 @@ final class ActorProcess {
         logger.debug("\(line)")
       },
       output: output, sequence: sequence)
-    let stores = StoreCatalog.makeStores(in: environment)
     session = Session(
-      stores: stores, output: output, sequence: sequence, maxDepth: options.maxDepth)
+      stores: StoreCatalog.makeStores(in: environment), output: output, sequence: sequence,
+      maxDepth: options.maxDepth)
     session.timeControl = virtualTime
     if let path = options.record {
       let recorder = try Recorder(
         path: path,
         header: RecordingHeader(
-          stores: stores.map(\.name), arguments: options.recordedArguments, seed: seed,
+          stores: session.storeNames, arguments: options.recordedArguments, seed: seed,
           clock: options.clock, startTime: time.start))
       let time = time
       output.didWriteActionLine = { line in recorder.record(line, elapsed: time.elapsed) }

@@ -19,9 +19,6 @@ final class VirtualTimeControl: TimeControl {
     quiescence = try LoopQuiescence(loop: loop)
   }
 
-  /// Milliseconds since the clock started.
-  var now: Int { Int(clock.now.offset / .milliseconds(1)) }
-
   func settle(completion: @escaping () -> Void) {
     quiescence.whenQuiescent { StoreActor.assumeIsolated { completion() } }
   }
@@ -33,7 +30,7 @@ final class VirtualTimeControl: TimeControl {
         settle(completion: step)
       } else {
         clock.move(to: target)
-        completion(now)
+        completion(clock.elapsedMilliseconds)
       }
     }
     settle(completion: step)
@@ -42,4 +39,9 @@ final class VirtualTimeControl: TimeControl {
   func close() {
     quiescence.close()
   }
+}
+
+extension VirtualClock {
+  /// Whole milliseconds since the clock started: what `advanced` reports and reducers see.
+  var elapsedMilliseconds: Int { Int(now.offset / .milliseconds(1)) }
 }

@@ -14,7 +14,8 @@ import Protocol
 final class Recorder {
   private let file: UnsafeMutablePointer<FILE>
   private let path: String
-  private var line: [UInt8] = []
+  /// `,"t":N}` and the newline, reused for every action.
+  private var tail: [UInt8] = []
   private(set) var failure: String?
 
   init(path: String, header: RecordingHeader) throws(RecorderError) {
@@ -32,12 +33,12 @@ final class Recorder {
   /// `action` is one `action` line, newline included.
   func record(_ action: ArraySlice<UInt8>, elapsed: Int) {
     guard failure == nil, action.count > 2 else { return }
-    line.removeAll(keepingCapacity: true)
-    line.append(contentsOf: action.dropLast(2))
-    line.append(contentsOf: #","t":"#.utf8)
-    JSONWriter.writeInt(elapsed, into: &line)
-    line.append(contentsOf: "}\n".utf8)
-    write(line[...])
+    tail.removeAll(keepingCapacity: true)
+    tail.append(contentsOf: #","t":"#.utf8)
+    JSONWriter.writeInt(elapsed, into: &tail)
+    tail.append(contentsOf: "}\n".utf8)
+    write(action.dropLast(2))
+    write(tail[...])
   }
 
   func flush() {

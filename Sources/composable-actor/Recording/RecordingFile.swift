@@ -1,4 +1,5 @@
 import JSON
+import LiveDependencies
 import Protocol
 
 #if canImport(Glibc)
@@ -110,9 +111,9 @@ struct RecordingFile {
   init(path: String) throws(RecordingError) {
     let bytes: [UInt8]
     do {
-      bytes = try readWholeFile(path)
+      bytes = try FileIO.readAll(path)
     } catch {
-      throw RecordingError(line: nil, error.description)
+      throw RecordingError(line: nil, "cannot read \(path): \(error.reason)")
     }
     var header: RecordingHeader?
     var actions: [RecordedAction] = []
@@ -152,30 +153,6 @@ struct RecordingError: Error, CustomStringConvertible {
   }
 
   var description: String { line.map { "line \($0): \(message)" } ?? message }
-}
-
-struct FileError: Error, CustomStringConvertible {
-  let description: String
-}
-
-/// The bytes of a file, for the files the commands read whole (scenarios, recordings).
-func readWholeFile(_ path: String) throws(FileError) -> [UInt8] {
-  guard let file = fopen(path, "r") else {
-    throw FileError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
-  }
-  defer { fclose(file) }
-  var bytes: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-  while true {
-    let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-    bytes.append(contentsOf: chunk[..<count])
-    if count < chunk.count {
-      if ferror(file) != 0 {
-        throw FileError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
-      }
-      return bytes
-    }
-  }
 }
 
 extension ComposableActor.Run {

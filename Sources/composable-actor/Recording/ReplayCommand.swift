@@ -73,7 +73,7 @@ extension ComposableActor {
     @StoreActor
     private func replay(_ recording: RecordingFile, on stores: ScriptedSession) throws {
       for recorded in recording.actions {
-        guard let store = stores.stores[recorded.store] else {
+        guard let store = stores.session.store(named: recorded.store) else {
           throw failure(
             "line \(recorded.line): no store named \"\(recorded.store)\" in this binary", code: 65)
         }
@@ -93,9 +93,10 @@ extension ComposableActor {
           throw diverged(recorded, "the patch differs from the recorded one", actual: actual)
         }
         if recorded.seq == until {
-          for name in stores.storeNames {
+          for name in stores.session.storeNames {
             stores.output.snapshot(
-              store: name, seq: recorded.seq, id: nil, state: stores.stores[name]!.snapshot())
+              store: name, seq: recorded.seq, id: nil,
+              state: stores.session.store(named: name)!.snapshot())
           }
           stores.output.drain { write(Array($0)) }
           return

@@ -1,4 +1,5 @@
 import JSON
+import LiveDependencies
 import WebSocketFeature
 
 /// One scenario of a scenario file: its set-up and its steps, as TCA's `TestStore` would run
@@ -105,9 +106,9 @@ enum ScenarioFile {
   static func read(_ path: String) throws(ScenarioError) -> [Scenario] {
     let bytes: [UInt8]
     do {
-      bytes = try readWholeFile(path)
+      bytes = try FileIO.readAll(path)
     } catch {
-      throw ScenarioError(error.description)
+      throw ScenarioError("cannot read \(path): \(error.reason)")
     }
     var scenarios: [Scenario] = []
     var defaultStore: String?

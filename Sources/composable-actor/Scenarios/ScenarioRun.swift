@@ -62,7 +62,8 @@ final class ScenarioRun {
     do {
       dataDir = scenario.dataDir == nil ? try TemporaryDirectory() : nil
     } catch {
-      return ScenarioOutcome(scenario: scenario, failure: failure("\(error)"))
+      return ScenarioOutcome(
+        scenario: scenario, failure: failure("cannot create a data folder: \(error.reason)"))
     }
     defer { dataDir?.remove() }
     let options: ComposableActor.Run
@@ -84,7 +85,9 @@ final class ScenarioRun {
     } catch {
       return ScenarioOutcome(scenario: scenario, failure: failure("\(error)"))
     }
-    for name in stores.storeNames { states[name] = stores.stores[name]!.snapshot() }
+    for name in stores.session.storeNames {
+      states[name] = stores.session.store(named: name)!.snapshot()
+    }
     var outcome: StepFailure?
     do throws(StepFailure) {
       for step in scenario.steps {
@@ -283,7 +286,8 @@ final class ScenarioRun {
 
   // MARK: Output
 
-  /// Reads what the stores printed, keeping each store's state current.
+  /// Reads what the stores printed, keeping each store's state current. The lines are parsed
+  /// back from the bytes a host would get, so a scenario checks the wire form itself.
   private func collect(_ stores: ScriptedSession) {
     var lines: [JSONValue] = []
     stores.output.drain { bytes in
@@ -331,9 +335,10 @@ final class ScenarioRun {
   private func store(_ name: String, in stores: ScriptedSession) throws(StepFailure)
     -> any HostedStore
   {
-    guard let store = stores.stores[name] else {
+    guard let store = stores.session.store(named: name) else {
       throw failure(
-        "no store named \"\(name)\"; the stores are \(stores.storeNames.joined(separator: ", "))")
+        "no store named \"\(name)\"; the stores are \(stores.session.storeNames.joined(separator: ", "))"
+      )
     }
     return store
   }

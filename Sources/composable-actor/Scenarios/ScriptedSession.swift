@@ -12,8 +12,6 @@ final class ScriptedSession {
   let clock = VirtualClock()
   let services: ScriptedServices
   let session: Session
-  let stores: [String: any HostedStore]
-  let storeNames: [String]
   let time: ActionTime
 
   /// Reducers' time starts at `startTime`; it follows the virtual clock, or, when `replaysTime`,
@@ -33,10 +31,8 @@ final class ScriptedSession {
       webSocket: services.webSocket, nthPrime: services.nthPrime,
       random: SeededRandom(seed: seed), clock: clock, time: time, logger: .disabled,
       output: output, sequence: sequence)
-    let stores = StoreCatalog.makeStores(in: environment)
-    self.stores = Dictionary(uniqueKeysWithValues: stores.map { ($0.name, $0) })
-    storeNames = stores.map(\.name)
-    session = Session(stores: stores, output: output, sequence: sequence)
+    session = Session(
+      stores: StoreCatalog.makeStores(in: environment), output: output, sequence: sequence)
   }
 
   /// The run command's options for a scenario or a replay: `arguments` as recorded or written,

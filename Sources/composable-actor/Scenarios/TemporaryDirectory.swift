@@ -1,3 +1,5 @@
+import LiveDependencies
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -6,12 +8,11 @@
 struct TemporaryDirectory {
   let path: String
 
-  init() throws(FileError) {
+  init() throws(FileIO.Failure) {
     let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     var template = Array("\(base)/composable-actor-scenario-XXXXXX".utf8CString)
     guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-      throw FileError(
-        description: "cannot create a folder in \(base): \(String(cString: strerror(errno)))")
+      throw FileIO.Failure(code: errno)
     }
     path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
   }

@@ -37,7 +37,7 @@ final class ActionTime: @unchecked Sendable {
   func now() -> Int {
     switch source {
     case .virtual(let clock):
-      return start + Int(clock.now.offset / .milliseconds(1))
+      return start + clock.elapsedMilliseconds
     case .wall:
       if let current { return current }
       let now = WallClock.nowMilliseconds()

@@ -4,28 +4,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client, ComposableActorError, ENV_BINARY, ProcessExitedError, TimeoutError, findBinary } from '../index.js';
+import { testClients } from '../test-support/clients.js';
 
 // A hang is a failure, not a stuck CI run.
 const LIMIT = { timeout: 30_000 };
 
-/** @type {Client[]} */
-const clients = [];
-let dataDir = '';
-
-/** @param {string[]} args @param {import('../index.js').Options} [options] */
-async function start(args = [], options = {}) {
-  dataDir = mkdtempSync(join(tmpdir(), 'composable-actor-node-'));
-  const client = await Client.start({ args: ['--data-dir', dataDir, ...args], ...options });
-  clients.push(client);
-  return client;
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const clients = testClients();
+const start = clients.start;
 
 // A zombie keeps its /proc entry until reaped.
 /** @param {number | undefined} pid */
@@ -60,7 +48,7 @@ test('until waits for the effect line', LIMIT, async () => {
   assert.deepEqual(actor.state('primes').alertNthPrime, { n: 1000, prime: 7919 });
   const saved = await actor.send('primes', 'favoritePrimes.saveButtonTapped', {}, { until: (l) => l.source === 'effect' });
   assert.equal(saved.at(-1)?.action.type, 'favoritePrimes.savedFavoritePrimes');
-  assert.deepEqual(JSON.parse(readFileSync(join(dataDir, 'favorite-primes.json'), 'utf8')), []);
+  assert.deepEqual(JSON.parse(readFileSync(join(clients.dataDir, 'favorite-primes.json'), 'utf8')), []);
 });
 
 test('the mirror matches fresh snapshots after many concurrent actions', LIMIT, async () => {

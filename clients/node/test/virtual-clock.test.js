@@ -1,10 +1,10 @@
 // advance and settle (`--clock virtual`) through the client, against the real binary.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, before, test } from 'node:test';
-import { Client, ComposableActorError } from '../index.js';
+import { after, before, test } from 'node:test';
+import { ComposableActorError } from '../index.js';
+import { testClients } from '../test-support/clients.js';
 import { startPeer } from '../test-support/peers.js';
 
 // A hang is a failure, not a stuck CI run.
@@ -13,21 +13,8 @@ const VIRTUAL = ['--clock', 'virtual'];
 
 /** @typedef {import('../index.js').Line} Line */
 
-/** @type {Client[]} */
-const clients = [];
-let dataDir = '';
-
-/** @param {string[]} args */
-async function start(args = []) {
-  dataDir = mkdtempSync(join(tmpdir(), 'composable-actor-node-'));
-  const client = await Client.start({ args: ['--data-dir', dataDir, ...args] });
-  clients.push(client);
-  return client;
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const clients = testClients();
+const start = clients.start;
 
 /** @type {import('../test-support/peers.js').Peer} */
 let http;
@@ -109,7 +96,7 @@ test('send with settle waits for the thread pool', LIMIT, async () => {
   assert.deepEqual(actor.state('primes').activityFeed, [{ timestamp: 1500, type: 'addedFavoritePrime', prime: 7919 }]);
   const saved = await actor.send('primes', 'favoritePrimes.saveButtonTapped', {}, { settle: true });
   assert.deepEqual(saved.map(kind), ['favoritePrimes.saveButtonTapped', 'favoritePrimes.savedFavoritePrimes']);
-  assert.deepEqual(JSON.parse(readFileSync(join(dataDir, 'favorite-primes.json'), 'utf8')), [7919]);
+  assert.deepEqual(JSON.parse(readFileSync(join(clients.dataDir, 'favorite-primes.json'), 'utf8')), [7919]);
   assert.deepEqual(await actor.settle(), [{ type: 'settled', id: saved[0].id + 2 }]);
   assert.deepEqual(actor.state('primes'), await actor.snapshot('primes'));
 });

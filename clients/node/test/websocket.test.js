@@ -1,11 +1,8 @@
 // The websocket store through the client, against the local echo server
 // (Tests/servers/ws_servers.py, run with python3: Node has no WebSocket server of its own).
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, afterEach, before, test } from 'node:test';
-import { Client } from '../index.js';
+import { after, before, test } from 'node:test';
+import { testClients } from '../test-support/clients.js';
 import { startPeer } from '../test-support/peers.js';
 
 // A hang is a failure, not a stuck CI run.
@@ -14,20 +11,8 @@ const WELCOME = 'Welcome to the echo server';
 
 /** @typedef {import('../index.js').Line} Line */
 
-/** @type {Client[]} */
-const clients = [];
-
-/** @param {string[]} args */
-async function start(args) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'composable-actor-node-'));
-  const client = await Client.start({ args: ['--data-dir', dataDir, ...args] });
-  clients.push(client);
-  return client;
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const clients = testClients();
+const start = clients.start;
 
 /** @type {import('../test-support/peers.js').Peer} */
 let ws;
