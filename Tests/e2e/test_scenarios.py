@@ -176,3 +176,17 @@ def test_a_missing_file_fails_and_the_others_still_run(tmp_path):
     assert code == 1
     assert [line.get("passed") for line in lines[:-1]] == [False, True, True]
     assert lines[-1] == {"type": "summary", "passed": 2, "failed": 1}
+
+
+def test_a_scenario_can_start_from_a_data_folder(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "favorite-primes.json").write_text("[3, 5]")
+    path = write(
+        tmp_path, "data.jsonl",
+        {"scenario": "data", "store": "primes", "dataDir": str(data)},
+        {"send": "favoritePrimes.loadButtonTapped"},
+        {"receive": {"type": "favoritePrimes.loadedFavoritePrimes", "value": [3, 5]}, "state": {"favoritePrimes": [3, 5]}},
+    )
+    code, lines = run_json(path)
+    assert code == 0, lines
