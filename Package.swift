@@ -115,7 +115,8 @@ let package = Package(
     .testTarget(
       name: "ComposableCoreTests", dependencies: ["ComposableCore", "ComposableTestSupport"],
       swiftSettings: strict),
-    .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
+    .testTarget(
+      name: "JSONTests", dependencies: ["JSON", "ComposableTestSupport"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
       name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV"],
@@ -140,7 +141,10 @@ let package = Package(
       dependencies: ["LiveDependencies", "EventLoop", "PrimesFeature", "CPrimesieve"],
       swiftSettings: strict),
     .testTarget(
-      name: "ProtocolTests", dependencies: ["Protocol", "JSON", "ComposableCore", "PrimesFeature"],
+      name: "ProtocolTests",
+      dependencies: [
+        "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature",
+      ],
       swiftSettings: strict),
   ]
 )

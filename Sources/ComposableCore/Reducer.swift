@@ -29,6 +29,13 @@ public protocol Reducer<State, Action> {
 
   @ReducerBuilder<State, Action>
   var body: Body { get }
+
+  /// The function a store calls for every action: `reduce(into:action:)`, or for a reducer
+  /// built from `body`, its body's, with the body built once here rather than on every action
+  /// (building a composed body copies its whole tree of reducers). The default implementations
+  /// are the only ones a reducer needs; being requirements, they are chosen where the concrete
+  /// type is known, so the store runs code specialized for the whole tree.
+  func makeStoreReduce() -> (inout State, Action) -> Effect<Action>
 }
 
 extension Reducer where Body == Never {
@@ -36,12 +43,21 @@ extension Reducer where Body == Never {
   public var body: Body {
     fatalError("\(Self.self) has no body; it implements reduce(into:action:)")
   }
+
+  public func makeStoreReduce() -> (inout State, Action) -> Effect<Action> {
+    { self.reduce(into: &$0, action: $1) }
+  }
 }
 
 extension Reducer where Body: Reducer, Body.State == State, Body.Action == Action {
   /// A reducer built from `body` reduces by running its body.
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     body.reduce(into: &state, action: action)
+  }
+
+  public func makeStoreReduce() -> (inout State, Action) -> Effect<Action> {
+    let body = self.body
+    return { body.reduce(into: &$0, action: $1) }
   }
 }
 

@@ -43,20 +43,15 @@ public final class Store<State, Action: Sendable> {
   /// such as a cancellable part of a concatenation, are not counted twice.)
   public private(set) var effectsInFlight = 0
 
+  // Not specialized where the store is made: a feature's `body` is an opaque type, whose
+  // underlying type only its own module knows. Called through the feature's conformance, the
+  // reduce function is specialized there, for the whole tree of reducers; specialized here, it
+  // would look up the opaque type's metadata by name on every action.
+  @_semantics("optimize.sil.specialize.generic.never")
   public init<R: Reducer>(initialState: State, reducer: R)
   where R.State == State, R.Action == Action {
     self.state = initialState
-    self.reducer = Self.resolve(reducer)
-  }
-
-  /// The reduce function of a reducer, with a `body` built once here rather than on every
-  /// action: building a composed body copies its whole tree of reducers each time.
-  private static func resolve<R: Reducer>(_ reducer: R) -> (inout State, Action) -> Effect<Action>
-  where R.State == State, R.Action == Action {
-    guard R.Body.self != Never.self, let body = reducer.body as? any Reducer<State, Action> else {
-      return reducer.reduce(into:action:)
-    }
-    return resolve(body)
+    self.reducer = reducer.makeStoreReduce()
   }
 
   /// Reduces a host action now, then any actions it queued.

@@ -13,9 +13,22 @@ extension JSONPatch {
   /// Other array edits (a rotation, say) are still correct but may take more operations than
   /// the shortest patch; finding that needs an edit-distance search that costs too much here.
   public static func diff(from old: JSONValue, to new: JSONValue) -> [JSONPatchOperation] {
-    var differ = Differ()
+    var operations: [JSONPatchOperation] = []
+    diff(from: old, to: new, at: "", into: &operations)
+    return operations
+  }
+
+  /// Appends to `operations` the patch that turns the value at `pointer` (a JSON Pointer text)
+  /// from `old` into `new`: for diffing one member of a larger document.
+  public static func diff(
+    from old: JSONValue, to new: JSONValue, at pointer: String,
+    into operations: inout [JSONPatchOperation]
+  ) {
+    // The differ appends to the caller's array itself: swapping it in and out avoids a copy.
+    var differ = Differ(base: pointer, operations: [])
+    swap(&differ.operations, &operations)
     differ.compare(old, new)
-    return differ.operations
+    swap(&differ.operations, &operations)
   }
 }
 
@@ -29,8 +42,10 @@ private struct Differ {
     case index(Int)
   }
 
+  /// The pointer text of the document's root.
+  let base: String
   var path: [Token] = []
-  var operations: [JSONPatchOperation] = []
+  var operations: [JSONPatchOperation]
 
   mutating func compare(_ old: JSONValue, _ new: JSONValue) {
     switch (old, new) {
@@ -101,7 +116,7 @@ private struct Differ {
 
   /// The pointer text of the current path, optionally one token deeper.
   private func pointer(appending last: Token? = nil) -> String {
-    var text = ""
+    var text = base
     for token in path {
       append(token, to: &text)
     }

@@ -49,8 +49,9 @@ public enum InputMessage: Sendable {
     guard let action = object["action"] else {
       throw fail(.invalidMessage, "an action message needs an \"action\"")
     }
-    if let extra = object.keys.first(where: { !["store", "action", "id"].contains($0) }) {
-      throw fail(.invalidMessage, "unknown field \"\(extra)\" in an action message")
+    // Over the members themselves: this runs for every action, and `keys` would be an array.
+    for (key, _) in object where key != "store" && key != "action" && key != "id" {
+      throw fail(.invalidMessage, "unknown field \"\(key)\" in an action message")
     }
     self = .action(store: store, action: action, id: id)
   }

@@ -37,10 +37,25 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  /// Writes everything but the patch of an action line; `endPatchLine` closes it.
+  /// Writes everything but the patch of an action line; `patch` closes it.
   func beginActionLine(
     store: String, seq: Int, id: JSONValue?, source: ActionSource, action: JSONValue
   ) {
+    beginActionLine(store: store, seq: seq, id: id, source: source)
+    action.write(into: &bytes)
+    raw(#","patch":"#)
+  }
+
+  /// The same, with the action already written as JSON text.
+  func beginActionLine(
+    store: String, seq: Int, id: JSONValue?, source: ActionSource, actionText: [UInt8]
+  ) {
+    beginActionLine(store: store, seq: seq, id: id, source: source)
+    bytes.append(contentsOf: actionText)
+    raw(#","patch":"#)
+  }
+
+  private func beginActionLine(store: String, seq: Int, id: JSONValue?, source: ActionSource) {
     if didWriteActionLine != nil { actionLineStart = bytes.count }
     raw(#"{"type":"action","store":"#)
     JSONWriter.writeString(store, into: &bytes)
@@ -51,8 +66,6 @@ public final class OutputLines {
       id.write(into: &bytes)
     }
     raw(source == .host ? #","source":"host","action":"# : #","source":"effect","action":"#)
-    action.write(into: &bytes)
-    raw(#","patch":"#)
   }
 
   func beginStateLine(store: String, seq: Int, actions: Int, ids: [JSONValue]) {
@@ -150,6 +163,12 @@ public final class OutputLines {
   }
 
   private func raw(_ text: StaticString) {
+    Self.append(text, to: &bytes)
+  }
+
+  /// Nonisolated so that its closure is too: a closure isolated to the store actor checks at
+  /// run time that it runs there, which costs more than the copy.
+  private nonisolated static func append(_ text: StaticString, to bytes: inout [UInt8]) {
     text.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 }

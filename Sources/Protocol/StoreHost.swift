@@ -4,9 +4,9 @@ import JSON
 /// Puts a typed store on the wire: decodes its actions, and after every reduction writes the
 /// action with the JSON Patch that turns the previous state into the new one.
 ///
-/// The patch is a diff of the state's JSON before and after, so it is correct by construction
-/// whatever the reducer did; hosts that apply every patch to the first snapshot hold the same
-/// state as the store.
+/// The patch is a diff of the state's JSON before and after (see ``StateJSON``), so it is
+/// correct by construction whatever the reducer did; hosts that apply every patch to the first
+/// snapshot hold the same state as the store.
 @StoreActor
 public final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
   public let name: String
@@ -15,17 +15,40 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private let output: OutputLines
   private let sequence: ActionSequence
   private let mode: EmitMode
-  private var lastState: JSONValue
+  private let stateJSON: StateJSON<State>
   /// Payload-free actions by type, with their canonical wire form: decoding and echoing them
   /// is a lookup after the first time. Bounded by the number of payload-free cases.
   private var payloadFreeActions: [String: DecodedAction] = [:]
-  /// The wire form of the host action being sent, when it is already known.
-  private var hostActionWire: JSONValue?
+  /// The wire form of the host action being sent, as JSON text, when it is already known.
+  private var hostActionWire: [UInt8]?
   private var tick = Tick()
+  /// `send`, made in `init`. Through `HostedStore` a generic class's methods run unspecialized
+  /// code, which looks up type metadata at run time; a closure made where the store's types are
+  /// known runs code specialized for them, down through the store and its reducer.
+  private var sendFromHost: (JSONValue, JSONValue?) throws(ProtocolError) -> Void = { _, _ in }
 
-  public init(
+  public convenience init(
     name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
     output: OutputLines, sequence: ActionSequence, mode: EmitMode
+  ) {
+    self.init(
+      name: name, store: store, descriptor: descriptor, output: output, sequence: sequence,
+      mode: mode, stateJSON: .encodingWholeState(store.state, store: name))
+  }
+
+  /// For a state that lists its fields: each action encodes only the fields it changed.
+  public convenience init(
+    name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
+    output: OutputLines, sequence: ActionSequence, mode: EmitMode
+  ) where State: FieldwiseEncodable {
+    self.init(
+      name: name, store: store, descriptor: descriptor, output: output, sequence: sequence,
+      mode: mode, stateJSON: .fieldwise(store.state, store: name))
+  }
+
+  private init(
+    name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
+    output: OutputLines, sequence: ActionSequence, mode: EmitMode, stateJSON: StateJSON<State>
   ) {
     self.name = name
     self.store = store
@@ -33,9 +56,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     self.output = output
     self.sequence = sequence
     self.mode = mode
-    self.lastState = Self.encode(store.state, store: name)
+    self.stateJSON = stateJSON
     store.didReduce = { [unowned self] reduced, state in
       self.didReduce(reduced, state: state)
+    }
+    sendFromHost = { [unowned self] action, id throws(ProtocolError) in
+      let decoded = try decode(action)
+      hostActionWire = decoded.wire
+      defer { hostActionWire = nil }
+      store.send(decoded.action, cause: id)
     }
   }
 
@@ -49,10 +78,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   public func cancelAllEffects() -> Int { store.cancelAllEffects() }
 
   public func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError) {
-    let decoded = try decode(action)
-    hostActionWire = decoded.wire
-    defer { hostActionWire = nil }
-    store.send(decoded.action, cause: id)
+    try sendFromHost(action, id)
   }
 
   public func replay(_ action: JSONValue, source: ActionSource, id: JSONValue?)
@@ -66,15 +92,13 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
 
   public func snapshot() -> JSONValue {
     endTick()
-    return lastState
+    return stateJSON.current()
   }
 
   public func endTick() {
     guard tick.actions > 0 else { return }
-    let state = Self.encode(store.state, store: name)
     output.beginStateLine(store: name, seq: tick.lastSeq, actions: tick.actions, ids: tick.ids)
-    output.patch(JSONPatch.diff(from: lastState, to: state))
-    lastState = state
+    output.patch(stateJSON.update(store.state))
     tick = Tick()
   }
 
@@ -84,18 +108,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     let id = reduced.cause.flatMap { $0 as? JSONValue }
     switch mode {
     case .actions:
-      let newState = Self.encode(state, store: name)
-      let wire: JSONValue
       if reduced.source == .host, let known = hostActionWire {
-        wire = known
+        output.beginActionLine(store: name, seq: seq, id: id, source: .host, actionText: known)
         hostActionWire = nil
       } else {
-        wire = ActionCoding.encode(reduced.action)
+        output.beginActionLine(
+          store: name, seq: seq, id: id, source: reduced.source,
+          action: ActionCoding.encode(reduced.action))
       }
-      output.beginActionLine(
-        store: name, seq: seq, id: id, source: reduced.source, action: wire)
-      output.patch(JSONPatch.diff(from: lastState, to: newState))
-      lastState = newState
+      output.patch(stateJSON.update(state))
     case .ticks:
       tick.actions += 1
       tick.lastSeq = seq
@@ -109,7 +130,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     do {
       let decoded = try ActionCoding.decode(Action.self, from: action)
       guard let payloadFreeType else { return DecodedAction(action: decoded, wire: nil) }
-      let entry = DecodedAction(action: decoded, wire: ActionCoding.encode(decoded))
+      var text: [UInt8] = []
+      ActionCoding.encode(decoded).write(into: &text)
+      let entry = DecodedAction(action: decoded, wire: text)
       payloadFreeActions[payloadFreeType] = entry
       return entry
     } catch {
@@ -134,19 +157,11 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     }
   }
 
-  private static func encode(_ state: State, store name: String) -> JSONValue {
-    do {
-      return try JSONValueEncoder().encode(state)
-    } catch {
-      // States are plain data; failing to encode one is a bug in the feature, not bad input.
-      preconditionFailure("\(name): cannot encode the state: \(error)")
-    }
-  }
-
-  /// A decoded action and, when known without encoding it again, its canonical wire form.
+  /// A decoded action and, when known without encoding it again, its canonical wire form as
+  /// JSON text.
   private struct DecodedAction {
     let action: Action
-    let wire: JSONValue?
+    let wire: [UInt8]?
   }
 
   private struct Tick {

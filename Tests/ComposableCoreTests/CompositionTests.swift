@@ -133,4 +133,27 @@ final class CompositionTests: XCTestCase {
     store.send(.increment) { $0.count = 1 }
     store.finish()
   }
+
+  func testAStoreBuildsABodyOnce() {
+    // Counted only on the test thread, which drains the store's executor.
+    final class Count: @unchecked Sendable {
+      var value = 0
+    }
+    struct Counted: Reducer {
+      let builds: Count
+      let clock: VirtualClock
+      var body: some Reducer<Child.State, Child.Action> {
+        builds.value += 1
+        return Child(clock: clock)
+      }
+    }
+    let builds = Count()
+    let clock = VirtualClock()
+    let store = TestStore(
+      initialState: Child.State(), reducer: Counted(builds: builds, clock: clock), clock: clock)
+    store.send(.increment) { $0.count = 1 }
+    store.send(.increment) { $0.count = 2 }
+    store.finish()
+    XCTAssertEqual(builds.value, 1)
+  }
 }

@@ -36,6 +36,18 @@ final class JSONPatchDiffTests: XCTestCase {
     XCTAssertEqual(JSONPatch.diff(from: 1, to: 2), [.replace(path: "", value: 2)])
   }
 
+  func testDiffAtAPointerPrefixesItsPathsAndAppends() {
+    var operations: [JSONPatchOperation] = [.remove(path: "/kept")]
+    JSONPatch.diff(
+      from: ["n": 1, "gone": true], to: ["n": 2, "new": []], at: "/a~1b", into: &operations)
+    XCTAssertEqual(
+      operations,
+      [
+        .remove(path: "/kept"), .replace(path: "/a~1b/n", value: 2), .remove(path: "/a~1b/gone"),
+        .add(path: "/a~1b/new", value: []),
+      ])
+  }
+
   func testObjectKeys() {
     var added = state.objectValue!
     added["new"] = ["x": 1]

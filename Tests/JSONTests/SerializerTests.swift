@@ -1,3 +1,4 @@
+import ComposableTestSupport
 import JSON
 import XCTest
 

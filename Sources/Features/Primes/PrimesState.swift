@@ -82,7 +82,22 @@ public struct Activity: Equatable, Codable, Sendable {
   }
 }
 
-extension PrimesState: Codable {
+extension PrimesState: FieldwiseEncodable, Decodable {
+  /// The stored fields, then what a screen derives from them, so a host renders the state
+  /// without reimplementing primality.
+  public static let encodedFields: [EncodedField<PrimesState>] = [
+    EncodedField(CodingKeys.count.stringValue, \.count),
+    EncodedField(CodingKeys.favoritePrimes.stringValue, \.favoritePrimes),
+    EncodedField(CodingKeys.activityFeed.stringValue, \.activityFeed),
+    EncodedField(CodingKeys.alertNthPrime.stringValue, \.alertNthPrime),
+    EncodedField(CodingKeys.alertNthPrimeFailure.stringValue, \.alertNthPrimeFailure),
+    EncodedField(CodingKeys.nthPrimeRequest.stringValue, \.nthPrimeRequest),
+    EncodedField(CodingKeys.isNthPrimeButtonDisabled.stringValue, \.isNthPrimeButtonDisabled),
+    EncodedField(CodingKeys.isPrime.stringValue, \.isPrime),
+    EncodedField(CodingKeys.isFavorite.stringValue, \.isFavorite),
+    EncodedField(CodingKeys.storageError.stringValue, \.storageError),
+  ]
+
   enum CodingKeys: String, CodingKey {
     case count, favoritePrimes, activityFeed, alertNthPrime, alertNthPrimeFailure
     case nthPrimeRequest, isNthPrimeButtonDisabled, isPrime, isFavorite, storageError
@@ -100,21 +115,5 @@ extension PrimesState: Codable {
         NthPrimeFailure.self, forKey: .alertNthPrimeFailure),
       nthPrimeRequest: try container.decodeIfPresent(Int.self, forKey: .nthPrimeRequest),
       storageError: try container.decodeIfPresent(StorageError.self, forKey: .storageError))
-  }
-
-  /// Encodes the stored fields and what a screen derives from them, so a host renders the
-  /// state without reimplementing primality.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(count, forKey: .count)
-    try container.encode(favoritePrimes, forKey: .favoritePrimes)
-    try container.encode(activityFeed, forKey: .activityFeed)
-    try container.encodeIfPresent(alertNthPrime, forKey: .alertNthPrime)
-    try container.encodeIfPresent(alertNthPrimeFailure, forKey: .alertNthPrimeFailure)
-    try container.encodeIfPresent(nthPrimeRequest, forKey: .nthPrimeRequest)
-    try container.encode(isNthPrimeButtonDisabled, forKey: .isNthPrimeButtonDisabled)
-    try container.encode(isPrime, forKey: .isPrime)
-    try container.encode(isFavorite, forKey: .isFavorite)
-    try container.encodeIfPresent(storageError, forKey: .storageError)
   }
 }

@@ -15,6 +15,7 @@ public struct JSONValueEncoder: Sendable {
   public init() {}
 
   public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
-    try ValueEncoder(codingPath: []).encodeCurrent(value)
+    if let known = KnownEncodable.encode(value) { return known }
+    return try ValueEncoder(codingPath: []).encodeCurrent(value)
   }
 }

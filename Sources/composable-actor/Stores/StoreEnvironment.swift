@@ -34,6 +34,16 @@ struct StoreEnvironment {
       name: descriptor.name, store: store, descriptor: descriptor, output: output,
       sequence: sequence, mode: options.emit)
   }
+
+  /// For a state that lists its fields, whose patches come from the fields that changed.
+  @StoreActor
+  func host<State: FieldwiseEncodable, Action: ComposableAction>(
+    _ store: Store<State, Action>, _ descriptor: StoreDescriptor
+  ) -> StoreHost<State, Action> {
+    StoreHost(
+      name: descriptor.name, store: store, descriptor: descriptor, output: output,
+      sequence: sequence, mode: options.emit)
+  }
 }
 
 /// Every store the binary hosts, in the order `ready` lists them.

@@ -1,0 +1,107 @@
+import ComposableCore
+import ComposableTestSupport
+import JSON
+import PrimesFeature
+import XCTest
+
+@testable import Protocol
+
+/// The fieldwise patches of a ``FieldwiseEncodable`` state must be exactly the patches of
+/// encoding the whole state and diffing it: the product relies on the first, the second is
+/// correct by construction.
+final class StateJSONTests: XCTestCase {
+  func testFieldwisePatchesEqualWholeStateDiffs() throws {
+    var random = RandomPrimesState(seed: 7)
+    var state = random.state()
+    let fieldwise = StateJSON.fieldwise(state, store: "primes")
+    let whole = StateJSON.encodingWholeState(state, store: "primes")
+    for step in 0..<1_000 {
+      let before = try JSONValueEncoder().encode(state)
+      state = step % 10 == 0 ? random.state() : random.edited(state)
+      let patch = fieldwise.update(state)
+      XCTAssertEqual(patch, whole.update(state), "step \(step)")
+      let after = try JSONValueEncoder().encode(state)
+      XCTAssertEqual(try JSONPatch.apply(patch, to: before), after, "step \(step)")
+      // Same members in the same order, as the host's snapshot prints them.
+      XCTAssertEqual(fieldwise.current().jsonString, after.jsonString, "step \(step)")
+    }
+  }
+
+  func testAnUnchangedStateGivesNoPatch() {
+    let state = PrimesState(count: 5, favoritePrimes: [2, 3])
+    let fieldwise = StateJSON.fieldwise(state, store: "primes")
+    XCTAssertEqual(fieldwise.update(state), [])
+  }
+
+  func testADerivedFieldIsPatchedWithTheFieldItDerivesFrom() {
+    let fieldwise = StateJSON.fieldwise(PrimesState(count: 4), store: "primes")
+    XCTAssertEqual(
+      fieldwise.update(PrimesState(count: 5)),
+      [.replace(path: "/count", value: 5), .replace(path: "/isPrime", value: true)])
+  }
+
+  func testTheEncodedMembersAreTheListedFieldsInOrder() throws {
+    let encoded = try JSONValueEncoder().encode(PrimesState())
+    XCTAssertEqual(encoded.objectValue?.keys, PrimesState.encodedFields.map(\.key))
+  }
+}
+
+/// Random primes states, and random edits of a few fields of one.
+private struct RandomPrimesState {
+  var generator: SeededGenerator
+
+  init(seed: UInt64) {
+    generator = SeededGenerator(seed: seed)
+  }
+
+  mutating func state() -> PrimesState {
+    var state = PrimesState()
+    for field in 0..<fieldCount where chance(2) { edit(&state, field: field) }
+    return state
+  }
+
+  mutating func edited(_ state: PrimesState) -> PrimesState {
+    var state = state
+    for _ in 0...int(in: 0...2) { edit(&state, field: int(in: 0...(fieldCount - 1))) }
+    return state
+  }
+
+  private let fieldCount = 7
+
+  private mutating func edit(_ state: inout PrimesState, field: Int) {
+    switch field {
+    case 0:
+      state.count = int(in: -3...40)
+    case 1:
+      state.favoritePrimes = (0..<int(in: 0...4)).map { _ in [2, 3, 5, 7, 11, 13][int(in: 0...5)] }
+    case 2:
+      if chance(3), !state.activityFeed.isEmpty {
+        state.activityFeed.removeLast()
+      } else {
+        state.activityFeed.append(
+          Activity(
+            timestamp: int(in: 0...1_000),
+            type: chance(2) ? .addedFavoritePrime : .removedFavoritePrime,
+            prime: int(in: 2...50)))
+      }
+    case 3:
+      state.alertNthPrime = chance(2) ? nil : PrimeAlert(n: int(in: 1...9), prime: int(in: 2...30))
+    case 4:
+      state.alertNthPrimeFailure =
+        chance(2) ? nil : NthPrimeFailure(n: int(in: -2...0), message: "no \"prime\" / here")
+    case 5:
+      state.nthPrimeRequest = chance(2) ? nil : int(in: 0...9)
+    default:
+      state.storageError =
+        chance(2) ? nil : StorageError(operation: chance(2) ? .load : .save, message: "disk ~full")
+    }
+  }
+
+  private mutating func int(in range: ClosedRange<Int>) -> Int {
+    Int.random(in: range, using: &generator)
+  }
+
+  private mutating func chance(_ oneIn: Int) -> Bool {
+    int(in: 1...oneIn) == 1
+  }
+}
