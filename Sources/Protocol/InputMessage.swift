@@ -7,7 +7,7 @@ import JSON
 /// {"store":"primes","action":"counter.incrTapped"}
 /// {"cmd":"snapshot","store":"primes"}
 /// ```
-public enum InputMessage: Sendable {
+public enum InputMessage: Sendable, Equatable {
   case action(store: String, action: JSONValue, id: JSONValue?)
   case command(name: String, arguments: JSONObject, id: JSONValue?)
 

@@ -84,6 +84,10 @@ public final class Session {
       heldLines.append((Array(bytes), lineNumber))
       return
     }
+    if let message = InputMessage(compactAction: bytes, maxDepth: maxDepth) {
+      handle(message, lineNumber: lineNumber)
+      return
+    }
     let value: JSONValue
     do {
       value = try JSONParser.parse(bytes, maxDepth: maxDepth)
@@ -91,8 +95,19 @@ public final class Session {
       output.error(ProtocolError(Self.code(of: error), error.message), line: lineNumber, id: nil)
       return
     }
+    let message: InputMessage
     do {
-      switch try InputMessage(value) {
+      message = try InputMessage(value)
+    } catch {
+      output.error(error.error, line: lineNumber, id: error.id)
+      return
+    }
+    handle(message, lineNumber: lineNumber)
+  }
+
+  private func handle(_ message: InputMessage, lineNumber: Int) {
+    do {
+      switch message {
       case .action(let store, let action, let id):
         try dispatch(action, to: store, id: id, lineNumber: lineNumber)
       case .command(let name, let arguments, let id):

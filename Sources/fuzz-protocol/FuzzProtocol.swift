@@ -7,7 +7,9 @@ import Protocol
 // reducer → output lines. Built only by scripts/fuzz.sh (with -sanitize=fuzzer -D FUZZING);
 // a normal build gets a main that says so.
 //
-// Oracle: nothing crashes, and every output line the session writes is one valid JSON object.
+// Oracles: nothing crashes; every output line the session writes is one valid JSON object; and
+// where the compact reader of action lines accepts a line, the general parser reads the same
+// message from it.
 
 #if FUZZING
   typealias FuzzInput = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
@@ -69,6 +71,7 @@ final class FuzzHarness: @unchecked Sendable {
   }
 
   func check(_ line: UnsafeRawBufferPointer) {
+    checkCompactReading(line)
     // Read synchronously on this thread before returning: the buffer never crosses threads.
     nonisolated(unsafe) let line = line
     let session = session
@@ -85,6 +88,18 @@ final class FuzzHarness: @unchecked Sendable {
         fatalError(
           "the session wrote a line that is not a JSON object: \(String(decoding: output, as: UTF8.self))"
         )
+      }
+    }
+  }
+
+  private func checkCompactReading(_ line: UnsafeRawBufferPointer) {
+    for maxDepth in [1, 2, JSONParser.defaultMaxDepth] {
+      guard let compact = InputMessage(compactAction: line, maxDepth: maxDepth) else { continue }
+      let general = try? InputMessage(JSONParser.parse(line, maxDepth: maxDepth))
+      guard let general, general == compact, "\(general)" == "\(compact)" else {
+        fatalError(
+          "the compact reader read \(compact) from \(String(decoding: line, as: UTF8.self)), "
+            + "the general parser \(general.map { "\($0)" } ?? "an error")")
       }
     }
   }

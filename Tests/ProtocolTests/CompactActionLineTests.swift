@@ -1,0 +1,104 @@
+import ComposableTestSupport
+import JSON
+import Protocol
+import XCTest
+
+/// The compact reader is a shortcut: wherever it accepts a line, the general parser must read
+/// the very same message from it.
+final class CompactActionLineTests: XCTestCase {
+  func testCommonLinesAreReadCompactly() {
+    XCTAssertEqual(
+      compact(#"{"store":"primes","action":"counter.incrTapped"}"#),
+      .action(store: "primes", action: "counter.incrTapped", id: nil))
+    XCTAssertEqual(
+      compact(#" { "id" : -42 , "action" : { "type" : "a.b" } , "store" : "s" } "#),
+      .action(store: "s", action: ["type": "a.b"], id: -42))
+    XCTAssertEqual(
+      compact(#"{"store":"s","action":"a","id":"req 1"}"#),
+      .action(store: "s", action: "a", id: "req 1"))
+  }
+
+  func testEverythingElseIsLeftToTheGeneralParser() {
+    for line in [
+      #"{"store":"s"}"#, #"{"action":"a"}"#, #"{"store":"s","action":"a","x":1}"#,
+      #"{"store":"s","store":"t","action":"a"}"#, #"{"store":"s","action":{"type":"a","v":1}}"#,
+      #"{"store":"s\u0031","action":"a"}"#, #"{"store":"é","action":"a"}"#,
+      #"{"store":"s","action":"a","id":1.5}"#, #"{"store":"s","action":"a","id":007}"#,
+      #"{"store":"s","action":"a","id":-0}"#, #"{"store":"s","action":"a","id":1234567890123456}"#,
+      #"{"store":"s","action":"a"} x"#, #"{"store":"s","action":"a"}}"#, #"{"cmd":"quit"}"#,
+      #"{"store":"s","action":"a","id":null}"#, #"{"store":"s",,"action":"a"}"#,
+    ] {
+      XCTAssertNil(compact(line), line)
+    }
+    XCTAssertNil(compact(#"{"store":"s","action":{"type":"a"}}"#, maxDepth: 1))
+  }
+
+  func testAcceptedLinesReadAsTheGeneralParserReadsThem() {
+    var random = SeededGenerator(seed: 5)
+    var accepted = 0
+    for _ in 0..<20_000 {
+      let line = Self.randomLine(using: &random)
+      let maxDepth = [1, 2, 64].randomElement(using: &random)!
+      line.withUnsafeBytes { bytes in
+        guard let compact = InputMessage(compactAction: bytes, maxDepth: maxDepth) else { return }
+        accepted += 1
+        let general = try? InputMessage(JSONParser.parse(bytes, maxDepth: maxDepth))
+        XCTAssertEqual(compact, general, String(decoding: line, as: UTF8.self))
+        XCTAssertEqual("\(compact)", general.map { "\($0)" }, String(decoding: line, as: UTF8.self))
+      }
+    }
+    // The generator must reach the shortcut often, or the agreement above shows little.
+    XCTAssertGreaterThan(accepted, 400)
+  }
+
+  private func compact(_ line: String, maxDepth: Int = 64) -> InputMessage? {
+    Array(line.utf8).withUnsafeBytes { InputMessage(compactAction: $0, maxDepth: maxDepth) }
+  }
+
+  /// Action lines put together from likely and unlikely pieces, then sometimes cut short or
+  /// with a byte changed.
+  private static func randomLine(using random: inout SeededGenerator) -> [UInt8] {
+    let stores = [#""primes""#, #""""#, #""pri\u006des""#, #""é""#, "7", #""a\"b""#]
+    let actions = [
+      #""counter.incrTapped""#, #"{"type":"counter.decrTapped"}"#, #"{ "type" : "x" }"#,
+      #"{"type":"a","value":1}"#, #"{"value":1}"#, "null", "[]", #"{"type":7}"#, #"{}"#,
+    ]
+    let ids = [
+      "1", "-1", "0", "-0", "007", "1.5", "1e2", "2E1", "123456789012345", "1234567890123456",
+      #""req-1""#, "null", "true", #""\n""#, "-", "[1]",
+    ]
+    let extras = [#""cmd":"quit""#, #""x":1"#, #""store":"twice""#]
+    let spaces = ["", "", " ", "\t", "\r\n", "  "]
+    func space() -> String { spaces.randomElement(using: &random)! }
+    var members: [String] = []
+    if Int.random(in: 0..<10, using: &random) > 0 {
+      members.append(#""store""# + space() + ":" + space() + stores.randomElement(using: &random)!)
+    }
+    if Int.random(in: 0..<10, using: &random) > 0 {
+      members.append(
+        #""action""# + space() + ":" + space() + actions.randomElement(using: &random)!)
+    }
+    if Bool.random(using: &random) {
+      members.append(#""id""# + space() + ":" + space() + ids.randomElement(using: &random)!)
+    }
+    if Int.random(in: 0..<6, using: &random) == 0 {
+      members.append(extras.randomElement(using: &random)!)
+    }
+    members.shuffle(using: &random)
+    var line = Array(
+      (space() + "{" + space() + members.joined(separator: space() + "," + space()) + space() + "}"
+        + space()).utf8)
+    switch Int.random(in: 0..<8, using: &random) {
+    case 0 where !line.isEmpty:
+      line.removeLast(Int.random(in: 1...line.count, using: &random))
+    case 1 where !line.isEmpty:
+      line[Int.random(in: 0..<line.count, using: &random)] = UInt8.random(
+        in: 0...255, using: &random)
+    case 2:
+      line += Array([",", "}", "x", " 1"].randomElement(using: &random)!.utf8)
+    default:
+      break
+    }
+    return line
+  }
+}
