@@ -34,15 +34,15 @@ private struct CompactReader {
     var action: JSONValue?
     var id: JSONValue?
     repeat {
-      guard let key = plainString(), take(UInt8(ascii: ":")) else { return nil }
-      switch key {
-      case "store" where store == nil:
+      guard let key = plainBytes(), take(UInt8(ascii: ":")) else { return nil }
+      switch Key(key) {
+      case .store? where store == nil:
         store = plainString()
         guard store != nil else { return nil }
-      case "action" where action == nil:
+      case .action? where action == nil:
         action = actionValue(maxDepth: maxDepth)
         guard action != nil else { return nil }
-      case "id" where id == nil:
+      case .id? where id == nil:
         id = plainString().map(JSONValue.string) ?? integer()
         guard id != nil else { return nil }
       default:
@@ -57,14 +57,19 @@ private struct CompactReader {
   /// `"type"` or `{"type":"type"}`.
   private mutating func actionValue(maxDepth: Int) -> JSONValue? {
     if let type = plainString() { return .string(type) }
-    guard maxDepth >= 2, take(UInt8(ascii: "{")), plainString() == "type",
+    guard maxDepth >= 2, take(UInt8(ascii: "{")), let key = plainBytes(), Key(key) == .type,
       take(UInt8(ascii: ":")), let type = plainString(), take(UInt8(ascii: "}"))
     else { return nil }
     return .object(["type": .string(type)])
   }
 
-  /// A string of printable ASCII other than `"` and `\`, after optional whitespace.
   private mutating func plainString() -> String? {
+    plainBytes().map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// The content of a string of printable ASCII other than `"` and `\`, after optional
+  /// whitespace.
+  private mutating func plainBytes() -> UnsafeRawBufferPointer? {
     skipWhitespace()
     guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
     let start = position + 1
@@ -73,7 +78,7 @@ private struct CompactReader {
       let byte = bytes[end]
       if byte == UInt8(ascii: "\"") {
         position = end + 1
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
       }
       guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
       end += 1
@@ -132,5 +137,30 @@ private struct CompactReader {
         return
       }
     }
+  }
+}
+
+/// The member names the compact reader knows, matched on their bytes.
+private enum Key {
+  case store, action, id, type
+
+  init?(_ bytes: UnsafeRawBufferPointer) {
+    if Self.matches(bytes, "store") {
+      self = .store
+    } else if Self.matches(bytes, "action") {
+      self = .action
+    } else if Self.matches(bytes, "id") {
+      self = .id
+    } else if Self.matches(bytes, "type") {
+      self = .type
+    } else {
+      return nil
+    }
+  }
+
+  private static func matches(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+    guard bytes.count == name.utf8CodeUnitCount else { return false }
+    for index in 0..<bytes.count where bytes[index] != name.utf8Start[index] { return false }
+    return true
   }
 }
