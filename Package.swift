@@ -29,13 +29,16 @@ let package = Package(
     .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
     .systemLibrary(
       name: "CPrimesieve", pkgConfig: "primesieve", providers: [.apt(["libprimesieve-dev"])]),
-    .systemLibrary(
-      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-    .systemLibrary(
-      name: "CWebSockets", pkgConfig: "libwebsockets",
-      providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-uv"])]),
-    // Typed wrappers of curl's variadic setopt/getinfo, which Swift cannot call.
+    // Headers only (libcurl4-openssl-dev, libwebsockets-dev): these libraries are not linked but
+    // loaded with dlopen on first use, by the shims below, so that runs that make no request
+    // and open no WebSocket do not spend milliseconds of start-up loading them.
+    .systemLibrary(name: "CCurl"),
+    .systemLibrary(name: "CWebSockets"),
+    // libcurl's loader, its functions, and typed wrappers of its variadic setopt/getinfo, which
+    // Swift cannot call.
     .target(name: "CCurlShim", dependencies: ["CCurl"]),
+    // The loader and functions of libwebsockets and OpenSSL.
+    .target(name: "CWebSocketsShim", dependencies: ["CWebSockets"]),
 
     // A pthread mutex, shared by every layer that guards state touched from several threads.
     .target(name: "Locks", swiftSettings: strict),
@@ -55,7 +58,9 @@ let package = Package(
     // HTTP and WebSocket clients on the loop.
     .target(
       name: "Networking",
-      dependencies: ["EventLoop", "CLibUV", "CCurl", "CCurlShim", "CWebSockets", "Locks"],
+      dependencies: [
+        "EventLoop", "CLibUV", "CCurl", "CCurlShim", "CWebSockets", "CWebSocketsShim", "Locks",
+      ],
       swiftSettings: strict),
 
     // Features: state, actions, reducers and the interfaces of their dependencies.

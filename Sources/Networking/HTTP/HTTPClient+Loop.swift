@@ -89,9 +89,9 @@ extension HTTPClient {
   private func drive(_ fd: curl_socket_t, _ flags: Int32) {
     guard let multi else { return }
     var running: Int32 = 0
-    curl_multi_socket_action(multi, fd, flags, &running)
+    ccurl_multi_socket_action(multi, fd, flags, &running)
     var queued: Int32 = 0
-    while let message = curl_multi_info_read(multi, &queued) {
+    while let message = ccurl_multi_info_read(multi, &queued) {
       guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else {
         continue
       }
@@ -99,7 +99,7 @@ extension HTTPClient {
       let code = message.pointee.data.result
       let transfer = HTTPTransfer.from(easy)
       transfers[transfer.id] = nil
-      curl_multi_remove_handle(multi, easy)
+      ccurl_multi_remove_handle(multi, easy)
       transfer.complete(code)
     }
   }

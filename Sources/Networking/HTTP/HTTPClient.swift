@@ -34,7 +34,7 @@ public actor HTTPClient {
   }
 
   /// Creates a client. It touches neither curl nor the loop before its first request, so it may
-  /// be created on any thread.
+  /// be created on any thread, and a process that makes no request never loads libcurl.
   public init(loop: EventLoop, configuration: HTTPConfiguration = HTTPConfiguration()) {
     self.loop = loop
     self.configuration = configuration
@@ -55,7 +55,7 @@ public actor HTTPClient {
     if isShutDown { throw CancellationError() }
     let bodyLimit = maxBodyBytes ?? configuration.maxResponseBytes
     precondition(bodyLimit >= 0, "maxBodyBytes must not be negative")
-    let multi = startIfNeeded()
+    let multi = try startIfNeeded(for: url)
     if let problem = HTTPURLCheck.problem(with: url) {
       throw HTTPError(.invalidURL, url: url, message: problem)
     }
@@ -68,10 +68,10 @@ public actor HTTPClient {
       try await withUnsafeThrowingContinuation { continuation in
         transfer.wait(with: continuation)
         transfers[id] = transfer
-        let rc = curl_multi_add_handle(multi, transfer.easy)
+        let rc = ccurl_multi_add_handle(multi, transfer.easy)
         if rc != CURLM_OK {
           transfers[id] = nil
-          let message = String(cString: curl_multi_strerror(rc))
+          let message = String(cString: ccurl_multi_strerror(rc))
           transfer.finish(throwing: HTTPError(.connectionFailed, url: url, message: message))
         }
       }
@@ -93,7 +93,7 @@ public actor HTTPClient {
     let pending = transfers.values.sorted { $0.id < $1.id }
     transfers.removeAll()
     for transfer in pending {
-      curl_multi_remove_handle(multi, transfer.easy)
+      ccurl_multi_remove_handle(multi, transfer.easy)
       transfer.finish(throwing: CancellationError())
     }
     // Idle connections have no poll handle; any left are stopped before curl closes their
@@ -103,7 +103,7 @@ public actor HTTPClient {
       closeHandle(watched.poll)
     }
     sockets.removeAll()
-    curl_multi_cleanup(multi)
+    ccurl_multi_cleanup(multi)
     self.multi = nil
     if let timer {
       closeHandle(timer)
@@ -111,12 +111,16 @@ public actor HTTPClient {
     }
   }
 
-  /// The multi handle, created with its timer on first use (after curl's global
-  /// initialization, which must precede any other curl call).
-  private func startIfNeeded() -> UnsafeMutableRawPointer {
+  /// The multi handle, created with its timer on first use, after libcurl is loaded and
+  /// initialized; `url` is the request to fail when libcurl cannot be loaded.
+  private func startIfNeeded(for url: String) throws(HTTPError) -> UnsafeMutableRawPointer {
     if let multi { return multi }
-    CurlGlobal.initialize()
-    guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+    if let failure = ccurl_load() {
+      throw HTTPError(.connectionFailed, url: url, message: String(cString: failure))
+    }
+    guard let multi = ccurl_multi_init() else {
+      fatalError("curl_multi_init failed: out of memory")
+    }
     let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     // uv_timer_init cannot fail.
     uv_timer_init(loop.uvLoop, timer)
@@ -130,7 +134,7 @@ public actor HTTPClient {
 
   private func cancel(_ id: UInt64) {
     guard let transfer = transfers.removeValue(forKey: id), let multi else { return }
-    curl_multi_remove_handle(multi, transfer.easy)
+    ccurl_multi_remove_handle(multi, transfer.easy)
     transfer.finish(throwing: CancellationError())
   }
 }

@@ -1,4 +1,5 @@
 import CCurl
+import CCurlShim
 
 extension HTTPError {
   /// The error for a transfer that curl ended with `code`.
@@ -10,7 +11,7 @@ extension HTTPError {
   ///   - stoppedAtLimit: the body callback stopped the transfer at that limit, which curl
   ///     reports as a write error.
   init(curlCode code: CURLcode, url: String, detail: String, bodyLimit: Int, stoppedAtLimit: Bool) {
-    let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    let message = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
     let kind = Self.kind(of: code, bodyLimit: bodyLimit, stoppedAtLimit: stoppedAtLimit)
     self.init(kind, url: url, message: message)
   }

@@ -4,7 +4,7 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not an absolute http or https URL.
     case invalidURL
     /// No connection, or the connection broke: refused, unresolvable host, reset, truncated or
-    /// empty response.
+    /// empty response; also when libcurl itself cannot be loaded, which the message names.
     case connectionFailed
     /// The request's timeout passed before the response was complete.
     case timedOut

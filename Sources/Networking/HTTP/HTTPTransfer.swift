@@ -23,7 +23,7 @@ final class HTTPTransfer {
     id: UInt64, url: String, timeout: Duration, bodyLimit: Int,
     configuration: HTTPConfiguration
   ) {
-    guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
+    guard let easy = ccurl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
     self.id = id
     self.url = url
     self.easy = easy
@@ -102,7 +102,7 @@ final class HTTPTransfer {
     let response = HTTPResponse(
       status: status, headers: headers, body: body,
       url: effectiveURL.map { String(cString: $0) } ?? url)
-    curl_easy_cleanup(easy)
+    ccurl_easy_cleanup(easy)
     continuation?.resume(returning: response)
     continuation = nil
   }
@@ -110,7 +110,7 @@ final class HTTPTransfer {
   /// Frees the easy handle and resumes the caller with `error`. The client has removed the
   /// handle from its multi handle.
   func finish(throwing error: any Error) {
-    curl_easy_cleanup(easy)
+    ccurl_easy_cleanup(easy)
     continuation?.resume(throwing: error)
     continuation = nil
   }

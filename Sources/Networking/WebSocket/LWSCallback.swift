@@ -1,4 +1,5 @@
 import CWebSockets
+import CWebSocketsShim
 
 /// The lws callbacks a socket cares about, with their arguments in Swift form.
 enum LWSCallback {
@@ -43,7 +44,7 @@ enum LWSCallback {
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
       self = .peerClosed(bytes)
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-      let status = lws_http_client_http_response(wsi)
+      let status = cws_lws_http_client_http_response(wsi)
       if status > 0 && status != 101 {
         self = .connectionError("the server answered the handshake with HTTP \(status)")
       } else {
@@ -64,10 +65,10 @@ enum LWSCallback {
   }
 
   private static func header(_ token: lws_token_indexes, of wsi: OpaquePointer) -> String? {
-    let length = Int(lws_hdr_total_length(wsi, token))
+    let length = Int(cws_lws_hdr_total_length(wsi, token))
     guard length > 0 else { return nil }
     var buffer = [CChar](repeating: 0, count: length + 1)
-    guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
+    guard cws_lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
     return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }
@@ -79,10 +80,10 @@ func webSocketProtocolCallback(
   _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
   _ input: UnsafeMutableRawPointer?, _ length: Int
 ) -> Int32 {
-  guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else {
-    return 0
-  }
-  let token = Int(bitPattern: lws_get_opaque_user_data(wsi))
+  guard let wsi, let context = cws_lws_get_context(wsi),
+    let owner = cws_lws_context_user(context)
+  else { return 0 }
+  let token = Int(bitPattern: cws_lws_get_opaque_user_data(wsi))
   guard token != 0,
     let decoded = LWSCallback(reason, wsi: wsi, user: user, input: input, length: length)
   else { return 0 }

@@ -1,5 +1,6 @@
 import CLibUV
 import CWebSockets
+import CWebSocketsShim
 import Glibc
 
 /// One libwebsockets client context living on the product's libuv loop, which lws calls a
@@ -53,7 +54,7 @@ final class LWSContext {
     info.fd_limit_per_thread = UInt32(configuration.maximumConnections + 4)
     // lws's own connect-phase timeouts must not beat the configured one, which reports better.
     info.timeout_secs = UInt32(configuration.connectTimeout.components.seconds + 5)
-    guard let created = lws_create_context(&info) else {
+    guard let created = cws_lws_create_context(&info) else {
       Self.release(protocols, protocolName, foreignLoops, self.owner)
       throw LWSContextError(description: "cannot create the libwebsockets context")
     }
@@ -82,7 +83,7 @@ final class LWSContext {
               info.host = host
               info.local_protocol_name = local
               info.protocol = $0
-              return lws_client_connect_via_info(&info)
+              return cws_lws_client_connect_via_info(&info)
             }
           }
         }
@@ -92,7 +93,7 @@ final class LWSContext {
 
   /// The first `lws_context_destroy`: closes all connections and starts closing lws's handles.
   func beginDestroy() {
-    lws_context_destroy(pointer)
+    cws_lws_context_destroy(pointer)
   }
 
   /// Whether lws's own handles are still on the loop (they carry the context as their data);
@@ -105,7 +106,7 @@ final class LWSContext {
 
   /// The second `lws_context_destroy`, which frees the context, then the memory lws read.
   func finishDestroy() {
-    lws_context_destroy(pointer)
+    cws_lws_context_destroy(pointer)
     Self.release(protocols, protocolName, foreignLoops, owner)
   }
 

@@ -1,4 +1,5 @@
 import CWebSockets
+import CWebSocketsShim
 import Glibc
 
 /// Routes libwebsockets' log to stderr, errors only, one prefixed line each.
@@ -11,7 +12,7 @@ enum LWSLog {
   }
 
   private static let installed: Void = {
-    lws_set_log_level(LLL_ERR, emitLWSLine)
+    cws_lws_set_log_level(LLL_ERR, emitLWSLine)
   }()
 }
 

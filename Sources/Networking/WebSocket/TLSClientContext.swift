@@ -1,4 +1,5 @@
 import CWebSockets
+import CWebSocketsShim
 import Glibc
 
 /// The OpenSSL client context that every lws context of one `WebSocketClient` uses
@@ -20,7 +21,7 @@ final class TLSClientContext: @unchecked Sendable {
   }
 
   deinit {
-    SSL_CTX_free(pointer)
+    cws_SSL_CTX_free(pointer)
   }
 
   /// Trusts `caFile` (PEM) if given, else the system's store (which honours SSL_CERT_FILE and
@@ -28,9 +29,9 @@ final class TLSClientContext: @unchecked Sendable {
   /// nothing else uses the context meanwhile.
   func loadTrust(caFile: String?) throws(LWSContextError) {
     if let caFile {
-      guard access(caFile, R_OK) == 0, SSL_CTX_load_verify_locations(pointer, caFile, nil) == 1
+      guard access(caFile, R_OK) == 0, cws_SSL_CTX_load_verify_locations(pointer, caFile, nil) == 1
       else { throw LWSContextError(description: "cannot read the CA file \(caFile)") }
-    } else if SSL_CTX_set_default_verify_paths(pointer) != 1 {
+    } else if cws_SSL_CTX_set_default_verify_paths(pointer) != 1 {
       throw LWSContextError(description: "cannot load the system's CA certificates")
     }
   }

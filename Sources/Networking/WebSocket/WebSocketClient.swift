@@ -1,4 +1,5 @@
 import CWebSockets
+import CWebSocketsShim
 import EventLoop
 
 /// RFC 6455 WebSocket client sockets (ws and wss) on the product's libuv loop, several at once,
@@ -22,8 +23,10 @@ import EventLoop
 ///
 /// The libwebsockets context is created by the first `open` and destroyed when no socket has
 /// been left for `WebSocketConfiguration.idleContextLifetime`, so a process that never uses
-/// WebSockets pays nothing and an idle client lets the loop end. Call `shutdown()` before
-/// `EventLoop.shutdown()` unless the loop ended by itself.
+/// WebSockets pays nothing (it does not even load libwebsockets and OpenSSL) and an idle client
+/// lets the loop end. When the libraries cannot be loaded, each socket reports why in its
+/// `didClose` reason. Call `shutdown()` before `EventLoop.shutdown()` unless the loop ended by
+/// itself.
 public actor WebSocketClient {
   public let configuration: WebSocketConfiguration
   private let loop: EventLoop
@@ -337,6 +340,7 @@ public actor WebSocketClient {
         return lws
       case .none:
         if isShutDown { throw LWSContextError(description: "the WebSocket client is shut down") }
+        if let failure = cws_load() { throw LWSContextError(description: String(cString: failure)) }
         let tls = try self.tls ?? TLSClientContext()
         self.tls = tls
         let lws = try LWSContext(

@@ -1,4 +1,5 @@
 import CWebSockets
+import CWebSocketsShim
 
 /// One socket: its lws connection, its event and message streams, what it still has to write
 /// and the pings waiting for their pong.
@@ -160,12 +161,12 @@ final class WebSocketConnection {
     // Synchronously: an asynchronous kill is a zero-delay lws timer, and lws 4.1 re-arms its uv
     // timer only at the end of its own service, so from outside it would wait for the next
     // unrelated event. Callbacks this runs see the state set above.
-    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC)
+    cws_lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC)
     return false
   }
 
   private func requestWritable() {
-    if let wsi { lws_callback_on_writable(wsi) }
+    if let wsi { cws_lws_callback_on_writable(wsi) }
   }
 
   // MARK: lws side
@@ -198,9 +199,9 @@ final class WebSocketConnection {
   func received(_ chunk: UnsafeRawBufferPointer, wsi: OpaquePointer) {
     guard !isFailed else { return }
     let outcome = assembler.append(
-      chunk, isBinary: lws_frame_is_binary(wsi) != 0,
-      isFinalFragment: lws_is_final_fragment(wsi) != 0,
-      remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
+      chunk, isBinary: cws_lws_frame_is_binary(wsi) != 0,
+      isFinalFragment: cws_lws_is_final_fragment(wsi) != 0,
+      remainingInFrame: Int(cws_lws_remaining_packet_payload(wsi)))
     switch outcome {
     case .incomplete:
       break
@@ -280,11 +281,11 @@ final class WebSocketConnection {
       result = Self.write(payload[...], flags: cws_lws_write_close(), wsi: wsi, buffer: buffer)
       if result >= 0 {
         isCloseSent = true
-        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, Self.closeAckTimeout)
+        cws_lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, Self.closeAckTimeout)
       }
     }
     if result < 0 { return -1 }
-    if !outgoing.isEmpty { lws_callback_on_writable(wsi) }
+    if !outgoing.isEmpty { cws_lws_callback_on_writable(wsi) }
     return 0
   }
 
@@ -330,7 +331,7 @@ final class WebSocketConnection {
   ) -> Int32 {
     let start = buffer.baseAddress!.advanced(by: cws_lws_pre())
     UnsafeMutableRawBufferPointer(start: start, count: bytes.count).copyBytes(from: bytes)
-    return lws_write(wsi, start.assumingMemoryBound(to: UInt8.self), bytes.count, flags)
+    return cws_lws_write(wsi, start.assumingMemoryBound(to: UInt8.self), bytes.count, flags)
   }
 
   /// `text` cut to at most `limit` UTF-8 bytes, at a character boundary.
