@@ -95,11 +95,13 @@ private struct CompactReader {
     let digitsStart = cursor
     var value = 0
     while cursor < bytes.count, let digit = Self.digit(bytes[cursor]) {
+      // Past 15 digits the general parser decides; stopping here also keeps `value` in range.
+      guard cursor - digitsStart < 15 else { return nil }
       value = value * 10 + digit
       cursor += 1
     }
+    guard cursor > digitsStart else { return nil }
     let digitCount = cursor - digitsStart
-    guard digitCount >= 1, digitCount <= 15 else { return nil }
     // A leading zero, `-0`, or a fraction or exponent next: not this reader's business.
     if bytes[digitsStart] == UInt8(ascii: "0"), digitCount > 1 || negative { return nil }
     if cursor < bytes.count,

@@ -25,6 +25,8 @@ final class CompactActionLineTests: XCTestCase {
       #"{"store":"s\u0031","action":"a"}"#, #"{"store":"é","action":"a"}"#,
       #"{"store":"s","action":"a","id":1.5}"#, #"{"store":"s","action":"a","id":007}"#,
       #"{"store":"s","action":"a","id":-0}"#, #"{"store":"s","action":"a","id":1234567890123456}"#,
+      // Found by the fuzzer: reading every digit first overflowed.
+      #"{"store":"s","action":"a","id":"# + String(repeating: "6", count: 90) + "}",
       #"{"store":"s","action":"a"} x"#, #"{"store":"s","action":"a"}}"#, #"{"cmd":"quit"}"#,
       #"{"store":"s","action":"a","id":null}"#, #"{"store":"s",,"action":"a"}"#,
     ] {
