@@ -34,11 +34,14 @@ let package = Package(
     // and open no WebSocket do not spend milliseconds of start-up loading them.
     .systemLibrary(name: "CCurl"),
     .systemLibrary(name: "CWebSockets"),
+    // What the shims below share: dlopen by soname, once, with a failure message naming the
+    // library.
+    .target(name: "CLazyLibrary"),
     // libcurl's loader, its functions, and typed wrappers of its variadic setopt/getinfo, which
     // Swift cannot call.
-    .target(name: "CCurlShim", dependencies: ["CCurl"]),
+    .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibrary"]),
     // The loader and functions of libwebsockets and OpenSSL.
-    .target(name: "CWebSocketsShim", dependencies: ["CWebSockets"]),
+    .target(name: "CWebSocketsShim", dependencies: ["CWebSockets", "CLazyLibrary"]),
 
     // A pthread mutex, shared by every layer that guards state touched from several threads.
     .target(name: "Locks", swiftSettings: strict),

@@ -1,8 +1,6 @@
 #include "CCurlShim.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "CLazyLibrary.h"
 
 /// libcurl's soname since 7.16, whichever TLS library it was built with.
 static const char soname[] = "libcurl.so.4";
@@ -25,36 +23,20 @@ static struct {
   CCURL_INTERNAL_FUNCTIONS(ENTRY)
 } curl;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-/// NULL once curl is ready, else `message`; written by the one `load` call only.
-static const char *failure;
-static char message[512];
-
-static const char *fail(const char *reason) {
-  snprintf(message, sizeof message, "cannot load %s: %s", soname, reason);
-  return message;
-}
-
 static const char *open_and_initialize(void) {
-  void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-  if (!library) return fail(dlerror());
-#define RESOLVE(name)                                                                              \
-  if (!(curl.name = (__typeof__(curl.name))dlsym(library, #name))) return fail(dlerror());
+  void *library;
+  LAZY_LIBRARY_OPEN(library, soname)
+#define RESOLVE(name) LAZY_LIBRARY_RESOLVE(library, soname, curl.name, #name)
 #define RESOLVE_FUNCTION(result, name, parameters, arguments) RESOLVE(name)
 #define RESOLVE_VOID_FUNCTION(name, parameters, arguments) RESOLVE(name)
   CCURL_FUNCTIONS(RESOLVE_FUNCTION, RESOLVE_VOID_FUNCTION)
   CCURL_INTERNAL_FUNCTIONS(RESOLVE)
   CURLcode code = curl.curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (code != CURLE_OK) return fail(curl.curl_easy_strerror(code));
+  if (code != CURLE_OK) return lazy_library_failure(soname, curl.curl_easy_strerror(code));
   return NULL;
 }
 
-static void load(void) { failure = open_and_initialize(); }
-
-const char *ccurl_load(void) {
-  pthread_once(&once, load);
-  return failure;
-}
+LAZY_LIBRARY_LOADER(ccurl_load, open_and_initialize)
 
 #define DEFINE_FUNCTION(result, name, parameters, arguments)                                       \
   result c##name parameters { return curl.name arguments; }

@@ -1,8 +1,6 @@
 #include "CWebSocketsShim.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "CLazyLibrary.h"
 
 /// The sonames of Debian's libwebsockets 4.1 and of the OpenSSL 3 it is built against. lws brings
 /// in OpenSSL itself; each is opened by name all the same, so that every function is looked up
@@ -31,29 +29,16 @@ static struct {
   CWS_INTERNAL_FUNCTIONS(ENTRY)
 } table;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-/// NULL once the libraries are ready, else `message`; written by the one `load` call only.
-static const char *failure;
-static char message[512];
-
-static const char *fail(const char *soname) {
-  snprintf(message, sizeof message, "cannot load %s: %s", soname, dlerror());
-  return message;
-}
-
 static const char *open_all(void) {
   struct {
     void *websockets, *ssl, *crypto;
   } libraries;
-#define OPEN(library)                                                                              \
-  if (!(libraries.library = dlopen(sonames.library, RTLD_NOW | RTLD_LOCAL)))                       \
-    return fail(sonames.library);
+#define OPEN(library) LAZY_LIBRARY_OPEN(libraries.library, sonames.library)
   OPEN(websockets)
   OPEN(ssl)
   OPEN(crypto)
 #define RESOLVE(library, name)                                                                     \
-  if (!(table.name = (__typeof__(table.name))dlsym(libraries.library, #name)))                     \
-    return fail(sonames.library);
+  LAZY_LIBRARY_RESOLVE(libraries.library, sonames.library, table.name, #name)
 #define RESOLVE_FUNCTION(library, result, name, parameters, arguments) RESOLVE(library, name)
 #define RESOLVE_VOID_FUNCTION(library, name, parameters, arguments) RESOLVE(library, name)
   CWS_FUNCTIONS(RESOLVE_FUNCTION, RESOLVE_VOID_FUNCTION)
@@ -61,12 +46,7 @@ static const char *open_all(void) {
   return NULL;
 }
 
-static void load(void) { failure = open_all(); }
-
-const char *cws_load(void) {
-  pthread_once(&once, load);
-  return failure;
-}
+LAZY_LIBRARY_LOADER(cws_load, open_all)
 
 #define DEFINE_FUNCTION(library, result, name, parameters, arguments)                              \
   result cws_##name parameters { return table.name arguments; }
