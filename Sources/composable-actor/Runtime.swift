@@ -119,7 +119,7 @@ final class ActorProcess {
       logger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
         logger.debug("\(line)")
       },
-      output: output, sequence: sequence)
+      log: logger, output: output, sequence: sequence)
     session = Session(
       stores: StoreCatalog.makeStores(in: environment), output: output, sequence: sequence,
       maxDepth: options.maxDepth)

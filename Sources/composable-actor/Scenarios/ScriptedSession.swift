@@ -1,6 +1,7 @@
 import ComposableCore
 import EventLoop
 import LiveDependencies
+import Logging
 import Protocol
 
 /// The stores on scripted services and a virtual clock: what `test` runs scenarios against and
@@ -30,7 +31,8 @@ final class ScriptedSession {
       http: services.http(timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
       webSocket: services.webSocket, nthPrime: services.nthPrime,
       random: SeededRandom(seed: seed), clock: clock, time: time, logger: .disabled,
-      output: output, sequence: sequence)
+      log: Logger(label: "composable-actor") { _ in SwiftLogNoOpLogHandler() }, output: output,
+      sequence: sequence)
     session = Session(
       stores: StoreCatalog.makeStores(in: environment), output: output, sequence: sequence)
   }

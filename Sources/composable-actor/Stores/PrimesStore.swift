@@ -2,6 +2,7 @@ import ComposableCore
 import EventLoop
 import JSON
 import LiveDependencies
+import Logging
 import PrimesFeature
 import Protocol
 
@@ -19,6 +20,7 @@ enum PrimesStore {
         .wolfram(http: environment.http, baseURL: options.wolframURL, appID: appID)
       } else {
         .primesieve(threadPool: threadPool, largestN: options.maxNthPrime)
+          .loggingFailures(to: environment.log)
       }
     let dataDirectory = options.dataDir ?? DataDirectory.defaultPath()
     let dependencies = PrimesDependencies(
@@ -113,4 +115,22 @@ enum PrimesStore {
       "additionalProperties": false,
     ])
 
+}
+
+extension NthPrimeClient {
+  /// The same client, logging why a computation failed (libprimesieve could not be loaded,
+  /// say): the alert only says that it did. Not for the Wolfram client, whose errors quote the
+  /// request's URL, app id included.
+  fileprivate func loggingFailures(to log: Logger) -> Self {
+    Self(largestN: largestN) { [nthPrime] n in
+      do {
+        return try await nthPrime(n)
+      } catch {
+        if !(error is CancellationError) {
+          log.warning("the nth prime for n = \(n) could not be computed: \(error)")
+        }
+        throw error
+      }
+    }
+  }
 }

@@ -1,6 +1,7 @@
 import ComposableCore
 import EventLoop
 import LiveDependencies
+import Logging
 import PrimesFeature
 import Protocol
 import WebSocketFeature
@@ -22,6 +23,8 @@ struct StoreEnvironment {
   let clock: any Clock<Duration>
   let time: ActionTime
   let logger: ActionLogger
+  /// Warnings on stderr, for what the stores' state does not say.
+  let log: Logger
   let output: OutputLines
   let sequence: ActionSequence
 
