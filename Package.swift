@@ -25,10 +25,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: [
-    // C system libraries, found through pkg-config.
+    // libuv, the one C library linked, found through pkg-config.
     .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
-    .systemLibrary(
-      name: "CPrimesieve", pkgConfig: "primesieve", providers: [.apt(["libprimesieve-dev"])]),
     // Headers only (libcurl4-openssl-dev, libwebsockets-dev): these libraries are not linked but
     // loaded with dlopen on first use, by the shims below, so that runs that make no request
     // and open no WebSocket do not spend milliseconds of start-up loading them.
@@ -42,6 +40,10 @@ let package = Package(
     .target(name: "CCurlShim", dependencies: ["CCurl", "CLazyLibrary"]),
     // The loader and functions of libwebsockets and OpenSSL.
     .target(name: "CWebSocketsShim", dependencies: ["CWebSockets", "CLazyLibrary"]),
+    // The loader and functions of libprimesieve (libprimesieve-dev, for its header), loaded on
+    // the first nth prime computed: Swift needs none of its declarations, so it has no module of
+    // its own.
+    .target(name: "CPrimesieveShim", dependencies: ["CLazyLibrary"]),
 
     // A pthread mutex, shared by every layer that guards state touched from several threads.
     .target(name: "Locks", swiftSettings: strict),
@@ -86,7 +88,8 @@ let package = Package(
     .target(
       name: "LiveDependencies",
       dependencies: [
-        "EventLoop", "Networking", "CPrimesieve", "JSON", "Locks", "SharedModels", "PrimesFeature",
+        "EventLoop", "Networking", "CPrimesieveShim", "JSON", "Locks", "SharedModels",
+        "PrimesFeature",
         "RandomTodoFeature", "VotesFeature", "WebSocketFeature",
       ],
       swiftSettings: strict),
@@ -146,7 +149,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "LiveDependenciesTests",
-      dependencies: ["LiveDependencies", "EventLoop", "PrimesFeature", "CPrimesieve"],
+      dependencies: ["LiveDependencies", "EventLoop", "PrimesFeature"],
       swiftSettings: strict),
     .testTarget(
       name: "ProtocolTests",

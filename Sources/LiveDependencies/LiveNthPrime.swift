@@ -1,4 +1,4 @@
-import CPrimesieve
+import CPrimesieveShim
 import EventLoop
 import PrimesFeature
 
@@ -8,10 +8,11 @@ extension NthPrimeClient {
   /// A running primesieve call cannot be interrupted, so large n are searched in segments and
   /// the cancellation flag is checked between them: a cancelled request stops within one
   /// segment (tens of milliseconds) instead of finishing a multi-second search.
+  ///
+  /// The library is loaded by the first search, on the pool; one that cannot be loaded fails
+  /// each search with ``NthPrimeSearch/PrimesieveUnavailable``.
   public static func primesieve(threadPool: ThreadPool, largestN: Int) -> Self {
-    // One thread per call: the pool already runs several calls side by side.
-    primesieve_set_num_threads(1)
-    return Self(largestN: largestN) { n in
+    Self(largestN: largestN) { n in
       guard n >= 1, n <= largestN else { return nil }
       return try await threadPool.run { flag in try NthPrimeSearch.nthPrime(n, cancellation: flag) }
     }
@@ -29,22 +30,30 @@ enum NthPrimeSearch {
     var description: String { "primesieve could not find the \(n)th prime" }
   }
 
+  /// libprimesieve could not be loaded: `description` names it and quotes dlerror.
+  struct PrimesieveUnavailable: Error, CustomStringConvertible {
+    let description: String
+  }
+
   static func nthPrime(
     _ n: Int, cancellation: CancellationFlag, segmentLength: UInt64 = segmentLength,
     directSearchLimit: Int = directSearchLimit
   ) throws -> Int {
     precondition(n >= 1)
-    if n <= directSearchLimit { return try checked(primesieve_nth_prime(Int64(n), 0), n: n) }
+    if let failure = cprimesieve_load() {
+      throw PrimesieveUnavailable(description: String(cString: failure))
+    }
+    if n <= directSearchLimit { return try checked(cprimesieve_nth_prime(Int64(n), 0), n: n) }
     var remaining = UInt64(n)
     // Segments are [start, start + segmentLength); the first starts at 2, the first prime.
     var start: UInt64 = 2
     while true {
       try cancellation.checkCancellation()
       let stop = start + segmentLength - 1
-      let count = try checked(primesieve_count_primes(start, stop), n: n)
+      let count = try checked(cprimesieve_count_primes(start, stop), n: n)
       if UInt64(count) >= remaining {
         // The remaining-th prime greater than start - 1: the search resumes at start.
-        return try checked(primesieve_nth_prime(Int64(remaining), start - 1), n: n)
+        return try checked(cprimesieve_nth_prime(Int64(remaining), start - 1), n: n)
       }
       remaining -= UInt64(count)
       start = stop + 1
