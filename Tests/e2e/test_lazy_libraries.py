@@ -1,8 +1,10 @@
-"""libcurl, libwebsockets and OpenSSL are loaded by the first request or socket, not at start-up.
+"""libcurl, libwebsockets and OpenSSL are loaded by the first request or socket, and libprimesieve
+by the first nth prime, not at start-up.
 
 Loading them (and libcurl's ~30 dependencies) took most of the start-up time, which runs that
-never make a request paid for nothing. A library that cannot be loaded fails the request or the
-socket with a message naming it, and the process goes on.
+never use them paid for nothing. A library that cannot be loaded fails the request, the socket or
+the nth prime with a message naming it, and the process goes on. (libstdc++, which primesieve
+needs, is mapped at start-up all the same: the Swift runtime, linked in statically, needs it too.)
 """
 
 import shutil
@@ -10,7 +12,7 @@ import subprocess
 
 import pytest
 
-NETWORK_LIBRARIES = ("libcurl.so", "libwebsockets.so", "libssl.so", "libcrypto.so", "libgnutls.so")
+LAZY_LIBRARIES = ("libcurl.so", "libwebsockets.so", "libssl.so", "libcrypto.so", "libgnutls.so", "libprimesieve.so")
 
 
 def loaded(actor, library):
@@ -32,15 +34,25 @@ def connect(actor):
     return first_action(actor, "webSocket.")
 
 
-def test_start_up_loads_no_network_library_and_first_use_loads_it(process, fixture_server, ws_servers):
+def nth_prime(actor, n):
+    actor.send(
+        {"store": "primes", "action": {"type": "counter.countChanged", "value": n}},
+        {"store": "primes", "action": "counter.nthPrimeButtonTapped"},
+    )
+    return first_action(actor, "counter.nthPrimeResponse")
+
+
+def test_start_up_loads_no_lazy_library_and_first_use_loads_it(process, fixture_server, ws_servers):
     actor = process("--todos-url", fixture_server.url, "--websocket-url", ws_servers.url + "/echo")
     actor.snapshot("primes")
-    for library in NETWORK_LIBRARIES:
+    for library in LAZY_LIBRARIES:
         assert not loaded(actor, library), library
     assert fetch(actor)["action"]["type"] == "fetchResult.success"
     assert loaded(actor, "libcurl.so.4") and not loaded(actor, "libwebsockets.so")
     assert connect(actor)["action"]["type"] == "webSocket.didOpen"
-    assert loaded(actor, "libwebsockets.so.17")
+    assert loaded(actor, "libwebsockets.so.17") and not loaded(actor, "libprimesieve.so")
+    assert nth_prime(actor, 5)["action"]["value"] == 11
+    assert loaded(actor, "libprimesieve.so.11")
 
 
 def fake_library(directory, soname, kind):
@@ -80,3 +92,20 @@ def test_an_unloadable_libwebsockets_closes_the_socket_with_its_reason(process, 
     reason = closed["action"]["reason"]
     assert f"cannot load libwebsockets.so.17: {tmp_path}/libwebsockets.so.17" in reason and words in reason, reason
     assert actor.snapshot("websocket")["state"]["connectivityState"] == "disconnected"
+
+
+# The alert says only that the prime could not be computed; the reason goes to stderr.
+@pytest.mark.parametrize("kind, words", [("garbage", ""), ("empty", "primesieve_nth_prime")])
+def test_an_unloadable_libprimesieve_fails_each_nth_prime_and_logs_its_reason(process, tmp_path, kind, words):
+    actor = process(env=fake_library(tmp_path, "libprimesieve.so.11", kind))
+    for n, ordinal in [(1, "1st"), (2, "2nd")]:
+        response = nth_prime(actor, n)
+        assert response["action"]["value"] is None
+        alert = {"n": n, "message": f"The {ordinal} prime could not be computed."}
+        assert {"op": "replace", "path": "/alertNthPrimeFailure", "value": alert} in response["patch"]
+    assert actor.snapshot("primes")["state"]["isNthPrimeButtonDisabled"] is False
+    _, code = actor.finish()
+    assert code == 0
+    stderr = actor.stderr_so_far()
+    assert stderr.count(f"cannot load libprimesieve.so.11: {tmp_path}/libprimesieve.so.11") == 2, stderr
+    assert words in stderr, stderr
