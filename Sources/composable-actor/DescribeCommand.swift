@@ -6,6 +6,7 @@ extension ComposableActor {
   /// `composable-actor describe`: the `describe` line, without starting a session.
   struct Describe: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "describe",
       abstract: "Print every store's actions (who sends each, payload schema) and state schema.",
       discussion: "The same line {\"cmd\":\"describe\"} answers, from the same descriptors as "
         + "schemas/stores.")

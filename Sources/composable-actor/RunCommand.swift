@@ -10,6 +10,7 @@ extension ComposableActor {
   /// The main job: read actions on stdin, write reduced actions and patches on stdout.
   struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "run",
       abstract: "Read JSON-lines actions on stdin; write each reduced action and its state patch.",
       discussion: """
         Exit codes: 0 after end of input, {"cmd":"quit"}, or a closed stdout; 130 after SIGINT \

@@ -12,6 +12,7 @@ extension ComposableActor {
   /// the running binary cannot disagree.
   struct Schemas: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "schemas",
       abstract: "Write the JSON Schemas of every store's actions and state.")
 
     @Option(help: "Folder to write <store>.actions.schema.json and <store>.state.schema.json to.")

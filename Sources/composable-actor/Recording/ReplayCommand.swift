@@ -12,6 +12,7 @@ extension ComposableActor {
   /// `composable-actor replay FILE`: re-reduces a recording and checks every patch.
   struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "replay",
       abstract: "Re-reduce a --record log without running effects, checking every patch.",
       discussion: """
         The actions effects sent are in the log, so no effect runs; each action's time is the \

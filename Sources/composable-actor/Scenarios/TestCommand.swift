@@ -12,6 +12,7 @@ extension ComposableActor {
   /// language.
   struct Test: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "test",
       abstract: "Run scenario files (JSON lines; see docs/SCENARIOS.md) against the stores.",
       discussion: """
         Prints one line per scenario and a last "N passed, N failed" line. Exit codes: 0 when \
