@@ -23,27 +23,25 @@ final class WebSocketClientTests: XCTestCase {
     let url = server.url + "/echo"
     runOnLoop { loop in
       let client = WebSocketClient(loop: loop, configuration: .testing())
-      var events = await client.open(id: "echo", url: url).makeAsyncIterator()
-      let opened = await events.next()
-      XCTAssertEqual(opened, .didOpen(protocol: nil))
-      var messages = await client.receive(id: "echo").makeAsyncIterator()
-      let welcome = await messages.next()
+      var socket = await openSocket(client, id: "echo", url: url)
+      XCTAssertEqual(socket.firstEvent, .didOpen(protocol: nil))
+      let welcome = await socket.messages.next()
       XCTAssertEqual(welcome, .success(.text("Welcome to the echo server")))
       try await client.send(id: "echo", message: .text("héllo, wörld"))
-      let text = await messages.next()
+      let text = await socket.messages.next()
       XCTAssertEqual(text, .success(.text("héllo, wörld")))
       try await client.send(id: "echo", message: .binary([0, 1, 2, 255]))
-      let binary = await messages.next()
+      let binary = await socket.messages.next()
       XCTAssertEqual(binary, .success(.binary([0, 1, 2, 255])))
       try await client.send(id: "echo", message: .text(""))
-      let empty = await messages.next()
+      let empty = await socket.messages.next()
       XCTAssertEqual(empty, .success(.text("")))
       await client.close(id: "echo", code: 1000, reason: "done")
-      let closed = await events.next()
+      let closed = await socket.events.next()
       XCTAssertEqual(closed, .didClose(code: 1000, reason: "done"))
-      let end = await events.next()
+      let end = await socket.events.next()
       XCTAssertNil(end)
-      let noMoreMessages = await messages.next()
+      let noMoreMessages = await socket.messages.next()
       XCTAssertNil(noMoreMessages)
     }
   }
@@ -131,14 +129,12 @@ final class WebSocketClientTests: XCTestCase {
     let url = server.url + "/fragmented?parts=7"
     runOnLoop { loop in
       let client = WebSocketClient(loop: loop, configuration: .testing())
-      var events = await client.open(id: "a", url: url).makeAsyncIterator()
-      _ = await events.next()
-      var messages = await client.receive(id: "a").makeAsyncIterator()
-      let message = await messages.next()
+      var socket = await openSocket(client, id: "a", url: url)
+      let message = await socket.messages.next()
       let expected = (0..<7).map { "fragment-\($0)" }.joined(separator: " ")
       XCTAssertEqual(message, .success(.text(expected)))
       await client.close(id: "a")
-      _ = await events.next()
+      _ = await socket.events.next()
     }
   }
 
@@ -146,21 +142,19 @@ final class WebSocketClientTests: XCTestCase {
     let url = server.url + "/echo"
     runOnLoop { loop in
       let client = WebSocketClient(loop: loop, configuration: .testing())
-      var events = await client.open(id: "a", url: url).makeAsyncIterator()
-      _ = await events.next()
-      var messages = await client.receive(id: "a").makeAsyncIterator()
-      _ = await messages.next()
+      var socket = await openSocket(client, id: "a", url: url)
+      _ = await socket.messages.next()
       let binary = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
       try await client.send(id: "a", message: .binary(binary))
-      let echoedBinary = await messages.next()
+      let echoedBinary = await socket.messages.next()
       XCTAssertEqual(echoedBinary, .success(.binary(binary)))
       // Multi-byte characters, so that fragments split them.
       let text = String(repeating: "ü€𝄞", count: (1 << 20) / 9 + 1)
       try await client.send(id: "a", message: .text(text))
-      let echoedText = await messages.next()
+      let echoedText = await socket.messages.next()
       XCTAssertEqual(echoedText, .success(.text(text)))
       await client.close(id: "a")
-      _ = await events.next()
+      _ = await socket.events.next()
     }
   }
 
@@ -183,17 +177,15 @@ final class WebSocketClientTests: XCTestCase {
     runOnLoop { loop in
       let client = WebSocketClient(
         loop: loop, configuration: .testing(maximumMessageSize: 64 * 1024))
-      var events = await client.open(id: "a", url: url).makeAsyncIterator()
-      _ = await events.next()
-      var messages = await client.receive(id: "a").makeAsyncIterator()
-      _ = await messages.next()
+      var socket = await openSocket(client, id: "a", url: url)
+      _ = await socket.messages.next()
       try await client.send(id: "a", message: .binary([UInt8](repeating: 7, count: 64 * 1024)))
-      let atLimit = await messages.next()
+      let atLimit = await socket.messages.next()
       XCTAssertEqual(atLimit, .success(.binary([UInt8](repeating: 7, count: 64 * 1024))))
       try await client.send(id: "a", message: .binary([UInt8](repeating: 7, count: 100_000)))
-      let tooBig = await messages.next()
+      let tooBig = await socket.messages.next()
       XCTAssertEqual(tooBig, .failure(.messageTooBig(limit: 64 * 1024)))
-      let closed = await events.next()
+      let closed = await socket.events.next()
       XCTAssertEqual(
         closed,
         .didClose(code: 1009, reason: WebSocketError.messageTooBig(limit: 64 * 1024).description))
@@ -204,17 +196,15 @@ final class WebSocketClientTests: XCTestCase {
     let url = server.url + "/pings"
     runOnLoop { loop in
       let client = WebSocketClient(loop: loop, configuration: .testing())
-      var events = await client.open(id: "a", url: url).makeAsyncIterator()
-      _ = await events.next()
-      var messages = await client.receive(id: "a").makeAsyncIterator()
+      var socket = await openSocket(client, id: "a", url: url)
       for expected in 1...3 {
         try await client.sendPing(id: "a")
-        let report = decodedJSONObject(await messages.next())
+        let report = decodedJSONObject(await socket.messages.next())
         XCTAssertEqual(report?["pingReceived"] as? Int, expected)
         XCTAssertEqual(report?["payload"] as? String, String(format: "%016x", expected))
       }
       await client.close(id: "a")
-      _ = await events.next()
+      _ = await socket.events.next()
     }
   }
 

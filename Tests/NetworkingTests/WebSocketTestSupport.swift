@@ -153,3 +153,20 @@ func decodedJSONObject(_ message: Result<WebSocketMessage, WebSocketError>?) -> 
   guard case .success(.text(let text))? = message else { return nil }
   return try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
 }
+
+/// A socket a test opened: its first event, and iterators over its later events and its
+/// messages.
+struct OpenedSocket {
+  let firstEvent: WebSocketEvent?
+  var events: AsyncStream<WebSocketEvent>.Iterator
+  var messages: AsyncStream<Result<WebSocketMessage, WebSocketError>>.Iterator
+}
+
+/// Opens socket `id`, waits for its first event, then subscribes to its messages: how most
+/// tests start.
+func openSocket(_ client: WebSocketClient, id: String, url: String) async -> OpenedSocket {
+  var events = await client.open(id: id, url: url).makeAsyncIterator()
+  let firstEvent = await events.next()
+  let messages = await client.receive(id: id).makeAsyncIterator()
+  return OpenedSocket(firstEvent: firstEvent, events: events, messages: messages)
+}
