@@ -1,7 +1,8 @@
 # The two commands of the README: `make demo` (install, build, run an example) and `make test`.
 SWIFT ?= swift
-# The shipped binary links the Swift runtime statically: it starts faster (see bench/).
-RELEASE_FLAGS := -c release --static-swift-stdlib
+# The shipped binary links the Swift runtime (and libstdc++, when the machine has its archive)
+# statically: it starts faster (see bench/ and scripts/static-cxx.sh).
+RELEASE_FLAGS := -c release --static-swift-stdlib $(shell scripts/static-cxx.sh)
 BIN := .build/release/composable-actor
 FUZZ_SECONDS ?= 20
 
