@@ -21,6 +21,22 @@ public protocol HostedStore: AnyObject {
   var didBecomeIdle: (() -> Void)? { get set }
 }
 
+/// A store the session builds when a line first addresses it.
+///
+/// Building a store makes the Swift runtime instantiate its reducer's nested generic types:
+/// 0.1 to 0.5 ms each here, most of it before `ready` otherwise. Built on demand, `ready`
+/// waits for none of it, and a host that drives one store never pays for the others. Nothing a
+/// host sees changes: a store is built in its initial state, and building runs no effect.
+public struct StoreFactory {
+  public let descriptor: StoreDescriptor
+  let make: @StoreActor () -> any HostedStore
+
+  public init(descriptor: StoreDescriptor, make: @escaping @StoreActor () -> any HostedStore) {
+    self.descriptor = descriptor
+    self.make = make
+  }
+}
+
 /// How reductions reach the host.
 public enum EmitMode: String, Sendable, CaseIterable {
   /// One `action` line per reduced action, with its patch.

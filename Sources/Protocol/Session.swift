@@ -26,10 +26,13 @@ public final class Session {
   /// when the held lines were handled: the place to pause and resume reading.
   public var isHoldingInputChanged: ((Bool) -> Void)?
 
-  private let stores: [String: any HostedStore]
+  private let factories: [String: StoreFactory]
+  /// The stores built so far: each is built by the first line that needs it.
+  private var stores: [String: any HostedStore] = [:]
   /// The stores' names, in the order `ready` lists them.
   public let storeNames: [String]
   private let sequence: ActionSequence
+  private var didBecomeIdle: (() -> Void)?
   private var hasQuit = false
   /// Lines that arrived while an `advance` or `settle` ran; they wait for it, in order.
   private var heldLines: [(bytes: [UInt8], lineNumber: Int)] = []
@@ -37,10 +40,10 @@ public final class Session {
   private var afterHeldInput: [() -> Void] = []
 
   public init(
-    stores: [any HostedStore], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64
+    stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64
   ) {
-    self.stores = Dictionary(uniqueKeysWithValues: stores.map { ($0.name, $0) })
-    self.storeNames = stores.map(\.name)
+    self.factories = Dictionary(uniqueKeysWithValues: stores.map { ($0.descriptor.name, $0) })
+    self.storeNames = stores.map(\.descriptor.name)
     self.output = output
     self.sequence = sequence
     self.maxDepth = maxDepth
@@ -50,8 +53,14 @@ public final class Session {
     output.ready(protocolVersion: 1, stores: storeNames, version: version)
   }
 
+  /// The store named `name`, built now if no line needed it before.
   public func store(named name: String) -> (any HostedStore)? {
-    stores[name]
+    if let store = stores[name] { return store }
+    guard let factory = factories[name] else { return nil }
+    let store = factory.make()
+    store.didBecomeIdle = didBecomeIdle
+    stores[name] = store
+    return store
   }
 
   public var effectsInFlight: Int {
@@ -65,6 +74,7 @@ public final class Session {
 
   /// Called every time a store's last effect finished.
   public func onStoreIdle(_ handler: @escaping () -> Void) {
+    didBecomeIdle = handler
     for store in stores.values { store.didBecomeIdle = handler }
   }
 
@@ -129,7 +139,7 @@ public final class Session {
   private func dispatch(_ action: JSONValue, to name: String, id: JSONValue?, lineNumber: Int)
     throws(InputError)
   {
-    guard let store = stores[name] else {
+    guard let store = store(named: name) else {
       throw InputError(
         id: id,
         ProtocolError(
@@ -158,7 +168,7 @@ public final class Session {
       guard case .string(let name)? = arguments["store"] else {
         throw fail("snapshot: \"store\" (a store name) is required")
       }
-      guard let store = stores[name] else {
+      guard let store = store(named: name) else {
         throw InputError(
           id: id, ProtocolError(.unknownStore, "snapshot: no store named \"\(name)\""))
       }
@@ -166,7 +176,7 @@ public final class Session {
       output.snapshot(store: name, seq: sequence.last, id: id, state: state)
     case "describe":
       try expectArguments([])
-      output.describe(id: id, stores: storeNames.compactMap { stores[$0]?.descriptor.json })
+      output.describe(id: id, stores: storeNames.compactMap { factories[$0]?.descriptor.json })
     case "quit":
       try expectArguments([])
       hasQuit = true

@@ -121,7 +121,7 @@ final class ActorProcess {
       },
       log: logger, output: output, sequence: sequence)
     session = Session(
-      stores: StoreCatalog.makeStores(in: environment), output: output, sequence: sequence,
+      stores: StoreCatalog.factories(in: environment), output: output, sequence: sequence,
       maxDepth: options.maxDepth)
     session.timeControl = virtualTime
     if let path = options.record {

@@ -66,7 +66,9 @@ final class FuzzHarness: @unchecked Sendable {
           initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
         descriptor: StoreDescriptor(name: "primes", summary: "", actions: [], stateSchema: [:]),
         output: output, sequence: sequence, mode: .actions)
-      return Session(stores: [primes], output: output, sequence: sequence)
+      return Session(
+        stores: [StoreFactory(descriptor: primes.descriptor) { primes }], output: output,
+        sequence: sequence)
     }
   }
 

@@ -34,7 +34,7 @@ final class ScriptedSession {
       log: Logger(label: "composable-actor") { _ in SwiftLogNoOpLogHandler() }, output: output,
       sequence: sequence)
     session = Session(
-      stores: StoreCatalog.makeStores(in: environment), output: output, sequence: sequence)
+      stores: StoreCatalog.factories(in: environment), output: output, sequence: sequence)
   }
 
   /// The run command's options for a scenario or a replay: `arguments` as recorded or written,

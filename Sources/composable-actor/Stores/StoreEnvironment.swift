@@ -56,11 +56,14 @@ enum StoreCatalog {
     WebSocketStore.descriptor,
   ]
 
-  @StoreActor
-  static func makeStores(in environment: StoreEnvironment) -> [any HostedStore] {
+  static func factories(in environment: StoreEnvironment) -> [StoreFactory] {
     [
-      PrimesStore.make(in: environment), RandomTodoStore.make(in: environment),
-      VotesStore.make(in: environment), WebSocketStore.make(in: environment),
+      StoreFactory(descriptor: PrimesStore.descriptor) { PrimesStore.make(in: environment) },
+      StoreFactory(descriptor: RandomTodoStore.descriptor) {
+        RandomTodoStore.make(in: environment)
+      },
+      StoreFactory(descriptor: VotesStore.descriptor) { VotesStore.make(in: environment) },
+      StoreFactory(descriptor: WebSocketStore.descriptor) { WebSocketStore.make(in: environment) },
     ]
   }
 }

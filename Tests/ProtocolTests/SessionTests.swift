@@ -1,0 +1,116 @@
+import ComposableCore
+import ComposableTestSupport
+import JSON
+import PrimesFeature
+import Protocol
+import XCTest
+
+/// The session builds each store when a line first needs it; the host cannot tell.
+final class SessionTests: XCTestCase {
+  private let built = LockedBox<[String]>([])
+  private var builds: [String] { built.value }
+
+  func testReadyAndDescribeBuildNoStore() {
+    let lines = run([#"{"cmd":"describe"}"#])
+    XCTAssertEqual(builds, [])
+    XCTAssertEqual(lines.first?["stores"], ["primes", "other"])
+    XCTAssertEqual(lines.last?["type"], "describe")
+    guard case .array(let described)? = lines.last?["stores"] else {
+      return XCTFail("describe lists no stores: \(lines)")
+    }
+    XCTAssertEqual(described.map { $0["name"] }, ["primes", "other"])
+  }
+
+  func testTheFirstLineForAStoreBuildsItOnce() {
+    let lines = run([
+      #"{"store":"primes","action":"counter.incrTapped"}"#,
+      #"{"store":"primes","action":"counter.incrTapped"}"#,
+    ])
+    XCTAssertEqual(builds, ["primes"])
+    XCTAssertEqual(lines.count, 3)
+    XCTAssertEqual(
+      lines.last?["patch"],
+      [
+        ["op": "replace", "path": "/count", "value": 2],
+        ["op": "replace", "path": "/isPrime", "value": true],
+      ])
+  }
+
+  func testASnapshotBuildsTheStoreInItsInitialState() {
+    let lines = run([#"{"cmd":"snapshot","store":"other"}"#])
+    XCTAssertEqual(builds, ["other"])
+    XCTAssertEqual(lines.last?["state"]?["count"], 0)
+  }
+
+  func testAnUnknownStoreBuildsNothing() {
+    let lines = run([#"{"store":"nope","action":"counter.incrTapped"}"#])
+    XCTAssertEqual(builds, [])
+    XCTAssertEqual(lines.last?["code"], "unknown_store")
+  }
+
+  func testAStoreBuiltLaterIsToldWhenItBecomesIdle() {
+    let executor = ManualExecutor()
+    StoreActor.install(executor: executor)
+    let idleCalls = LockedBox(0)
+    let built = built
+    let session = StoreActor.assumeIsolated {
+      let session = Self.makeSession(recordingBuildsIn: built)
+      session.onStoreIdle { idleCalls.withValue { $0 += 1 } }
+      // nthPrimeButtonTapped starts an effect; its end makes the store idle.
+      Self.handle(#"{"store":"primes","action":"counter.nthPrimeButtonTapped"}"#, in: session)
+      return session
+    }
+    executor.runUntilIdle()
+    withExtendedLifetime(session) {}
+    XCTAssertEqual(builds, ["primes"])
+    XCTAssertEqual(idleCalls.value, 1)
+  }
+
+  /// Writes `ready`, handles `inputs` in order, and returns every line written.
+  private func run(_ inputs: [String]) -> [JSONValue] {
+    let executor = ManualExecutor()
+    StoreActor.install(executor: executor)
+    let built = built
+    let bytes = StoreActor.assumeIsolated {
+      let session = Self.makeSession(recordingBuildsIn: built)
+      session.writeReady(version: "test")
+      for (index, input) in inputs.enumerated() {
+        Self.handle(input, in: session, lineNumber: index + 1)
+      }
+      var bytes: [UInt8] = []
+      session.output.drain { bytes.append(contentsOf: $0) }
+      return bytes
+    }
+    executor.runUntilIdle()
+    return bytes.split(separator: UInt8(ascii: "\n")).map { line in
+      (try? Array(line).withUnsafeBytes { try JSONParser.parse($0) }) ?? .null
+    }
+  }
+
+  @StoreActor
+  private static func handle(_ line: String, in session: Session, lineNumber: Int = 1) {
+    Array(line.utf8).withUnsafeBytes { session.handleLine($0, lineNumber: lineNumber) }
+  }
+
+  @StoreActor
+  private static func makeSession(recordingBuildsIn built: LockedBox<[String]>) -> Session {
+    let output = OutputLines()
+    let sequence = ActionSequence()
+    let factories = ["primes", "other"].map { name in
+      let descriptor = StoreDescriptor(name: name, summary: "", actions: [], stateSchema: [:])
+      return StoreFactory(descriptor: descriptor) {
+        built.append(name)
+        let dependencies = PrimesDependencies(
+          nthPrime: NthPrimeClient(largestN: 1_000) { n in n == 1 ? 2 : nil },
+          favoritePrimes: FavoritePrimesStorage(load: { [] }, save: { _ in }),
+          now: { 0 })
+        return StoreHost(
+          name: name,
+          store: Store(
+            initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
+          descriptor: descriptor, output: output, sequence: sequence, mode: .actions)
+      }
+    }
+    return Session(stores: factories, output: output, sequence: sequence)
+  }
+}
