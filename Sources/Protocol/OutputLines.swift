@@ -82,13 +82,10 @@ public final class OutputLines {
     raw(#","patch":"#)
   }
 
-  func patch(_ operations: [JSONPatchOperation]) {
-    raw("[")
-    for (index, operation) in operations.enumerated() {
-      if index > 0 { raw(",") }
-      operation.write(into: &bytes)
-    }
-    raw("]}\n")
+  /// Ends an action or state line with the patch `writePatch` appends, a JSON array.
+  func patch(_ writePatch: (inout [UInt8]) -> Void) {
+    writePatch(&bytes)
+    raw("}\n")
     if let start = actionLineStart {
       actionLineStart = nil
       didWriteActionLine?(bytes[start...])

@@ -5,25 +5,26 @@ import JSON
 ///
 /// A state that lists its fields (``FieldwiseEncodable``) is compared field by field, and only
 /// the fields that changed are encoded and diffed; any other state is encoded whole and
-/// diffed. Both give the patch `JSONPatch.diff` makes from the two states' encodings.
+/// diffed. Both write the patch `JSONPatch.diff` makes from the two states' encodings.
 struct StateJSON<State> {
   /// The JSON of the last state.
   let current: () -> JSONValue
-  /// The patch from the last state to this one, which becomes the last state.
-  let update: (State) -> [JSONPatchOperation]
+  /// Appends the patch from the last state to this one, as a JSON array, and makes this one
+  /// the last state.
+  let writePatch: (_ to: State, _ into: inout [UInt8]) -> Void
 }
 
 extension StateJSON where State: Encodable {
   static func encodingWholeState(_ initial: State, store: String) -> Self {
     let tracker = WholeStateTracker(initial, store: store)
-    return StateJSON(current: { tracker.json }, update: tracker.update(to:))
+    return StateJSON(current: { tracker.json }, writePatch: tracker.writePatch(to:into:))
   }
 }
 
 extension StateJSON where State: FieldwiseEncodable {
   static func fieldwise(_ initial: State, store: String) -> Self {
     let tracker = FieldwiseTracker(initial, store: store)
-    return StateJSON(current: tracker.json, update: tracker.update(to:))
+    return StateJSON(current: tracker.json, writePatch: tracker.writePatch(to:into:))
   }
 }
 
@@ -36,10 +37,10 @@ private final class WholeStateTracker<State: Encodable> {
     self.json = encode(initial, store: store)
   }
 
-  func update(to state: State) -> [JSONPatchOperation] {
+  func writePatch(to state: State, into bytes: inout [UInt8]) {
     let new = encode(state, store: store)
-    defer { json = new }
-    return JSONPatch.diff(from: json, to: new)
+    JSONPatch.write(JSONPatch.diff(from: json, to: new), into: &bytes)
+    json = new
   }
 }
 
@@ -48,6 +49,9 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
   let fields = State.encodedFields
   /// Each field's JSON Pointer text, `/key`.
   let pointers: [String]
+  /// Each field's replace operation up to its value, `{"op":"replace","path":"/key","value":`:
+  /// a changed scalar member is written as that, its value, and `}`.
+  let replacePrefixes: [[UInt8]]
   var state: State
   /// Each field's JSON in `state`, in field order.
   var members: [JSONValue]
@@ -56,6 +60,12 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
     self.store = store
     self.state = initial
     self.pointers = fields.map { "/" + JSONPointer.escape($0.key) }
+    self.replacePrefixes = pointers.map { pointer in
+      var prefix = Array(#"{"op":"replace","path":"#.utf8)
+      JSONWriter.writeString(pointer, into: &prefix)
+      prefix.append(contentsOf: #","value":"#.utf8)
+      return prefix
+    }
     self.members = fields.map { encode($0.value(initial), store: store) }
   }
 
@@ -63,19 +73,41 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
     .object(JSONObject(zip(fields, members).map { ($0.key, $1) }))
   }
 
-  func update(to new: State) -> [JSONPatchOperation] {
-    // Locals: reading a stored property of a class in the loop would copy the whole state
-    // each time, as the closures could in principle change it.
-    let old = state
+  func writePatch(to new: State, into bytes: inout [UInt8]) {
+    // Swapped rather than copied: `old` takes the last state without retaining its members
+    // again. Locals, too: reading a stored property of a class in the loop would copy the
+    // whole state each time, as the closures could in principle change it.
+    var old = new
+    swap(&old, &state)
     let fields = fields
+    var isFirst = true
     var operations: [JSONPatchOperation] = []
+    bytes.append(UInt8(ascii: "["))
     for index in fields.indices where fields[index].differs(old, new) {
       let member = encode(fields[index].value(new), store: store)
-      JSONPatch.diff(from: members[index], to: member, at: pointers[index], into: &operations)
+      let previous = members[index]
       members[index] = member
+      switch (previous, member) {
+      case (.array, .array), (.object, .object):
+        // Containers of the same kind: the differ finds the elements or members that changed.
+        operations.removeAll(keepingCapacity: true)
+        JSONPatch.diff(from: previous, to: member, at: pointers[index], into: &operations)
+        for operation in operations {
+          if !isFirst { bytes.append(UInt8(ascii: ",")) }
+          isFirst = false
+          operation.write(into: &bytes)
+        }
+      default:
+        // Anything else is replaced whole when its JSON changed, as the differ would.
+        guard previous != member else { continue }
+        if !isFirst { bytes.append(UInt8(ascii: ",")) }
+        isFirst = false
+        bytes.append(contentsOf: replacePrefixes[index])
+        member.write(into: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+      }
     }
-    state = new
-    return operations
+    bytes.append(UInt8(ascii: "]"))
   }
 }
 

@@ -98,7 +98,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   public func endTick() {
     guard tick.actions > 0 else { return }
     output.beginStateLine(store: name, seq: tick.lastSeq, actions: tick.actions, ids: tick.ids)
-    output.patch(stateJSON.update(store.state))
+    output.patch { stateJSON.writePatch(store.state, &$0) }
     tick = Tick()
   }
 
@@ -116,7 +116,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
           store: name, seq: seq, id: id, source: reduced.source,
           action: ActionCoding.encode(reduced.action))
       }
-      output.patch(stateJSON.update(state))
+      output.patch { stateJSON.writePatch(state, &$0) }
     case .ticks:
       tick.actions += 1
       tick.lastSeq = seq

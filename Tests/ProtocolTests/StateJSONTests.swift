@@ -18,10 +18,11 @@ final class StateJSONTests: XCTestCase {
     for step in 0..<1_000 {
       let before = try JSONValueEncoder().encode(state)
       state = step % 10 == 0 ? random.state() : random.edited(state)
-      let patch = fieldwise.update(state)
-      XCTAssertEqual(patch, whole.update(state), "step \(step)")
+      let patch = try patchText(fieldwise, state)
+      XCTAssertEqual(patch, try patchText(whole, state), "step \(step)")
       let after = try JSONValueEncoder().encode(state)
-      XCTAssertEqual(try JSONPatch.apply(patch, to: before), after, "step \(step)")
+      XCTAssertEqual(
+        try JSONPatch.apply(operations(patch), to: before), after, "step \(step): \(patch)")
       // Same members in the same order, as the host's snapshot prints them.
       XCTAssertEqual(fieldwise.current().jsonString, after.jsonString, "step \(step)")
     }
@@ -30,14 +31,37 @@ final class StateJSONTests: XCTestCase {
   func testAnUnchangedStateGivesNoPatch() {
     let state = PrimesState(count: 5, favoritePrimes: [2, 3])
     let fieldwise = StateJSON.fieldwise(state, store: "primes")
-    XCTAssertEqual(fieldwise.update(state), [])
+    XCTAssertEqual(try patchText(fieldwise, state), "[]")
   }
 
   func testADerivedFieldIsPatchedWithTheFieldItDerivesFrom() {
     let fieldwise = StateJSON.fieldwise(PrimesState(count: 4), store: "primes")
     XCTAssertEqual(
-      fieldwise.update(PrimesState(count: 5)),
-      [.replace(path: "/count", value: 5), .replace(path: "/isPrime", value: true)])
+      try patchText(fieldwise, PrimesState(count: 5)),
+      #"[{"op":"replace","path":"/count","value":5},"#
+        + #"{"op":"replace","path":"/isPrime","value":true}]"#)
+  }
+
+  func testAChangedArrayIsPatchedByElement() throws {
+    let fieldwise = StateJSON.fieldwise(PrimesState(favoritePrimes: [2, 3]), store: "primes")
+    XCTAssertEqual(
+      try patchText(fieldwise, PrimesState(favoritePrimes: [2, 3, 5])),
+      #"[{"op":"add","path":"/favoritePrimes/2","value":5}]"#)
+  }
+
+  /// The patch the tracker writes on going to `state`, checked to be one JSON array.
+  private func patchText(_ tracker: StateJSON<PrimesState>, _ state: PrimesState) throws
+    -> String
+  {
+    var bytes: [UInt8] = []
+    tracker.writePatch(state, &bytes)
+    XCTAssertNotNil(try bytes.withUnsafeBytes { try JSONParser.parse($0) }.arrayValue)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  private func operations(_ patch: String) throws -> [JSONPatchOperation] {
+    let array = try Array(patch.utf8).withUnsafeBytes { try JSONParser.parse($0) }.arrayValue
+    return try (array ?? []).map { try JSONPatchOperation(json: $0) }
   }
 
   func testTheEncodedMembersAreTheListedFieldsInOrder() throws {
