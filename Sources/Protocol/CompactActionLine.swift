@@ -1,22 +1,55 @@
 import JSON
 
-extension InputMessage {
-  /// Reads the common action line straight from its bytes, without building a JSON document:
-  ///
-  /// ```json
-  /// {"store":"primes","action":"counter.incrTapped"}
-  /// {"store": "primes", "action": {"type": "counter.incrTapped"}, "id": 7}
-  /// ```
-  ///
-  /// Members `store`, `action` and an optional `id` in any order, JSON whitespace anywhere,
-  /// strings of printable ASCII without escapes, an integer `id` of up to 15 digits. Anything
-  /// else gives nil, and the line goes through the general parser instead; for the lines it
-  /// accepts, the message is exactly the one the general path makes (a property test and the
-  /// fuzz target check both).
-  public init?(compactAction bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The common action line, read straight from its bytes without building a JSON document:
+///
+/// ```json
+/// {"store":"primes","action":"counter.incrTapped"}
+/// {"store": "primes", "action": {"type": "counter.incrTapped"}, "id": 7}
+/// ```
+///
+/// Members `store`, `action` and an optional `id` in any order, JSON whitespace anywhere,
+/// strings of ASCII without escapes or control characters, an integer `id` of up to 15 digits. Anything
+/// else gives nil, and the line goes through the general parser instead; for the lines it
+/// accepts, ``message`` is exactly the one the general path makes (a property test and the
+/// fuzz target check both).
+///
+/// The store's name and the action's type stay bytes of the line: a store that has seen the
+/// type before finds its action by them, and no string is made.
+public struct CompactActionLine {
+  /// The store's name: bytes of the line, valid while the line is.
+  public let store: UnsafeRawBufferPointer
+  /// The action's type: bytes of the line, valid while the line is.
+  public let type: UnsafeRawBufferPointer
+  /// The action was `{"type":…}` rather than the bare type string.
+  public let isTypeObject: Bool
+  public let id: JSONValue?
+
+  public init?(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
     var reader = CompactReader(bytes: bytes)
-    guard let message = reader.readAction(maxDepth: maxDepth) else { return nil }
-    self = message
+    guard let line = reader.readAction(maxDepth: maxDepth) else { return nil }
+    self = line
+  }
+
+  fileprivate init(
+    store: UnsafeRawBufferPointer, type: UnsafeRawBufferPointer, isTypeObject: Bool,
+    id: JSONValue?
+  ) {
+    self.store = store
+    self.type = type
+    self.isTypeObject = isTypeObject
+    self.id = id
+  }
+
+  /// The message the general path reads from the same line.
+  public var message: InputMessage {
+    let type = JSONValue.string(String(decoding: type, as: UTF8.self))
+    return .action(
+      store: String(decoding: store, as: UTF8.self),
+      action: isTypeObject ? .object(["type": type]) : type, id: id)
   }
 }
 
@@ -28,22 +61,22 @@ private struct CompactReader {
     self.bytes = bytes
   }
 
-  mutating func readAction(maxDepth: Int) -> InputMessage? {
+  mutating func readAction(maxDepth: Int) -> CompactActionLine? {
     guard maxDepth >= 1, take(UInt8(ascii: "{")) else { return nil }
-    var store: String?
-    var action: JSONValue?
+    var store: UnsafeRawBufferPointer?
+    var action: (type: UnsafeRawBufferPointer, isTypeObject: Bool)?
     var id: JSONValue?
     repeat {
       guard let key = plainBytes(), take(UInt8(ascii: ":")) else { return nil }
       switch Key(key) {
       case .store? where store == nil:
-        store = plainString()
+        store = plainBytes()
         guard store != nil else { return nil }
       case .action? where action == nil:
-        action = actionValue(maxDepth: maxDepth)
+        action = actionType(maxDepth: maxDepth)
         guard action != nil else { return nil }
       case .id? where id == nil:
-        id = plainString().map(JSONValue.string) ?? integer()
+        id = plainBytes().map { .string(String(decoding: $0, as: UTF8.self)) } ?? integer()
         guard id != nil else { return nil }
       default:
         // Another member, or a repeated one: the general path decides what that means.
@@ -51,39 +84,33 @@ private struct CompactReader {
       }
     } while take(UInt8(ascii: ","))
     guard take(UInt8(ascii: "}")), isAtEnd(), let store, let action else { return nil }
-    return .action(store: store, action: action, id: id)
+    return CompactActionLine(
+      store: store, type: action.type, isTypeObject: action.isTypeObject, id: id)
   }
 
   /// `"type"` or `{"type":"type"}`.
-  private mutating func actionValue(maxDepth: Int) -> JSONValue? {
-    if let type = plainString() { return .string(type) }
+  private mutating func actionType(maxDepth: Int) -> (
+    type: UnsafeRawBufferPointer, isTypeObject: Bool
+  )? {
+    if let type = plainBytes() { return (type, false) }
     guard maxDepth >= 2, take(UInt8(ascii: "{")), let key = plainBytes(), Key(key) == .type,
-      take(UInt8(ascii: ":")), let type = plainString(), take(UInt8(ascii: "}"))
+      take(UInt8(ascii: ":")), let type = plainBytes(), take(UInt8(ascii: "}"))
     else { return nil }
-    return .object(["type": .string(type)])
+    return (type, true)
   }
 
-  private mutating func plainString() -> String? {
-    plainBytes().map { String(decoding: $0, as: UTF8.self) }
-  }
-
-  /// The content of a string of printable ASCII other than `"` and `\`, after optional
+  /// The content of a string of ASCII without escapes or control characters, after optional
   /// whitespace.
   private mutating func plainBytes() -> UnsafeRawBufferPointer? {
     skipWhitespace()
-    guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+    guard position < bytes.count, bytes[position] == UInt8(ascii: "\""),
+      let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    else { return nil }
     let start = position + 1
-    var end = start
-    while end < bytes.count {
-      let byte = bytes[end]
-      if byte == UInt8(ascii: "\"") {
-        position = end + 1
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-      }
-      guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
-      end += 1
-    }
-    return nil
+    let end = ByteScan.plainASCIIEnd(base, from: start, count: bytes.count)
+    guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+    position = end + 1
+    return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
   }
 
   /// `0` or a nonzero integer of at most 15 digits, which every JSON reader holds exactly.
@@ -164,5 +191,16 @@ private enum Key {
     guard bytes.count == name.utf8CodeUnitCount else { return false }
     for index in 0..<bytes.count where bytes[index] != name.utf8Start[index] { return false }
     return true
+  }
+}
+
+extension UnsafeRawBufferPointer {
+  /// Whether these are the bytes of `other`: for finding a store or an action by the bytes of
+  /// a compact action line.
+  func hasSameBytes(as other: [UInt8]) -> Bool {
+    guard count == other.count else { return false }
+    return other.withUnsafeBytes { other in
+      count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0
+    }
   }
 }

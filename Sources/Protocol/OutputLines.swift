@@ -37,35 +37,52 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  /// Writes everything but the patch of an action line; `patch` closes it.
-  func beginActionLine(
-    store: String, seq: Int, id: JSONValue?, source: ActionSource, action: JSONValue
-  ) {
-    beginActionLine(store: store, seq: seq, id: id, source: source)
-    action.write(into: &bytes)
-    raw(#","patch":"#)
+  /// `{"type":"action","store":"<store>","seq":`: how every action line of a store starts.
+  static func actionLinePrefix(store: String) -> [UInt8] {
+    var prefix = Array(#"{"type":"action","store":"#.utf8)
+    JSONWriter.writeString(store, into: &prefix)
+    prefix.append(contentsOf: #","seq":"#.utf8)
+    return prefix
   }
 
-  /// The same, with the action already written as JSON text.
-  func beginActionLine(
-    store: String, seq: Int, id: JSONValue?, source: ActionSource, actionText: [UInt8]
-  ) {
-    beginActionLine(store: store, seq: seq, id: id, source: source)
-    bytes.append(contentsOf: actionText)
-    raw(#","patch":"#)
+  /// `,"source":"host","action":<action>,"patch":`: what a host action line carries between
+  /// its `seq` (or `id`) and its patch, for an action sent again and again.
+  static func hostActionText(_ action: JSONValue) -> [UInt8] {
+    var text: [UInt8] = []
+    writeSourceAndAction(.host, action, into: &text)
+    return text
   }
 
-  private func beginActionLine(store: String, seq: Int, id: JSONValue?, source: ActionSource) {
+  /// Writes everything but the patch of an action line; `patch` closes it. `prefix` is the
+  /// store's ``actionLinePrefix(store:)``.
+  func beginActionLine(
+    prefix: [UInt8], seq: Int, id: JSONValue?, source: ActionSource, action: JSONValue
+  ) {
+    beginActionLine(prefix: prefix, seq: seq, id: id)
+    Self.writeSourceAndAction(source, action, into: &bytes)
+  }
+
+  /// The same, with the rest made by ``hostActionText(_:)``.
+  func beginActionLine(prefix: [UInt8], seq: Int, id: JSONValue?, hostActionText: [UInt8]) {
+    beginActionLine(prefix: prefix, seq: seq, id: id)
+    bytes.append(contentsOf: hostActionText)
+  }
+
+  private func beginActionLine(prefix: [UInt8], seq: Int, id: JSONValue?) {
     if didWriteActionLine != nil { actionLineStart = bytes.count }
-    raw(#"{"type":"action","store":"#)
-    JSONWriter.writeString(store, into: &bytes)
-    raw(#","seq":"#)
+    bytes.append(contentsOf: prefix)
     JSONWriter.writeInt(seq, into: &bytes)
-    if let id {
-      raw(#","id":"#)
-      id.write(into: &bytes)
-    }
-    raw(source == .host ? #","source":"host","action":"# : #","source":"effect","action":"#)
+    optionalID(id)
+  }
+
+  private static func writeSourceAndAction(
+    _ source: ActionSource, _ action: JSONValue, into bytes: inout [UInt8]
+  ) {
+    append(
+      source == .host ? #","source":"host","action":"# : #","source":"effect","action":"#,
+      to: &bytes)
+    action.write(into: &bytes)
+    append(#","patch":"#, to: &bytes)
   }
 
   func beginStateLine(store: String, seq: Int, actions: Int, ids: [JSONValue]) {

@@ -26,11 +26,14 @@ public final class Session {
   /// when the held lines were handled: the place to pause and resume reading.
   public var isHoldingInputChanged: ((Bool) -> Void)?
 
-  private let factories: [String: StoreFactory]
-  /// The stores built so far: each is built by the first line that needs it.
-  private var stores: [String: any HostedStore] = [:]
+  private let factories: [StoreFactory]
+  /// The stores built so far, by position in `factories`: each is built by the first line that
+  /// needs it.
+  private var built: [(any HostedStore)?]
   /// The stores' names, in the order `ready` lists them.
   public let storeNames: [String]
+  /// The names' UTF-8, for finding a store from the bytes of a compact action line.
+  private let storeNameBytes: [[UInt8]]
   private let sequence: ActionSequence
   private var didBecomeIdle: (() -> Void)?
   private var hasQuit = false
@@ -42,8 +45,12 @@ public final class Session {
   public init(
     stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64
   ) {
-    self.factories = Dictionary(uniqueKeysWithValues: stores.map { ($0.descriptor.name, $0) })
+    precondition(
+      Set(stores.map(\.descriptor.name)).count == stores.count, "store names must be unique")
+    self.factories = stores
+    self.built = Array(repeating: nil, count: stores.count)
     self.storeNames = stores.map(\.descriptor.name)
+    self.storeNameBytes = storeNames.map { Array($0.utf8) }
     self.output = output
     self.sequence = sequence
     self.maxDepth = maxDepth
@@ -55,31 +62,36 @@ public final class Session {
 
   /// The store named `name`, built now if no line needed it before.
   public func store(named name: String) -> (any HostedStore)? {
-    if let store = stores[name] { return store }
-    guard let factory = factories[name] else { return nil }
-    let store = factory.make()
+    storeNames.firstIndex(of: name).map(store(at:))
+  }
+
+  private func store(at index: Int) -> any HostedStore {
+    if let store = built[index] { return store }
+    let store = factories[index].make()
     store.didBecomeIdle = didBecomeIdle
-    stores[name] = store
+    built[index] = store
     return store
   }
 
+  private var builtStores: [any HostedStore] { built.compactMap { $0 } }
+
   public var effectsInFlight: Int {
-    stores.values.reduce(0) { $0 + $1.effectsInFlight }
+    builtStores.reduce(0) { $0 + $1.effectsInFlight }
   }
 
   /// Cancels every store's effects; returns how many were in flight.
   public func cancelAllEffects() -> Int {
-    stores.values.reduce(0) { $0 + $1.cancelAllEffects() }
+    builtStores.reduce(0) { $0 + $1.cancelAllEffects() }
   }
 
   /// Called every time a store's last effect finished.
   public func onStoreIdle(_ handler: @escaping () -> Void) {
     didBecomeIdle = handler
-    for store in stores.values { store.didBecomeIdle = handler }
+    for store in builtStores { store.didBecomeIdle = handler }
   }
 
   public func endTick() {
-    for name in storeNames { stores[name]?.endTick() }
+    for case let store? in built { store.endTick() }
   }
 
   /// Runs `body` once every line received so far was handled: now, or when the running
@@ -94,8 +106,15 @@ public final class Session {
       heldLines.append((Array(bytes), lineNumber))
       return
     }
-    if let message = InputMessage(compactAction: bytes, maxDepth: maxDepth) {
-      handle(message, lineNumber: lineNumber)
+    if let line = CompactActionLine(bytes, maxDepth: maxDepth) {
+      // A store finds an action it has seen before by its type's bytes; anything else (a
+      // first sighting, an unknown store or action) takes the general route.
+      if let index = storeIndex(named: line.store),
+        store(at: index).sendKnownAction(type: line.type, id: line.id)
+      {
+        return
+      }
+      handle(line.message, lineNumber: lineNumber)
       return
     }
     let value: JSONValue
@@ -176,7 +195,7 @@ public final class Session {
       output.snapshot(store: name, seq: sequence.last, id: id, state: state)
     case "describe":
       try expectArguments([])
-      output.describe(id: id, stores: storeNames.compactMap { factories[$0]?.descriptor.json })
+      output.describe(id: id, stores: factories.map(\.descriptor.json))
     case "quit":
       try expectArguments([])
       hasQuit = true
@@ -242,6 +261,15 @@ public final class Session {
     let waiting = afterHeldInput
     afterHeldInput = []
     for body in waiting { body() }
+  }
+
+  private func storeIndex(named name: UnsafeRawBufferPointer) -> Int? {
+    // A loop, not `firstIndex(where:)`: a closure isolated to the store actor checks at run
+    // time that it runs there, which costs more than the search.
+    for index in storeNameBytes.indices where name.hasSameBytes(as: storeNameBytes[index]) {
+      return index
+    }
+    return nil
   }
 
   /// Lines of spaces and tabs count as empty, like the empty lines the reader already skips.

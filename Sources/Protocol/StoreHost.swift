@@ -16,16 +16,22 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private let sequence: ActionSequence
   private let mode: EmitMode
   private let stateJSON: StateJSON<State>
-  /// Payload-free actions by type, with their canonical wire form: decoding and echoing them
-  /// is a lookup after the first time. Bounded by the number of payload-free cases.
-  private var payloadFreeActions: [String: DecodedAction] = [:]
-  /// The wire form of the host action being sent, as JSON text, when it is already known.
-  private var hostActionWire: [UInt8]?
+  /// The payload-free actions sent so far, with the text of their action lines: decoding and
+  /// echoing one is a lookup after the first time. Bounded by the number of payload-free
+  /// cases, so comparing the types' bytes in turn finds one sooner than hashing would.
+  private var knownActions: [KnownAction] = []
+  /// The position in `knownActions` of the host action being sent, while it is. (Positions,
+  /// not entries, are passed around: copying an entry retains its arrays.)
+  private var sendingKnownAction: Int?
+  /// The start of every action line of this store.
+  private let actionLinePrefix: [UInt8]
   private var tick = Tick()
-  /// `send`, made in `init`. Through `HostedStore` a generic class's methods run unspecialized
-  /// code, which looks up type metadata at run time; a closure made where the store's types are
-  /// known runs code specialized for them, down through the store and its reducer.
+  /// `send` and `sendKnownAction`, made in `init`. Through `HostedStore` a generic class's
+  /// methods run unspecialized code, which looks up type metadata at run time; a closure made
+  /// where the store's types are known runs code specialized for them, down through the store
+  /// and its reducer.
   private var sendFromHost: (JSONValue, JSONValue?) throws(ProtocolError) -> Void = { _, _ in }
+  private var sendKnownFromHost: (UnsafeRawBufferPointer, JSONValue?) -> Bool = { _, _ in false }
 
   public convenience init(
     name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
@@ -57,14 +63,22 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     self.sequence = sequence
     self.mode = mode
     self.stateJSON = stateJSON
+    self.actionLinePrefix = OutputLines.actionLinePrefix(store: name)
     store.didReduce = { [unowned self] reduced, state in
       self.didReduce(reduced, state: state)
     }
     sendFromHost = { [unowned self] action, id throws(ProtocolError) in
-      let decoded = try decode(action)
-      hostActionWire = decoded.wire
-      defer { hostActionWire = nil }
-      store.send(decoded.action, cause: id)
+      let (decoded, known) = try decode(action)
+      sendingKnownAction = known
+      defer { sendingKnownAction = nil }
+      store.send(decoded, cause: id)
+    }
+    sendKnownFromHost = { [unowned self] type, id in
+      guard let known = knownAction(type: type) else { return false }
+      sendingKnownAction = known
+      defer { sendingKnownAction = nil }
+      store.send(knownActions[known].action, cause: id)
+      return true
     }
   }
 
@@ -81,13 +95,17 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     try sendFromHost(action, id)
   }
 
+  public func sendKnownAction(type: UnsafeRawBufferPointer, id: JSONValue?) -> Bool {
+    sendKnownFromHost(type, id)
+  }
+
   public func replay(_ action: JSONValue, source: ActionSource, id: JSONValue?)
     throws(ProtocolError)
   {
-    let decoded = try decode(action)
-    hostActionWire = source == .host ? decoded.wire : nil
-    defer { hostActionWire = nil }
-    store.reduceDiscardingEffects(decoded.action, source: source, cause: id)
+    let (decoded, known) = try decode(action)
+    sendingKnownAction = source == .host ? known : nil
+    defer { sendingKnownAction = nil }
+    store.reduceDiscardingEffects(decoded, source: source, cause: id)
   }
 
   public func snapshot() -> JSONValue {
@@ -108,12 +126,14 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     let id = reduced.cause.flatMap { $0 as? JSONValue }
     switch mode {
     case .actions:
-      if reduced.source == .host, let known = hostActionWire {
-        output.beginActionLine(store: name, seq: seq, id: id, source: .host, actionText: known)
-        hostActionWire = nil
+      if reduced.source == .host, let known = sendingKnownAction {
+        output.beginActionLine(
+          prefix: actionLinePrefix, seq: seq, id: id,
+          hostActionText: knownActions[known].hostActionText)
+        sendingKnownAction = nil
       } else {
         output.beginActionLine(
-          store: name, seq: seq, id: id, source: reduced.source,
+          prefix: actionLinePrefix, seq: seq, id: id, source: reduced.source,
           action: ActionCoding.encode(reduced.action))
       }
       output.patch { stateJSON.writePatch(state, &$0) }
@@ -124,23 +144,36 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     }
   }
 
-  private func decode(_ action: JSONValue) throws(ProtocolError) -> DecodedAction {
-    let payloadFreeType = Self.payloadFreeType(of: action)
-    if let payloadFreeType, let cached = payloadFreeActions[payloadFreeType] { return cached }
+  /// The action, and its position among the known actions when it has no payload.
+  private func decode(_ action: JSONValue) throws(ProtocolError) -> (Action, Int?) {
+    var payloadFreeType = Self.payloadFreeType(of: action)
+    if let known = payloadFreeType?.withUTF8({ knownAction(type: UnsafeRawBufferPointer($0)) }) {
+      return (knownActions[known].action, known)
+    }
     do {
       let decoded = try ActionCoding.decode(Action.self, from: action)
-      guard let payloadFreeType else { return DecodedAction(action: decoded, wire: nil) }
-      var text: [UInt8] = []
-      ActionCoding.encode(decoded).write(into: &text)
-      let entry = DecodedAction(action: decoded, wire: text)
-      payloadFreeActions[payloadFreeType] = entry
-      return entry
+      guard let payloadFreeType else { return (decoded, nil) }
+      let known = KnownAction(
+        type: Array(payloadFreeType.utf8), action: decoded,
+        hostActionText: OutputLines.hostActionText(ActionCoding.encode(decoded)))
+      knownActions.append(known)
+      return (decoded, knownActions.count - 1)
     } catch {
       switch error.kind {
       case .unknownAction: throw ProtocolError(.unknownAction, "\(name): \(error.message)")
       case .invalidAction: throw ProtocolError(.invalidAction, "\(name): \(error.message)")
       }
     }
+  }
+
+  /// The position of the known action of this type.
+  private func knownAction(type: UnsafeRawBufferPointer) -> Int? {
+    // A loop, not `firstIndex(where:)`: a closure isolated to the store actor checks at run
+    // time that it runs there, which costs more than the search.
+    for index in knownActions.indices where type.hasSameBytes(as: knownActions[index].type) {
+      return index
+    }
+    return nil
   }
 
   /// `"counter.incrTapped"` or `{"type":"counter.incrTapped"}`: the type, if there is no
@@ -157,11 +190,12 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     }
   }
 
-  /// A decoded action and, when known without encoding it again, its canonical wire form as
-  /// JSON text.
-  private struct DecodedAction {
+  /// A payload-free action by the UTF-8 of its type, with what its host action lines carry
+  /// between `seq` (or `id`) and the patch.
+  private struct KnownAction {
+    let type: [UInt8]
     let action: Action
-    let wire: [UInt8]?
+    let hostActionText: [UInt8]
   }
 
   private struct Tick {

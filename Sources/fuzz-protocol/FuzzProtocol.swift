@@ -96,7 +96,7 @@ final class FuzzHarness: @unchecked Sendable {
 
   private func checkCompactReading(_ line: UnsafeRawBufferPointer) {
     for maxDepth in [1, 2, JSONParser.defaultMaxDepth] {
-      guard let compact = InputMessage(compactAction: line, maxDepth: maxDepth) else { continue }
+      guard let compact = CompactActionLine(line, maxDepth: maxDepth)?.message else { continue }
       let general = try? InputMessage(JSONParser.parse(line, maxDepth: maxDepth))
       guard let general, general == compact, "\(general)" == "\(compact)" else {
         fatalError(

@@ -42,7 +42,7 @@ final class CompactActionLineTests: XCTestCase {
       let line = Self.randomLine(using: &random)
       let maxDepth = [1, 2, 64].randomElement(using: &random)!
       line.withUnsafeBytes { bytes in
-        guard let compact = InputMessage(compactAction: bytes, maxDepth: maxDepth) else { return }
+        guard let compact = CompactActionLine(bytes, maxDepth: maxDepth)?.message else { return }
         accepted += 1
         let general = try? InputMessage(JSONParser.parse(bytes, maxDepth: maxDepth))
         XCTAssertEqual(compact, general, String(decoding: line, as: UTF8.self))
@@ -54,7 +54,7 @@ final class CompactActionLineTests: XCTestCase {
   }
 
   private func compact(_ line: String, maxDepth: Int = 64) -> InputMessage? {
-    Array(line.utf8).withUnsafeBytes { InputMessage(compactAction: $0, maxDepth: maxDepth) }
+    Array(line.utf8).withUnsafeBytes { CompactActionLine($0, maxDepth: maxDepth)?.message }
   }
 
   /// Action lines put together from likely and unlikely pieces, then sometimes cut short or
