@@ -32,22 +32,10 @@ extension Parser {
     throw JSONParseError(.invalidJSON, "unterminated string", at: openingQuote)
   }
 
-  /// Advances over bytes that need no attention inside a string: ASCII other than `"`, `\`
-  /// and control characters. Whole words first, then single bytes.
+  /// Advances over bytes that need no attention inside a string: ASCII other than `"`, `\\`
+  /// and control characters.
   private mutating func skipPlainASCII() {
-    while position + 8 <= count,
-      ByteScan.needsAttention(UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self))
-        == 0
-    {
-      position += 8
-    }
-    while position < count {
-      let byte = bytes[position]
-      guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else {
-        return
-      }
-      position += 1
-    }
+    position = ByteScan.plainASCIIEnd(bytes, from: position, count: count)
   }
 
   /// Continues a string at its first backslash, decoding into `scratch`.
