@@ -4,10 +4,10 @@ import XCTest
 
 final class HTTPSTests: XCTestCase {
   func testCAFileMakesTheServerTrusted() throws {
-    let certificates = try makeCertificates()
-    defer { try? FileManager.default.removeItem(at: certificates.directory) }
-    let arguments = ["--tls-cert", certificates.certFile, "--tls-key", certificates.keyFile]
-    let configuration = HTTPConfiguration(caFile: certificates.caFile)
+    let certificates = try TestCertificates.make()
+    defer { certificates.remove() }
+    let arguments = ["--tls-cert", certificates.cert, "--tls-key", certificates.key]
+    let configuration = HTTPConfiguration(caFile: certificates.ca)
     try withHTTPFixture(serverArguments: arguments, configuration: configuration) { fixture in
       XCTAssertTrue(fixture.base.hasPrefix("https://"), fixture.base)
       let response = try await fixture.client.get(fixture.url("/todos/3"), timeout: .seconds(5))
@@ -20,9 +20,9 @@ final class HTTPSTests: XCTestCase {
   }
 
   func testUntrustedServerThrowsTLSFailure() throws {
-    let certificates = try makeCertificates()
-    defer { try? FileManager.default.removeItem(at: certificates.directory) }
-    let arguments = ["--tls-cert", certificates.certFile, "--tls-key", certificates.keyFile]
+    let certificates = try TestCertificates.make()
+    defer { certificates.remove() }
+    let arguments = ["--tls-cert", certificates.cert, "--tls-key", certificates.key]
     try withHTTPFixture(serverArguments: arguments) { fixture in
       let url = fixture.url("/todos/3")
       let error = await httpError { try await fixture.client.get(url, timeout: .seconds(5)) }
@@ -30,32 +30,4 @@ final class HTTPSTests: XCTestCase {
       XCTAssertTrue(error?.message.contains("certificate") ?? false, error?.message ?? "")
     }
   }
-}
-
-/// A throw-away CA and server certificate from `Tests/servers/certs.py`, in a new directory.
-private func makeCertificates() throws -> (
-  directory: URL, caFile: String, certFile: String, keyFile: String
-) {
-  let directory = FileManager.default.temporaryDirectory
-    .appendingPathComponent("http-tests-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = [
-    "python3", "-c",
-    "import sys, pathlib; sys.path.insert(0, sys.argv[1]); import certs; "
-      + "certs.make_certificates(pathlib.Path(sys.argv[2]))",
-    PythonServer.serversDirectory.path, directory.path,
-  ]
-  try process.run()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else {
-    throw ServerError("certs.py failed with status \(process.terminationStatus)")
-  }
-  return (
-    directory,
-    directory.appendingPathComponent("ca.pem").path,
-    directory.appendingPathComponent("server.pem").path,
-    directory.appendingPathComponent("server.key").path
-  )
 }

@@ -8,18 +8,16 @@ import XCTest
 /// localhost signed by a throw-away CA.
 final class WebSocketTLSTests: XCTestCase {
   /// Made once for the class; XCTest runs its tests one after the other.
-  nonisolated(unsafe) private static var certificates: WebSocketTestCertificates?
+  nonisolated(unsafe) private static var certificates: TestCertificates?
 
   override class func tearDown() {
-    if let directory = certificates?.directory {
-      try? FileManager.default.removeItem(at: directory)
-    }
+    certificates?.remove()
     certificates = nil
   }
 
-  private func makeCertificates() throws -> WebSocketTestCertificates {
+  private func makeCertificates() throws -> TestCertificates {
     if let certificates = Self.certificates { return certificates }
-    let certificates = try WebSocketTestCertificates.make()
+    let certificates = try TestCertificates.make()
     Self.certificates = certificates
     return certificates
   }

@@ -16,7 +16,7 @@ final class WebSocketTestServer {
   }
 
   /// A wss server whose certificate `certificates.ca` signed, for 127.0.0.1 and localhost.
-  convenience init(tls certificates: WebSocketTestCertificates, host: String = "127.0.0.1") throws {
+  convenience init(tls certificates: TestCertificates, host: String = "127.0.0.1") throws {
     try self.init(arguments: [
       "--tls-cert", certificates.cert, "--tls-key", certificates.key, "--host", host,
     ])
@@ -33,35 +33,6 @@ extension WebSocketConfiguration {
     WebSocketConfiguration(
       caFile: caFile, maximumMessageSize: maximumMessageSize, connectTimeout: connectTimeout,
       idleContextLifetime: .milliseconds(20))
-  }
-}
-
-/// A throw-away CA and server certificate made by `Tests/servers/certs.py`.
-struct WebSocketTestCertificates {
-  let directory: URL
-  var ca: String { directory.appendingPathComponent("ca.pem").path }
-  var cert: String { directory.appendingPathComponent("server.pem").path }
-  var key: String { directory.appendingPathComponent("server.key").path }
-
-  static func make() throws -> WebSocketTestCertificates {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("ws-certs-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.currentDirectoryURL = PythonServer.serversDirectory
-    process.arguments = [
-      "python3", "-c",
-      "import sys; from pathlib import Path; from certs import make_certificates; "
-        + "make_certificates(Path(sys.argv[1]))",
-      directory.path,
-    ]
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw ServerError("certs.py failed with status \(process.terminationStatus)")
-    }
-    return WebSocketTestCertificates(directory: directory)
   }
 }
 
