@@ -5,6 +5,10 @@ SWIFT ?= swift
 RELEASE_FLAGS := -c release --static-swift-stdlib $(shell scripts/static-cxx.sh)
 BIN := .build/release/composable-actor
 FUZZ_SECONDS ?= 20
+TEST_STEP_SECONDS ?= 600
+## A test step that hangs fails within minutes instead of holding CI, and line-buffered output
+## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
+DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
 .PHONY: demo build deps test test-deps unit e2e clients asan fuzz bench schemas format
 
@@ -25,18 +29,21 @@ test-deps:
 ## and the WebSocket client's tests under AddressSanitizer.
 test: test-deps build unit fuzz e2e clients asan
 
+## The test bundle runs directly because `swift test` would start it in a process group of its
+## own, out of the deadline's reach.
 unit:
-	$(SWIFT) test --disable-swift-testing
+	$(SWIFT) build --build-tests
+	$(DEADLINE) "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest"
 
 e2e:
 	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q Tests/e2e
 
 clients:
 	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q clients/python/tests
-	COMPOSABLE_ACTOR_BIN=$(BIN) node --test clients/node/test/
+	COMPOSABLE_ACTOR_BIN=$(BIN) $(DEADLINE) node --test clients/node/test/
 
 asan:
-	scripts/asan-websocket.sh
+	DEADLINE="$(DEADLINE)" scripts/asan-websocket.sh
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
