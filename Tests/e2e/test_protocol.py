@@ -186,4 +186,4 @@ def test_debug_logs_go_to_stderr_and_never_change_stdout():
     assert loud == quiet
     # The logging reducer reports each action with the state it produced.
     assert stderr.count("action: counter(PrimesFeature.CounterAction.incrTapped)") == 2
-    assert "state: PrimesState(count: 2" in stderr
+    assert "state: PrimesState(counter: PrimesFeature.CounterState(count: 2," in stderr

@@ -2,12 +2,12 @@ import ComposableCore
 
 /// The whole PrimeTime app: the counter, its prime modal, the favourites and the activity feed.
 public struct PrimesState: Equatable, Sendable {
-  public var count: Int
+  /// The counter's state is stored whole, as its `Scope` reaches it on every tap: a computed
+  /// view through a key path costs a getter, a setter and a write-back buffer per action. The
+  /// prime modal and the favourites, which share fields, see computed views.
+  var counter: CounterState
   public var favoritePrimes: [Int]
   public var activityFeed: [Activity]
-  public var alertNthPrime: PrimeAlert?
-  public var alertNthPrimeFailure: NthPrimeFailure?
-  public var nthPrimeRequest: Int?
   public var storageError: StorageError?
 
   public init(
@@ -15,13 +15,29 @@ public struct PrimesState: Equatable, Sendable {
     alertNthPrime: PrimeAlert? = nil, alertNthPrimeFailure: NthPrimeFailure? = nil,
     nthPrimeRequest: Int? = nil, storageError: StorageError? = nil
   ) {
-    self.count = count
+    self.counter = CounterState(
+      count: count, nthPrimeRequest: nthPrimeRequest, alertNthPrime: alertNthPrime,
+      alertNthPrimeFailure: alertNthPrimeFailure)
     self.favoritePrimes = favoritePrimes
     self.activityFeed = activityFeed
-    self.alertNthPrime = alertNthPrime
-    self.alertNthPrimeFailure = alertNthPrimeFailure
-    self.nthPrimeRequest = nthPrimeRequest
     self.storageError = storageError
+  }
+
+  public var count: Int {
+    get { counter.count }
+    set { counter.count = newValue }
+  }
+  public var alertNthPrime: PrimeAlert? {
+    get { counter.alertNthPrime }
+    set { counter.alertNthPrime = newValue }
+  }
+  public var alertNthPrimeFailure: NthPrimeFailure? {
+    get { counter.alertNthPrimeFailure }
+    set { counter.alertNthPrimeFailure = newValue }
+  }
+  public var nthPrimeRequest: Int? {
+    get { counter.nthPrimeRequest }
+    set { counter.nthPrimeRequest = newValue }
   }
 
   /// The button stays disabled while its request is in flight.
@@ -30,21 +46,7 @@ public struct PrimesState: Equatable, Sendable {
   public var isPrime: Bool { Primality.isPrime(count) }
   public var isFavorite: Bool { favoritePrimes.contains(count) }
 
-  // The child features' views of the app state, for `Scope`.
-
-  var counter: CounterState {
-    get {
-      CounterState(
-        count: count, nthPrimeRequest: nthPrimeRequest, alertNthPrime: alertNthPrime,
-        alertNthPrimeFailure: alertNthPrimeFailure)
-    }
-    set {
-      count = newValue.count
-      nthPrimeRequest = newValue.nthPrimeRequest
-      alertNthPrime = newValue.alertNthPrime
-      alertNthPrimeFailure = newValue.alertNthPrimeFailure
-    }
-  }
+  // The other child features' views of the app state, for `Scope`.
 
   var primeModal: PrimeModalState {
     get { PrimeModalState(count: count, favoritePrimes: favoritePrimes) }
