@@ -29,9 +29,10 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// `send` and `sendKnownAction`, made in `init`. Through `HostedStore` a generic class's
   /// methods run unspecialized code, which looks up type metadata at run time; a closure made
   /// where the store's types are known runs code specialized for them, down through the store
-  /// and its reducer.
-  private var sendFromHost: (JSONValue, JSONValue?) throws(ProtocolError) -> Void = { _, _ in }
-  private var sendKnownFromHost: (UnsafeRawBufferPointer, JSONValue?) -> Bool = { _, _ in false }
+  /// and its reducer. They take the host as an argument rather than capture it: a captured
+  /// unowned reference costs two atomic operations on every call.
+  private let sendFromHost: (StoreHost, JSONValue, JSONValue?) throws(ProtocolError) -> Void
+  private let sendKnownFromHost: (StoreHost, UnsafeRawBufferPointer, JSONValue?) -> Bool
 
   public convenience init(
     name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
@@ -64,21 +65,21 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     self.mode = mode
     self.stateJSON = stateJSON
     self.actionLinePrefix = OutputLines.actionLinePrefix(store: name)
+    sendFromHost = { host, action, id throws(ProtocolError) in
+      let (decoded, known) = try host.decode(action)
+      host.sendingKnownAction = known
+      defer { host.sendingKnownAction = nil }
+      host.store.send(decoded, cause: id)
+    }
+    sendKnownFromHost = { host, type, id in
+      guard let known = host.knownAction(type: type) else { return false }
+      host.sendingKnownAction = known
+      defer { host.sendingKnownAction = nil }
+      host.store.send(host.knownActions[known].action, cause: id)
+      return true
+    }
     store.didReduce = { [unowned self] reduced, state in
       self.didReduce(reduced, state: state)
-    }
-    sendFromHost = { [unowned self] action, id throws(ProtocolError) in
-      let (decoded, known) = try decode(action)
-      sendingKnownAction = known
-      defer { sendingKnownAction = nil }
-      store.send(decoded, cause: id)
-    }
-    sendKnownFromHost = { [unowned self] type, id in
-      guard let known = knownAction(type: type) else { return false }
-      sendingKnownAction = known
-      defer { sendingKnownAction = nil }
-      store.send(knownActions[known].action, cause: id)
-      return true
     }
   }
 
@@ -92,11 +93,11 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   public func cancelAllEffects() -> Int { store.cancelAllEffects() }
 
   public func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError) {
-    try sendFromHost(action, id)
+    try sendFromHost(self, action, id)
   }
 
   public func sendKnownAction(type: UnsafeRawBufferPointer, id: JSONValue?) -> Bool {
-    sendKnownFromHost(type, id)
+    sendKnownFromHost(self, type, id)
   }
 
   public func replay(_ action: JSONValue, source: ActionSource, id: JSONValue?)
