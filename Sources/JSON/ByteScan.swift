@@ -52,9 +52,13 @@ public enum ByteScan {
     -> Int
   {
     var position = start
-    while position + 8 <= count,
-      needsAttention(UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self)) == 0
-    {
+    while position + 8 <= count {
+      // Read little-endian, the first byte is the lowest. A flag can be wrong only above a
+      // byte that truly matches (a borrow runs upwards), so the lowest flag is the first match.
+      let word = UInt64(
+        littleEndian: UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self))
+      let flags = needsAttention(word)
+      if flags != 0 { return position + flags.trailingZeroBitCount / 8 }
       position += 8
     }
     while position < count {
