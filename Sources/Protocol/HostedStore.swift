@@ -4,7 +4,6 @@ import JSON
 /// What the session needs from a store, whatever its state and action types.
 @StoreActor
 public protocol HostedStore: AnyObject {
-  var name: String { get }
   var descriptor: StoreDescriptor { get }
   /// Decodes a wire action and reduces it; a refused action changes nothing.
   func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError)
@@ -37,6 +36,20 @@ public struct StoreFactory {
   public init(descriptor: StoreDescriptor, make: @escaping @StoreActor () -> any HostedStore) {
     self.descriptor = descriptor
     self.make = make
+  }
+}
+
+/// Where every store of a session writes: the output lines, the `seq` they share, and whether
+/// a reduction makes an action line or joins the loop iteration's state line.
+public struct StoreOutput {
+  public let lines: OutputLines
+  public let sequence: ActionSequence
+  public let mode: EmitMode
+
+  public init(lines: OutputLines, sequence: ActionSequence, mode: EmitMode) {
+    self.lines = lines
+    self.sequence = sequence
+    self.mode = mode
   }
 }
 

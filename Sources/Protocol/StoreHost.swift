@@ -9,7 +9,6 @@ import JSON
 /// snapshot hold the same state as the store.
 @StoreActor
 public final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
-  public let name: String
   public let descriptor: StoreDescriptor
   private let store: Store<State, Action>
   private let output: OutputLines
@@ -34,37 +33,35 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private let sendFromHost: (StoreHost, JSONValue, JSONValue?) throws(ProtocolError) -> Void
   private let sendKnownFromHost: (StoreHost, UnsafeRawBufferPointer, JSONValue?) -> Bool
 
+  /// Called where `State` is concrete, so that a fieldwise state gets the other initializer.
   public convenience init(
-    name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
-    output: OutputLines, sequence: ActionSequence, mode: EmitMode
+    store: Store<State, Action>, descriptor: StoreDescriptor, output: StoreOutput
   ) {
     self.init(
-      name: name, store: store, descriptor: descriptor, output: output, sequence: sequence,
-      mode: mode, stateJSON: .encodingWholeState(store.state, store: name))
+      store: store, descriptor: descriptor, output: output,
+      stateJSON: .encodingWholeState(store.state, store: descriptor.name))
   }
 
   /// For a state that lists its fields: each action encodes only the fields it changed.
   public convenience init(
-    name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
-    output: OutputLines, sequence: ActionSequence, mode: EmitMode
+    store: Store<State, Action>, descriptor: StoreDescriptor, output: StoreOutput
   ) where State: FieldwiseEncodable {
     self.init(
-      name: name, store: store, descriptor: descriptor, output: output, sequence: sequence,
-      mode: mode, stateJSON: .fieldwise(store.state, store: name))
+      store: store, descriptor: descriptor, output: output,
+      stateJSON: .fieldwise(store.state, store: descriptor.name))
   }
 
   private init(
-    name: String, store: Store<State, Action>, descriptor: StoreDescriptor,
-    output: OutputLines, sequence: ActionSequence, mode: EmitMode, stateJSON: StateJSON<State>
+    store: Store<State, Action>, descriptor: StoreDescriptor, output: StoreOutput,
+    stateJSON: StateJSON<State>
   ) {
-    self.name = name
     self.store = store
     self.descriptor = descriptor
-    self.output = output
-    self.sequence = sequence
-    self.mode = mode
+    self.output = output.lines
+    self.sequence = output.sequence
+    self.mode = output.mode
     self.stateJSON = stateJSON
-    self.actionLinePrefix = OutputLines.actionLinePrefix(store: name)
+    self.actionLinePrefix = OutputLines.actionLinePrefix(store: descriptor.name)
     sendFromHost = { host, action, id throws(ProtocolError) in
       let (decoded, known) = try host.decode(action)
       host.sendingKnownAction = known
@@ -116,7 +113,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
 
   public func endTick() {
     guard tick.actions > 0 else { return }
-    output.beginStateLine(store: name, seq: tick.lastSeq, actions: tick.actions, ids: tick.ids)
+    output.beginStateLine(
+      store: descriptor.name, seq: tick.lastSeq, actions: tick.actions, ids: tick.ids)
     output.patch { stateJSON.writePatch(store.state, &$0) }
     tick = Tick()
   }
@@ -161,8 +159,10 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       return (decoded, knownActions.count - 1)
     } catch {
       switch error.kind {
-      case .unknownAction: throw ProtocolError(.unknownAction, "\(name): \(error.message)")
-      case .invalidAction: throw ProtocolError(.invalidAction, "\(name): \(error.message)")
+      case .unknownAction:
+        throw ProtocolError(.unknownAction, "\(descriptor.name): \(error.message)")
+      case .invalidAction:
+        throw ProtocolError(.invalidAction, "\(descriptor.name): \(error.message)")
       }
     }
   }

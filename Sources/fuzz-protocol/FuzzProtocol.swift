@@ -61,11 +61,10 @@ final class FuzzHarness: @unchecked Sendable {
       let output = OutputLines()
       let sequence = ActionSequence()
       let primes = StoreHost(
-        name: "primes",
         store: Store(
           initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
         descriptor: StoreDescriptor(name: "primes", summary: "", actions: [], stateSchema: [:]),
-        output: output, sequence: sequence, mode: .actions)
+        output: StoreOutput(lines: output, sequence: sequence, mode: .actions))
       return Session(
         stores: [StoreFactory(descriptor: primes.descriptor) { primes }], output: output,
         sequence: sequence)

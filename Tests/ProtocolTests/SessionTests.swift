@@ -102,10 +102,10 @@ final class SessionTests: XCTestCase {
           favoritePrimes: FavoritePrimesStorage(load: { [] }, save: { _ in }),
           now: { 0 })
         return StoreHost(
-          name: name,
           store: Store(
             initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
-          descriptor: descriptor, output: output, sequence: sequence, mode: .actions)
+          descriptor: descriptor,
+          output: StoreOutput(lines: output, sequence: sequence, mode: .actions))
       }
     }
     return Session(stores: factories, output: output, sequence: sequence)

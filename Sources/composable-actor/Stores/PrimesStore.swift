@@ -30,7 +30,7 @@ enum PrimesStore {
       logger: environment.logger)
     let store = Store(
       initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies))
-    return environment.host(store, descriptor)
+    return StoreHost(store: store, descriptor: descriptor, output: environment.storeOutput)
   }
 
   static let descriptor = StoreDescriptor(

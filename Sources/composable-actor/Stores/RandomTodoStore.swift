@@ -17,7 +17,7 @@ enum RandomTodoStore {
       clock: environment.clock)
     let store = Store(
       initialState: RandomTodoState(), reducer: RandomTodoReducer(dependencies: dependencies))
-    return environment.host(store, descriptor)
+    return StoreHost(store: store, descriptor: descriptor, output: environment.storeOutput)
   }
 
   static let descriptor = StoreDescriptor(

@@ -28,24 +28,10 @@ struct StoreEnvironment {
   let output: OutputLines
   let sequence: ActionSequence
 
-  /// A store hosted on the protocol with this process's output and emit mode.
-  @StoreActor
-  func host<State: Encodable, Action: ComposableAction>(
-    _ store: Store<State, Action>, _ descriptor: StoreDescriptor
-  ) -> StoreHost<State, Action> {
-    StoreHost(
-      name: descriptor.name, store: store, descriptor: descriptor, output: output,
-      sequence: sequence, mode: options.emit)
-  }
-
-  /// For a state that lists its fields, whose patches come from the fields that changed.
-  @StoreActor
-  func host<State: FieldwiseEncodable, Action: ComposableAction>(
-    _ store: Store<State, Action>, _ descriptor: StoreDescriptor
-  ) -> StoreHost<State, Action> {
-    StoreHost(
-      name: descriptor.name, store: store, descriptor: descriptor, output: output,
-      sequence: sequence, mode: options.emit)
+  /// Where the stores write, in this process's emit mode. Each store builds its `StoreHost`
+  /// where its state type is concrete, which picks fieldwise patches for a fieldwise state.
+  var storeOutput: StoreOutput {
+    StoreOutput(lines: output, sequence: sequence, mode: options.emit)
   }
 }
 

@@ -11,7 +11,7 @@ enum VotesStore {
     let dependencies = VotesDependencies.live(
       http: environment.http, baseURL: environment.options.votesURL, clock: environment.clock)
     let store = Store(initialState: VotesState(), reducer: VotesReducer(dependencies: dependencies))
-    return environment.host(store, descriptor)
+    return StoreHost(store: store, descriptor: descriptor, output: environment.storeOutput)
   }
 
   static let descriptor = StoreDescriptor(

@@ -18,7 +18,7 @@ enum WebSocketStore {
       ticket: { "composable-actor-\(random.int(in: 0...Int.max))" })
     let store = Store(
       initialState: WebSocketState(), reducer: WebSocketReducer(dependencies: dependencies))
-    return environment.host(store, descriptor)
+    return StoreHost(store: store, descriptor: descriptor, output: environment.storeOutput)
   }
 
   static let descriptor = StoreDescriptor(
