@@ -18,7 +18,15 @@ let package = Package(
   name: "ComposableActor",
   platforms: [.macOS(.v15)],
   products: [
-    .executable(name: "composable-actor", targets: ["composable-actor"])
+    // What a team's own package depends on: `import ComposableActor` brings the core and the
+    // runtime too.
+    .library(name: "ComposableActor", targets: ["ComposableActor"]),
+    .library(name: "ComposableCore", targets: ["ComposableCore"]),
+    .library(name: "ComposableRuntime", targets: ["ComposableRuntime"]),
+    .library(name: "ComposableHarness", targets: ["ComposableHarness"]),
+    // `TestStore`, for reducer tests in TCA's exhaustive style.
+    .library(name: "ComposableTestSupport", targets: ["ComposableTestSupport"]),
+    .executable(name: "composable-actor", targets: ["composable-actor"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -68,43 +76,59 @@ let package = Package(
       ],
       swiftSettings: strict),
 
-    // Features: state, actions, reducers and the interfaces of their dependencies.
-    .target(
-      name: "PrimesFeature", dependencies: ["ComposableCore"], path: "Sources/Features/Primes",
-      swiftSettings: strict),
-    .target(
-      name: "RandomTodoFeature", dependencies: ["ComposableCore", "SharedModels"],
-      path: "Sources/Features/RandomTodo", swiftSettings: strict),
-    .target(
-      name: "VotesFeature", dependencies: ["ComposableCore", "SharedModels"],
-      path: "Sources/Features/Votes", swiftSettings: strict),
-    .target(
-      name: "WebSocketFeature", dependencies: ["ComposableCore"],
-      path: "Sources/Features/WebSocket", swiftSettings: strict),
-    // Value types several features' dependency interfaces share.
-    .target(name: "SharedModels", path: "Sources/Features/SharedModels", swiftSettings: strict),
+    // The wire protocol: messages, action and state codecs, the session and its stores.
+    .target(name: "Protocol", dependencies: ["ComposableCore", "JSON"], swiftSettings: strict),
 
-    // Live implementations of the features' dependencies.
+    // The runtime: what hosts any store. The definition a store is declared with, the services
+    // its dependencies are built from (HTTP, WebSocket, thread pool, clock, randomness, files),
+    // and the process that runs a list of stores on the loop.
     .target(
-      name: "LiveDependencies",
+      name: "ComposableRuntime",
       dependencies: [
-        "EventLoop", "Networking", "CPrimesieveShim", "JSON", "Locks", "SharedModels",
-        "PrimesFeature",
-        "RandomTodoFeature", "VotesFeature", "WebSocketFeature",
+        "ComposableCore", "EventLoop", "JSON", "Locks", "Networking", "Protocol",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
 
-    // The wire protocol: messages, action and state codecs, the store registry.
-    .target(name: "Protocol", dependencies: ["ComposableCore", "JSON"], swiftSettings: strict),
+    // The harness: scenario files run against scripted services, recordings and their replay.
+    .target(
+      name: "ComposableHarness",
+      dependencies: ["ComposableCore", "ComposableRuntime", "EventLoop", "JSON", "Protocol"],
+      swiftSettings: strict),
 
+    // The command a team's own binary runs: `run`, `test`, `replay`, `describe` and `schemas`
+    // over the stores it is given. Importing it is all a store's file and a `main` need.
+    .target(
+      name: "ComposableActor",
+      dependencies: [
+        "ComposableCore", "ComposableRuntime", "ComposableHarness", "EventLoop", "JSON",
+        "Protocol",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+
+    // The four seed stores, each a folder: its feature (state, actions, reducer, the interfaces
+    // of its dependencies) and its one definition. They use only the public API a user has.
+    .target(
+      name: "PrimesFeature", dependencies: ["ComposableRuntime", "CPrimesieveShim"],
+      path: "Sources/Stores/Primes", swiftSettings: strict),
+    .target(
+      name: "RandomTodoFeature", dependencies: ["ComposableRuntime"],
+      path: "Sources/Stores/RandomTodo", swiftSettings: strict),
+    .target(
+      name: "VotesFeature", dependencies: ["ComposableRuntime"], path: "Sources/Stores/Votes",
+      swiftSettings: strict),
+    .target(
+      name: "WebSocketFeature", dependencies: ["ComposableRuntime"],
+      path: "Sources/Stores/WebSocket", swiftSettings: strict),
+
+    // The shipped binary: the command over the four seed stores.
     .executableTarget(
       name: "composable-actor",
       dependencies: [
-        "ComposableCore", "EventLoop", "JSON", "Protocol", "LiveDependencies", "Networking",
-        "SharedModels",
-        "PrimesFeature", "RandomTodoFeature", "VotesFeature",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Logging", package: "swift-log"),
+        "ComposableActor", "PrimesFeature", "RandomTodoFeature", "VotesFeature",
+        "WebSocketFeature",
       ],
       swiftSettings: strict),
 
@@ -134,22 +158,29 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "PrimesFeatureTests",
-      dependencies: ["PrimesFeature", "ComposableTestSupport"],
+      dependencies: ["PrimesFeature", "ComposableTestSupport", "ComposableRuntime", "EventLoop"],
       swiftSettings: strict),
     .testTarget(
       name: "RandomTodoFeatureTests",
-      dependencies: ["RandomTodoFeature", "SharedModels", "ComposableTestSupport"],
+      dependencies: ["RandomTodoFeature", "ComposableRuntime", "ComposableTestSupport"],
       swiftSettings: strict),
     .testTarget(
       name: "VotesFeatureTests",
-      dependencies: ["VotesFeature", "SharedModels", "ComposableTestSupport"],
+      dependencies: ["VotesFeature", "ComposableRuntime", "ComposableTestSupport"],
       swiftSettings: strict),
     .testTarget(
-      name: "WebSocketFeatureTests", dependencies: ["WebSocketFeature", "ComposableTestSupport"],
+      name: "WebSocketFeatureTests",
+      dependencies: ["WebSocketFeature", "ComposableRuntime", "ComposableTestSupport"],
       swiftSettings: strict),
     .testTarget(
-      name: "LiveDependenciesTests",
-      dependencies: ["LiveDependencies", "EventLoop", "PrimesFeature"],
+      name: "ComposableRuntimeTests",
+      dependencies: ["ComposableRuntime", "ComposableTestSupport", "EventLoop", "JSON"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ComposableHarnessTests",
+      dependencies: [
+        "ComposableHarness", "ComposableRuntime", "ComposableCore", "EventLoop", "JSON",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "ProtocolTests",

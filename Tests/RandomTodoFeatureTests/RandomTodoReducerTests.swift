@@ -1,7 +1,7 @@
 import ComposableCore
+import ComposableRuntime
 import ComposableTestSupport
 import RandomTodoFeature
-import SharedModels
 import XCTest
 
 /// Exhaustive tests of the random todo screen: the 3 s timer, the manual refresh's order, and

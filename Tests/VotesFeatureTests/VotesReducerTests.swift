@@ -1,6 +1,6 @@
 import ComposableCore
+import ComposableRuntime
 import ComposableTestSupport
-import SharedModels
 import VotesFeature
 import XCTest
 

@@ -1,4 +1,4 @@
-import ComposableCore
+import ComposableRuntime
 import ComposableTestSupport
 import XCTest
 
@@ -24,7 +24,7 @@ final class WebSocketReducerTests: XCTestCase {
   private func makeStore(
     _ state: WebSocketState = WebSocketState(), maxReceived: Int = 1000
   ) -> TestStore<WebSocketState, WebSocketAction> {
-    let client = WebSocketClient(
+    let client = WebSocketService(
       open: { [events] id, url, protocols in
         XCTAssertEqual(id, "websocket")
         XCTAssertEqual(url, "ws://127.0.0.1:1/echo")
@@ -185,19 +185,5 @@ final class WebSocketReducerTests: XCTestCase {
     connect(store) { $0.receivedMessages = [] }
     store.send(.connectButtonTapped) { $0.connectivityState = .disconnected }
     store.finish()
-  }
-
-  func testBase64FollowsRFC4648() {
-    let vectors = [
-      "": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
-      "foobar": "Zm9vYmFy",
-    ]
-    for (plain, encoded) in vectors {
-      XCTAssertEqual(Base64.encode(Array(plain.utf8)), encoded)
-      XCTAssertEqual(Base64.decode(encoded), Array(plain.utf8))
-    }
-    XCTAssertNil(Base64.decode("Zm9"))
-    XCTAssertNil(Base64.decode("Z=9v"))
-    XCTAssertNil(Base64.decode("Zm9v!A=="))
   }
 }

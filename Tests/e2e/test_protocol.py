@@ -18,7 +18,7 @@ def test_the_issue_example_prints_exactly_three_lines():
     )
     assert result.returncode == 0
     assert result.stdout.decode().splitlines() == [
-        '{"type":"ready","protocol":1,"stores":["primes","randomTodo","votes","websocket"],"version":"0.1.0"}',
+        '{"type":"ready","protocol":1,"stores":["primes","randomTodo","votes","websocket"],"version":"0.2.0"}',
         '{"type":"action","store":"primes","seq":1,"source":"host","action":{"type":"counter.incrTapped"},"patch":[{"op":"replace","path":"/count","value":1}]}',
         '{"type":"exit","reason":"eof","cancelledEffects":0}',
     ]

@@ -1,0 +1,64 @@
+import ArgumentParser
+import ComposableHarness
+import ComposableRuntime
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The command line of a ComposableActor binary: `run` (the default), `test`, `replay`,
+/// `describe` and `schemas`, over the stores it is given.
+///
+/// A team's binary is its stores and one line:
+///
+/// ```swift
+/// import ComposableActor
+///
+/// @main struct MyActor {
+///   static func main() { ComposableActorCommand.main(stores: [TodoListStore.self]) }
+/// }
+/// ```
+public struct ComposableActorCommand: ParsableCommand {
+  public static let version = "0.2.0"
+
+  // Every command names itself: otherwise the parser derives each name from the type's name,
+  // which costs start-up time in the runtime's type metadata.
+  public static let configuration = CommandConfiguration(
+    commandName: "composable-actor",
+    abstract: "Drive TCA-style feature stores over JSON lines on stdin and stdout.",
+    version: version,
+    subcommands: [Run.self, Test.self, Replay.self, Describe.self, Schemas.self],
+    defaultSubcommand: Run.self)
+
+  public init() {}
+
+  /// Parses the process's arguments and runs the command they name over `stores`, then exits.
+  ///
+  /// Runs on the calling thread, which becomes the loop's: call it from a synchronous `main`.
+  public static func main(stores: [any StoreDefinition.Type]) -> Never {
+    catalog = StoreCatalog(stores)
+    for (store, options) in catalog.options {
+      for option in options where Run.ownOptionNames.contains(option.name) {
+        preconditionFailure(
+          "the store \(store) declares --\(option.name), which is an option of run itself")
+      }
+    }
+    main()
+    Glibc.exit(0)
+  }
+
+  /// The stores `main(stores:)` was given. Set once, before any command is parsed; read only
+  /// after.
+  nonisolated(unsafe) static var catalog = StoreCatalog([])
+
+  /// The stores and `run`'s argument parser, for `test` and `replay`.
+  static var harness: Harness {
+    Harness(stores: catalog) { arguments throws(ArgumentsError) in
+      do {
+        return try Run.parse(arguments).configuration()
+      } catch {
+        throw ArgumentsError(Run.message(for: error))
+      }
+    }
+  }
+}

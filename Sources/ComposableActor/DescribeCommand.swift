@@ -1,0 +1,22 @@
+import ArgumentParser
+import JSON
+import Protocol
+
+extension ComposableActorCommand {
+  /// `composable-actor describe`: the `describe` line, without starting a session.
+  struct Describe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "describe",
+      abstract: "Print every store's actions (who sends each, payload schema) and state schema.",
+      discussion: "The same line {\"cmd\":\"describe\"} answers, from the same descriptors as "
+        + "schemas/stores.")
+
+    func run() {
+      let line: JSONValue = [
+        "type": "describe", "protocol": 1,
+        "stores": .array(ComposableActorCommand.catalog.descriptors.map(\.json)),
+      ]
+      print(line.jsonString)
+    }
+  }
+}

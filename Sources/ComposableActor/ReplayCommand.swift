@@ -1,0 +1,43 @@
+import ArgumentParser
+import ComposableHarness
+
+extension ComposableActorCommand {
+  /// `composable-actor replay FILE`: re-reduces a recording and checks every patch.
+  struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "replay",
+      abstract: "Re-reduce a --record log without running effects, checking every patch.",
+      discussion: """
+        The actions effects sent are in the log, so no effect runs; each action's time is the \
+        recorded one. Replay stops at the first action whose patch differs from the recorded \
+        one and reports it on stderr. Exit codes: 0 when every patch matched, 1 at a \
+        divergence, 65 for an unreadable recording, 64 for bad arguments.
+        """)
+
+    @Argument(help: "A file written by `composable-actor --record`.")
+    var file: String
+
+    @Option(help: "Stop after this seq and print every store's snapshot there (time travel).")
+    var until: Int?
+
+    @Flag(help: "Print each replayed action line, as the run printed it.")
+    var emit = false
+
+    @Flag(help: "Print a scenario file (see `test`) that asserts what the recording holds.")
+    var toScenario = false
+
+    func validate() throws {
+      if toScenario && (emit || until != nil) {
+        throw ValidationError("--to-scenario prints a scenario only: no --emit or --until")
+      }
+    }
+
+    func run() throws {
+      let replay = ComposableHarness.Replay(
+        file: file, until: until, emit: emit, toScenario: toScenario,
+        harness: ComposableActorCommand.harness)
+      let code = replay.run()
+      if code != 0 { throw ExitCode(code) }
+    }
+  }
+}

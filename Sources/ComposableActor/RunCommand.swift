@@ -1,0 +1,177 @@
+import ArgumentParser
+import ComposableRuntime
+import Logging
+import Protocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension ComposableActorCommand {
+  /// The main job: read actions on stdin, write reduced actions and patches on stdout.
+  struct Run: ParsableCommand {
+    // Computed: the discussion lists the options of the stores `main(stores:)` was given.
+    static var configuration: CommandConfiguration {
+      CommandConfiguration(
+        commandName: "run",
+        abstract:
+          "Read JSON-lines actions on stdin; write each reduced action and its state patch.",
+        discussion: """
+          Exit codes: 0 after end of input, {"cmd":"quit"}, or a closed stdout; 130 after \
+          SIGINT and 143 after SIGTERM (the exit line is still written); 64 for bad arguments; \
+          70 for an internal error.
+          """ + storeOptionsHelp)
+    }
+
+    @Option(help: "Longest input line accepted, in bytes; longer lines are skipped with an error.")
+    var maxLineBytes = 1_048_576
+
+    @Option(
+      help: ArgumentHelp(
+        "After end of input, how long to wait for running effects before cancelling them.",
+        valueName: "seconds"))
+    var linger: Double = 10
+
+    @Option(
+      help: "One line per reduced action (actions), or one merged line per loop iteration (ticks).")
+    var emit: EmitMode = .actions
+
+    @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    @Option(
+      help:
+        "Where saved data lives (favorite-primes.json). Default: $XDG_DATA_HOME/composable-actor.")
+    var dataDir: String?
+
+    @Option(help: "Deepest nesting of arrays and objects accepted in an input line.")
+    var maxDepth = 64
+
+    @Option(
+      help: ArgumentHelp(
+        "PEM file of the certificate authorities trusted for https (default: the system store).",
+        valueName: "path"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp("Timeout of each HTTP request.", valueName: "seconds"))
+    var httpTimeout: Double = 10
+
+    @Option(help: "Seed of every random choice (the random todo's id); random when not given.")
+    var seed: UInt64?
+
+    @Option(
+      help: ArgumentHelp(
+        "live: real time. virtual: time starts at 0 and moves only on {\"cmd\":\"advance\"}; "
+          + "{\"cmd\":\"settle\"} waits for effects; end of input settles, then cancels what "
+          + "is left."))
+    var clock: ClockMode = .live
+
+    @Option(
+      help: ArgumentHelp(
+        "Write a log of every reduced action (time, source, id, patch) for `replay`.",
+        valueName: "path"))
+    var record: String?
+
+    /// The stores' own options, listed under STORE OPTIONS: the parser keeps what it does not
+    /// know here, and the catalog reads it.
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var storeArguments: [String] = []
+
+    func validate() throws {
+      guard maxLineBytes >= 64 else {
+        throw ValidationError("--max-line-bytes must be at least 64")
+      }
+      guard linger >= 0, linger.isFinite else { throw ValidationError("--linger must be >= 0") }
+      guard (1...10_000).contains(maxDepth) else {
+        throw ValidationError("--max-depth must be between 1 and 10000")
+      }
+      guard httpTimeout > 0, httpTimeout.isFinite else {
+        throw ValidationError("--http-timeout must be > 0")
+      }
+      if record != nil && emit != .actions {
+        throw ValidationError("--record needs --emit actions: it logs one patch per action")
+      }
+      do {
+        _ = try ComposableActorCommand.catalog.parseOptions(storeArguments)
+      } catch {
+        throw ValidationError(error.description)
+      }
+      if let caFile, access(caFile, R_OK) != 0 {
+        throw ValidationError("--ca-file \(caFile): \(String(cString: strerror(errno)))")
+      }
+    }
+
+    func run() throws {
+      let code: Int32
+      do {
+        code = try Runtime.run(ComposableActorCommand.catalog, configuration())
+      } catch {
+        // The process could not start its loop or its standard streams: EX_SOFTWARE.
+        let message = Array("composable-actor: \(error)\n".utf8)
+        _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        throw ExitCode(70)
+      }
+      if code != 0 { throw ExitCode(code) }
+    }
+  }
+}
+
+extension ComposableActorCommand.Run {
+  /// The options parsed, for the runtime. Throws when the stores' options do not parse.
+  func configuration() throws -> RunConfiguration {
+    let storeOptions: StoreOptionValues
+    do {
+      storeOptions = try ComposableActorCommand.catalog.parseOptions(storeArguments)
+    } catch {
+      throw ValidationError(error.description)
+    }
+    var configuration = RunConfiguration(
+      version: ComposableActorCommand.version, storeOptions: storeOptions)
+    configuration.maxLineBytes = maxLineBytes
+    configuration.linger = linger
+    configuration.emit = emit
+    configuration.logLevel = logLevel
+    configuration.dataDirectory = dataDir
+    configuration.maxDepth = maxDepth
+    configuration.caFile = caFile
+    configuration.httpTimeout = httpTimeout
+    configuration.seed = seed
+    configuration.clock = clock
+    configuration.record = record
+    configuration.recordedArguments = recordedArguments
+    return configuration
+  }
+
+  /// The command line as given, without `run`, `--record` and `--seed` (the header keeps the
+  /// seed itself): what a replay parses to rebuild the stores with the same options.
+  var recordedArguments: [String] {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "run" { arguments.removeFirst() }
+    return removingOptions(["--record", "--seed"], from: arguments)
+  }
+
+  /// The long names of run's own options, which no store may declare.
+  static let ownOptionNames: Set<String> = [
+    "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
+    "http-timeout", "seed", "clock", "record", "help", "version",
+  ]
+
+  /// The help's list of the stores' options.
+  static var storeOptionsHelp: String {
+    var text = ""
+    for (store, options) in ComposableActorCommand.catalog.options where !options.isEmpty {
+      text += "\n\nOptions of the \(store) store:"
+      for option in options {
+        text += "\n  --\(option.name) <\(option.valueName)>\n        \(option.help)"
+        if let value = option.defaultValue { text += " (default: \(value))" }
+      }
+    }
+    return text
+  }
+}
+
+extension EmitMode: ExpressibleByArgument {}
+
+extension ClockMode: ExpressibleByArgument {}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

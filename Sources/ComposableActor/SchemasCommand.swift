@@ -1,0 +1,43 @@
+import ArgumentParser
+import JSON
+import Protocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension ComposableActorCommand {
+  /// Writes each store's action and state schemas, and the catalog that picks them by store
+  /// name, generated from the same descriptors that `describe` prints, so `schemas/stores` and
+  /// the running binary cannot disagree.
+  struct Schemas: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "schemas",
+      abstract: "Write the JSON Schemas of every store's actions and state.")
+
+    @Option(help: "Folder to write <store>.actions.schema.json and <store>.state.schema.json to.")
+    var output: String
+
+    func run() throws {
+      for descriptor in ComposableActorCommand.catalog.descriptors {
+        try write(descriptor.actionSchema, to: "\(output)/\(descriptor.name).actions.schema.json")
+        try write(descriptor.stateDocument, to: "\(output)/\(descriptor.name).state.schema.json")
+      }
+      try write(
+        StoreDescriptor.catalogSchema(ComposableActorCommand.catalog.descriptors),
+        to: "\(output)/catalog.schema.json")
+    }
+
+    private func write(_ document: JSONValue, to path: String) throws {
+      var bytes = document.serialized
+      bytes.append(UInt8(ascii: "\n"))
+      guard let file = fopen(path, "w") else {
+        throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
+      }
+      defer { fclose(file) }
+      guard fwrite(bytes, 1, bytes.count, file) == bytes.count else {
+        throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
+      }
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import ComposableRuntime
+
+/// What the scenario runner and replay need from the binary: its stores, and how its `run`
+/// command reads arguments (a scenario's `arguments`, a recording's), so that they rebuild the
+/// stores exactly as `run` would.
+public struct Harness: Sendable {
+  public let stores: StoreCatalog
+  public let parseArguments: RunArgumentsParser
+
+  public init(stores: StoreCatalog, parseArguments: @escaping RunArgumentsParser) {
+    self.stores = stores
+    self.parseArguments = parseArguments
+  }
+
+  /// The configuration for a scenario or a replay: `arguments` as recorded or written, with
+  /// the virtual clock and the data folder given here taking precedence.
+  func configuration(arguments: [String], dataDirectory: String) throws(ArgumentsError)
+    -> RunConfiguration
+  {
+    let kept = removingOptions(["--clock", "--seed", "--data-dir", "--record"], from: arguments)
+    return try parseArguments(kept + ["--clock", "virtual", "--data-dir", dataDirectory])
+  }
+}
+
+/// Reads `run`'s arguments into its configuration.
+public typealias RunArgumentsParser =
+  @Sendable ([String]) throws(ArgumentsError) ->
+  RunConfiguration
+
+/// Why arguments were refused, as the command-line parser says it.
+public struct ArgumentsError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}

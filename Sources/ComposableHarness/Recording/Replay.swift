@@ -1,0 +1,179 @@
+import ComposableRuntime
+import EventLoop
+import JSON
+import Protocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `replay FILE`: re-reduces a recording without running effects and checks every patch; or
+/// prints it as a scenario, or stops at a seq and prints every store's snapshot there.
+public struct Replay: Sendable {
+  public let file: String
+  /// Stop after this seq and print every store's snapshot there (time travel).
+  public let until: Int?
+  /// Print each replayed action line, as the run printed it.
+  public let emit: Bool
+  /// Print a scenario file that asserts what the recording holds.
+  public let toScenario: Bool
+  public let harness: Harness
+
+  public init(file: String, until: Int?, emit: Bool, toScenario: Bool, harness: Harness) {
+    self.file = file
+    self.until = until
+    self.emit = emit
+    self.toScenario = toScenario
+    self.harness = harness
+  }
+
+  /// Replays, printing as the command does; returns the exit code.
+  public func run() -> Int32 {
+    do {
+      try replay()
+      return 0
+    } catch {
+      return error.code
+    }
+  }
+
+  private func replay() throws(ReplayExit) {
+    let recording: RecordingFile
+    do {
+      recording = try RecordingFile(path: file)
+    } catch {
+      throw failure("\(file): \(error)", code: 65)
+    }
+    if toScenario {
+      return write(ScenarioWriter.scenario(from: recording, named: file))
+    }
+    if let until, !recording.actions.contains(where: { $0.seq == until }) {
+      throw failure("--until \(until): the recording has no action with that seq", code: 64)
+    }
+    let configuration: RunConfiguration
+    do {
+      configuration = try harness.configuration(
+        arguments: recording.header.arguments, dataDirectory: "/nonexistent")
+    } catch {
+      throw failure("\(file): the recorded arguments do not parse: \(error)", code: 65)
+    }
+    let loop: EventLoop
+    do {
+      loop = try EventLoop()
+    } catch {
+      throw failure("cannot start the loop: \(error)", code: 70)
+    }
+    StoreActor.install(executor: loop.executor)
+    defer { try? loop.shutdown() }
+    let outcome = StoreActor.assumeIsolated { () -> Result<Void, ReplayExit> in
+      let stores = ScriptedSession(
+        loop: loop, stores: harness.stores, configuration: configuration,
+        seed: recording.header.seed, startTime: recording.header.startTime, replaysTime: true)
+      return Result { () throws(ReplayExit) in try replay(recording, on: stores) }
+    }
+    try outcome.get()
+  }
+
+  @StoreActor
+  private func replay(_ recording: RecordingFile, on stores: ScriptedSession)
+    throws(ReplayExit)
+  {
+    for recorded in recording.actions {
+      guard let store = stores.session.store(named: recorded.store) else {
+        throw failure(
+          "line \(recorded.line): no store named \"\(recorded.store)\" in this binary", code: 65)
+      }
+      stores.time.replay(elapsed: recorded.elapsed)
+      do {
+        try store.replay(
+          recorded.action, source: recorded.source == "effect" ? .effect : .host,
+          id: recorded.id)
+      } catch {
+        throw diverged(recorded, "the store refused the action: \(error.message)", actual: nil)
+      }
+      var printed: [UInt8] = []
+      stores.output.drain { printed.append(contentsOf: $0) }
+      let actual = (try? JSONParser.parse(printed))?["patch"]
+      if emit { write(printed) }
+      if actual != recorded.patch {
+        throw diverged(recorded, "the patch differs from the recorded one", actual: actual)
+      }
+      if recorded.seq == until {
+        for name in stores.session.storeNames {
+          stores.output.snapshot(
+            store: name, seq: recorded.seq, id: nil,
+            state: stores.session.store(named: name)!.snapshot())
+        }
+        stores.output.drain { write(Array($0)) }
+        return
+      }
+    }
+    if !emit {
+      write(
+        Array("\(file): \(recording.actions.count) actions replayed, every patch matched\n".utf8))
+    }
+  }
+
+  private func diverged(_ recorded: RecordedAction, _ message: String, actual: JSONValue?)
+    -> ReplayExit
+  {
+    let divergence: JSONValue = [
+      "type": "divergence", "seq": .int(recorded.seq), "line": .int(recorded.line),
+      "store": .string(recorded.store), "action": recorded.action,
+      "expected": recorded.patch, "actual": actual ?? .null, "message": .string(message),
+    ]
+    if emit { write(divergence.serialized + [UInt8(ascii: "\n")]) }
+    return failure(
+      """
+      \(file):\(recorded.line): replay diverged at seq \(recorded.seq): \(message)
+        action:   \(recorded.store) \(recorded.action.jsonString)
+        expected: \(recorded.patch.jsonString)
+        actual:   \(actual?.jsonString ?? "(none)")
+      """, code: 1)
+  }
+
+  private func failure(_ message: String, code: Int32) -> ReplayExit {
+    let bytes = Array("composable-actor replay: \(message)\n".utf8)
+    _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    return ReplayExit(code: code)
+  }
+
+  private func write(_ bytes: [UInt8]) {
+    var rest = bytes[...]
+    while !rest.isEmpty {
+      let written = rest.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+      guard written > 0 else { return }
+      rest = rest.dropFirst(written)
+    }
+  }
+}
+
+/// How a replay ended, as an exit code: 1 diverged, 64 bad arguments, 65 an unreadable
+/// recording.
+struct ReplayExit: Error {
+  let code: Int32
+}
+
+/// Turns a recording into a scenario that asserts what happened: host actions become `send`
+/// steps, effect actions `receive` steps, each with its recorded patch and time. Effects are
+/// `recorded`, since a live run's network cannot be scripted after the fact.
+enum ScenarioWriter {
+  static func scenario(from recording: RecordingFile, named file: String) -> [UInt8] {
+    let header = recording.header
+    var lines: [JSONValue] = [
+      [
+        "scenario": .string("replay of \(file)"), "effects": "recorded",
+        "seed": .string(String(header.seed)), "startTime": .int(header.startTime),
+        "arguments": .array(
+          removingOptions(["--clock", "--data-dir"], from: header.arguments).map(JSONValue.string)),
+      ]
+    ]
+    for action in recording.actions {
+      lines.append([
+        .init(action.source == "effect" ? "receive" : "send"): action.action,
+        "store": .string(action.store), "patch": action.patch, "t": .int(action.elapsed),
+      ])
+    }
+    return lines.flatMap { $0.serialized + [UInt8(ascii: "\n")] }
+  }
+}

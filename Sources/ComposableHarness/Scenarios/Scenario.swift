@@ -1,0 +1,299 @@
+import ComposableRuntime
+import JSON
+
+/// One scenario of a scenario file: its set-up and its steps, as TCA's `TestStore` would run
+/// them. The format is documented in docs/SCENARIOS.md.
+struct Scenario {
+  /// How the actions that effects send come about.
+  enum Effects: String {
+    /// Effects run against the scripted dependencies; `receive` asserts what they sent.
+    case run
+    /// Effects do not run; `receive` reduces the action given, as a replay does. What
+    /// `replay --to-scenario` writes, since a live recording's network cannot be scripted.
+    case recorded
+  }
+
+  enum Expectation {
+    /// The state the action leaves: the state before with these members set (objects are
+    /// merged, anything else replaced).
+    case state(JSONValue)
+    /// The exact RFC 6902 patch.
+    case patch(JSONValue)
+  }
+
+  enum PeerStep {
+    case message(SocketMessage)
+    case close(code: Int, reason: String)
+    case receiveFailure(String)
+    case expect(sent: [SocketMessage]?, pings: Int?)
+  }
+
+  enum Action {
+    case http(CannedResponse)
+    case websocket(JSONValue)
+    /// Answers for a dependency a store scripts by name (``StoreDefinition/scriptedDependencies``).
+    case answers(name: String, JSONObject)
+    case send(store: String, action: JSONValue, expectations: [Expectation], elapsed: Int?)
+    case receive(store: String, action: JSONValue, expectations: [Expectation], elapsed: Int?)
+    case advance(Int)
+    case settle
+    case peer(PeerStep)
+
+    var name: String {
+      switch self {
+      case .http: "http"
+      case .websocket: "websocket"
+      case .answers(let name, _): name
+      case .send(_, let action, _, _): "send \(Self.type(of: action))"
+      case .receive(_, let action, _, _): "receive \(Self.type(of: action))"
+      case .advance(let ms): "advance \(ms) ms"
+      case .settle: "settle"
+      case .peer: "peer"
+      }
+    }
+
+    static func type(of action: JSONValue) -> String {
+      action.stringValue ?? action["type"]?.stringValue ?? action.briefDescription
+    }
+  }
+
+  struct Step {
+    let line: Int
+    let action: Action
+  }
+
+  var file: String
+  var line: Int
+  var name: String
+  var exhaustive = true
+  var effects = Effects.run
+  var seed: UInt64 = 0
+  /// Milliseconds since the Unix epoch that reducers see at the start.
+  var startTime = 0
+  /// Options of the run command (`--max-received 5`, …); `--clock`, `--seed` and `--data-dir`
+  /// are the scenario's own.
+  var arguments: [String] = []
+  /// A data folder to start from; a fresh empty one otherwise.
+  var dataDir: String?
+  var steps: [Step] = []
+}
+
+struct ScenarioError: Error, CustomStringConvertible {
+  var line: Int?
+  let message: String
+
+  init(_ message: String, line: Int? = nil) {
+    self.message = message
+    self.line = line
+  }
+
+  var description: String { line.map { "line \($0): \(message)" } ?? message }
+
+  static func expectKeys(_ object: JSONObject, _ allowed: Set<String>, in context: String)
+    throws(ScenarioError)
+  {
+    if let extra = object.keys.first(where: { !allowed.contains($0) }) {
+      throw ScenarioError(
+        "\(context): unknown field \"\(extra)\" (known: \(allowed.sorted().joined(separator: ", ")))"
+      )
+    }
+  }
+}
+
+enum ScenarioFile {
+  /// The scenarios of a file: each starts at a `{"scenario":…}` line. Empty lines and lines
+  /// starting with `#` are skipped.
+  /// `scripted` names the steps that give a store's scripted dependency its answers.
+  static func read(_ path: String, scripted: Set<String>) throws(ScenarioError) -> [Scenario] {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileIO.readAll(path)
+    } catch {
+      throw ScenarioError("cannot read \(path): \(error.reason)")
+    }
+    var scenarios: [Scenario] = []
+    var defaultStore: String?
+    var lineNumber = 0
+    for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+      lineNumber += 1
+      let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+      if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+      do throws(ScenarioError) {
+        let json: JSONValue
+        do {
+          json = try line.withUnsafeBytes { try JSONParser.parse($0) }
+        } catch {
+          throw ScenarioError("not JSON: \(error)")
+        }
+        guard let object = json.objectValue else { throw ScenarioError("a line must be an object") }
+        if object["scenario"] != nil {
+          let scenario = try header(object, file: path, line: lineNumber)
+          defaultStore = object["store"]?.stringValue
+          scenarios.append(scenario)
+          continue
+        }
+        guard !scenarios.isEmpty else {
+          throw ScenarioError("the first line must be a {\"scenario\":\"name\"} header")
+        }
+        let action = try step(object, defaultStore: defaultStore, scripted: scripted)
+        scenarios[scenarios.count - 1].steps.append(Scenario.Step(line: lineNumber, action: action))
+      } catch {
+        var error = error
+        error.line = lineNumber
+        throw error
+      }
+    }
+    guard !scenarios.isEmpty else { throw ScenarioError("\(path) has no scenario") }
+    return scenarios
+  }
+
+  private static func header(_ object: JSONObject, file: String, line: Int) throws(ScenarioError)
+    -> Scenario
+  {
+    try ScenarioError.expectKeys(
+      object,
+      [
+        "scenario", "exhaustive", "effects", "seed", "startTime", "arguments", "dataDir", "store",
+      ],
+      in: "scenario")
+    guard let name = object["scenario"]?.stringValue else {
+      throw ScenarioError("\"scenario\" must be the scenario's name")
+    }
+    var scenario = Scenario(file: file, line: line, name: name)
+    if let exhaustive = object["exhaustive"] {
+      guard let value = exhaustive.boolValue else {
+        throw ScenarioError("\"exhaustive\" must be true or false")
+      }
+      scenario.exhaustive = value
+    }
+    if let effects = object["effects"] {
+      guard let value = effects.stringValue.flatMap(Scenario.Effects.init(rawValue:)) else {
+        throw ScenarioError("\"effects\" must be \"run\" or \"recorded\"")
+      }
+      scenario.effects = value
+    }
+    if let seed = object["seed"] {
+      let value =
+        seed.intValue.flatMap { UInt64(exactly: $0) } ?? seed.stringValue.flatMap { UInt64($0) }
+      guard let value else { throw ScenarioError("\"seed\" must be a non-negative integer") }
+      scenario.seed = value
+    }
+    if let startTime = object["startTime"] {
+      guard let value = startTime.intValue, value >= 0 else {
+        throw ScenarioError("\"startTime\" must be milliseconds since the Unix epoch")
+      }
+      scenario.startTime = value
+    }
+    if let arguments = object["arguments"] {
+      guard let value = arguments.stringArray else {
+        throw ScenarioError("\"arguments\" must be an array of strings")
+      }
+      scenario.arguments = value
+    }
+    if let dataDir = object["dataDir"] {
+      guard let value = dataDir.stringValue else {
+        throw ScenarioError("\"dataDir\" must be a path")
+      }
+      scenario.dataDir = value
+    }
+    return scenario
+  }
+
+  private static func step(_ object: JSONObject, defaultStore: String?, scripted: Set<String>)
+    throws(ScenarioError) -> Scenario.Action
+  {
+    let kinds =
+      ["send", "receive", "advance", "settle", "peer", "http", "websocket"] + scripted.sorted()
+    let present = kinds.filter { object[$0] != nil }
+    guard present.count == 1, let kind = present.first else {
+      throw ScenarioError("a step has exactly one of \(kinds.joined(separator: ", "))")
+    }
+    let value = object[kind]!
+    switch kind {
+    case "send", "receive":
+      try ScenarioError.expectKeys(object, [kind, "store", "state", "patch", "t"], in: kind)
+      guard let store = object["store"]?.stringValue ?? defaultStore else {
+        throw ScenarioError("\(kind) needs a \"store\" (or one in the scenario's header)")
+      }
+      var expectations: [Scenario.Expectation] = []
+      if let state = object["state"] { expectations.append(.state(state)) }
+      if let patch = object["patch"] {
+        guard patch.arrayValue != nil else { throw ScenarioError("\"patch\" must be an array") }
+        expectations.append(.patch(patch))
+      }
+      let action = value.stringValue.map { JSONValue.object(["type": .string($0)]) } ?? value
+      let elapsed = object["t"]?.intValue
+      return kind == "send"
+        ? .send(store: store, action: action, expectations: expectations, elapsed: elapsed)
+        : .receive(store: store, action: action, expectations: expectations, elapsed: elapsed)
+    case "advance":
+      try ScenarioError.expectKeys(object, ["advance"], in: kind)
+      guard let ms = value.intValue, ms >= 0 else {
+        throw ScenarioError("\"advance\" must be whole milliseconds >= 0")
+      }
+      return .advance(ms)
+    case "settle":
+      try ScenarioError.expectKeys(object, ["settle"], in: kind)
+      return .settle
+    case "http":
+      try ScenarioError.expectKeys(object, ["http"], in: kind)
+      return .http(try CannedResponse(value))
+    case "websocket":
+      try ScenarioError.expectKeys(object, ["websocket"], in: kind)
+      return .websocket(value)
+    case "peer":
+      try ScenarioError.expectKeys(object, ["peer"], in: kind)
+      return .peer(try peerStep(value))
+    default:
+      try ScenarioError.expectKeys(object, [kind], in: kind)
+      guard let answers = value.objectValue else {
+        throw ScenarioError("\"\(kind)\" maps each key to its answer: {\"6\":13}")
+      }
+      return .answers(name: kind, answers)
+    }
+  }
+
+  private static func peerStep(_ value: JSONValue) throws(ScenarioError) -> Scenario.PeerStep {
+    guard let object = value.objectValue, object.count == 1, let (kind, body) = object.first
+    else {
+      throw ScenarioError("\"peer\" has one of message, close, receiveFailure, expect")
+    }
+    switch kind {
+    case "message":
+      return .message(try message(body))
+    case "close":
+      guard let code = body["code"]?.intValue else {
+        throw ScenarioError("peer close needs a \"code\"")
+      }
+      return .close(code: code, reason: body["reason"]?.stringValue ?? "")
+    case "receiveFailure":
+      guard let text = body.stringValue else {
+        throw ScenarioError("peer receiveFailure is the failure's message")
+      }
+      return .receiveFailure(text)
+    case "expect":
+      guard let expectation = body.objectValue else {
+        throw ScenarioError("peer expect is {\"sent\":[messages],\"pings\":N}")
+      }
+      try ScenarioError.expectKeys(expectation, ["sent", "pings"], in: "peer expect")
+      var sent: [SocketMessage]?
+      if let list = expectation["sent"] {
+        guard let items = list.arrayValue else { throw ScenarioError("\"sent\" must be an array") }
+        sent = []
+        for item in items { sent?.append(try message(item)) }
+      }
+      return .expect(sent: sent, pings: expectation["pings"]?.intValue)
+    default:
+      throw ScenarioError("\"peer\" has one of message, close, receiveFailure, expect")
+    }
+  }
+
+  /// `{"text":"hi"}` or `{"binary":"<base64>"}`.
+  static func message(_ json: JSONValue) throws(ScenarioError) -> SocketMessage {
+    do {
+      return try JSONValueDecoder().decode(SocketMessage.self, from: json)
+    } catch {
+      throw ScenarioError("a message is {\"text\":…} or {\"binary\":\"<base64>\"}")
+    }
+  }
+}

@@ -1,0 +1,399 @@
+import ComposableRuntime
+import EventLoop
+import JSON
+import Protocol
+
+/// Why a scenario failed: the step, what went wrong, and the paths where expected and actual
+/// differ.
+struct StepFailure: Error {
+  struct Difference {
+    let path: String
+    let expected: JSONValue?
+    let actual: JSONValue?
+  }
+
+  let line: Int
+  let step: String
+  let message: String
+  var differences: [Difference] = []
+}
+
+struct ScenarioOutcome {
+  let scenario: Scenario
+  let failure: StepFailure?
+}
+
+/// Runs one scenario the way TCA's `TestStore` runs a test: every step's state change is
+/// checked, every action an effect sends must be received, and nothing may still run at the
+/// end (unless the scenario is not exhaustive).
+///
+/// After each step the loop settles, so what effects send without time passing has arrived
+/// before the next step: deterministic, where a live test would race.
+@StoreActor
+final class ScenarioRun {
+  /// One reduced action, with the state before and after it.
+  private struct Reduced {
+    let store: String
+    let source: String
+    let action: JSONValue
+    let patch: JSONValue
+    let before: JSONValue
+    let after: JSONValue
+  }
+
+  private let scenario: Scenario
+  private let harness: Harness
+  private let loop: EventLoop
+  private var states: [String: JSONValue] = [:]
+  /// Actions reduced and not asserted yet, oldest first.
+  private var received: [Reduced] = []
+  private var refusals: [String] = []
+  private var currentLine: Int
+  private var currentStep = "set-up"
+
+  init(_ scenario: Scenario, harness: Harness, loop: EventLoop) {
+    self.scenario = scenario
+    self.harness = harness
+    self.loop = loop
+    currentLine = scenario.line
+  }
+
+  func run() async -> ScenarioOutcome {
+    let dataDir: TemporaryDirectory?
+    do {
+      dataDir = scenario.dataDir == nil ? try TemporaryDirectory() : nil
+    } catch {
+      return ScenarioOutcome(
+        scenario: scenario, failure: failure("cannot create a data folder: \(error.reason)"))
+    }
+    defer { dataDir?.remove() }
+    let configuration: RunConfiguration
+    do {
+      configuration = try harness.configuration(
+        arguments: scenario.arguments, dataDirectory: scenario.dataDir ?? dataDir!.path)
+    } catch {
+      return ScenarioOutcome(scenario: scenario, failure: failure("bad \"arguments\": \(error)"))
+    }
+    let stores = ScriptedSession(
+      loop: loop, stores: harness.stores, configuration: configuration, seed: scenario.seed,
+      startTime: scenario.startTime, replaysTime: scenario.effects == .recorded)
+    let timeControl: VirtualTimeControl
+    do {
+      timeControl = try VirtualTimeControl(clock: stores.clock, loop: loop)
+    } catch {
+      return ScenarioOutcome(scenario: scenario, failure: failure("\(error)"))
+    }
+    for name in stores.session.storeNames {
+      states[name] = stores.session.store(named: name)!.snapshot()
+    }
+    var outcome: StepFailure?
+    do throws(StepFailure) {
+      for step in scenario.steps {
+        currentLine = step.line
+        currentStep = step.action.name
+        try await perform(step.action, in: stores, timeControl: timeControl)
+        try checkProblems(stores)
+      }
+      currentStep = "end"
+      try await finish(stores, timeControl: timeControl)
+    } catch {
+      outcome = error
+    }
+    _ = stores.session.cancelAllEffects()
+    await settle(timeControl)
+    timeControl.close()
+    return ScenarioOutcome(scenario: scenario, failure: outcome)
+  }
+
+  // MARK: Steps
+
+  private func perform(
+    _ action: Scenario.Action, in stores: ScriptedSession, timeControl: VirtualTimeControl
+  ) async throws(StepFailure) {
+    let runsEffects = scenario.effects == .run
+    switch action {
+    case .http(let response):
+      stores.services.add(response)
+    case .websocket(let configuration):
+      do {
+        try stores.services.peer.configure(configuration)
+      } catch {
+        throw failure(error.message)
+      }
+    case .answers(let name, let answers):
+      do {
+        try stores.services.answers(name)?.add(.object(answers))
+      } catch {
+        throw failure(error.description)
+      }
+    case .send(let store, let action, let expectations, let elapsed):
+      if !received.isEmpty {
+        guard !scenario.exhaustive else {
+          throw unasserted("must be asserted before sending")
+        }
+        received.removeAll()
+      }
+      let host = try self.store(store, in: stores)
+      if let elapsed { stores.time.replay(elapsed: elapsed) }
+      do {
+        if runsEffects {
+          try host.send(action, id: nil)
+        } else {
+          try host.replay(action, source: .host, id: nil)
+        }
+      } catch {
+        throw failure("\(store) refused the action: \(error.message)")
+      }
+      collect(stores)
+      let reduced = received.removeFirst()
+      if runsEffects { await settle(timeControl, collectingFrom: stores) }
+      try check(reduced, against: expectations)
+    case .receive(let store, let action, let expectations, let elapsed):
+      if !runsEffects {
+        let host = try self.store(store, in: stores)
+        if let elapsed { stores.time.replay(elapsed: elapsed) }
+        do {
+          try host.replay(action, source: .effect, id: nil)
+        } catch {
+          throw failure("\(store) refused the action: \(error.message)")
+        }
+        collect(stores)
+      }
+      try check(try receive(store: store, action: action), against: expectations)
+    case .advance(let ms):
+      guard runsEffects else { throw failure("advance needs \"effects\":\"run\"") }
+      await withCheckedContinuation { continuation in
+        timeControl.advance(byMilliseconds: ms) { _ in continuation.resume() }
+      }
+      collect(stores)
+    case .settle:
+      guard runsEffects else { throw failure("settle needs \"effects\":\"run\"") }
+      await settle(timeControl, collectingFrom: stores)
+    case .peer(let step):
+      try peer(step, stores.services.peer)
+      await settle(timeControl, collectingFrom: stores)
+    }
+  }
+
+  private func peer(_ step: Scenario.PeerStep, _ peer: ScriptedPeer) throws(StepFailure) {
+    do {
+      switch step {
+      case .message(let message):
+        try peer.deliver(.success(message))
+      case .receiveFailure(let message):
+        try peer.deliver(.failure(message))
+      case .close(let code, let reason):
+        try peer.close(code: code, reason: reason)
+      case .expect(let sent, let pings):
+        let got = peer.takeReceived()
+        var differences: [StepFailure.Difference] = []
+        if let sent, sent != got.sent {
+          differences.append(
+            .init(path: "sent", expected: json(sent), actual: json(got.sent)))
+        }
+        if let pings, pings != got.pings {
+          differences.append(.init(path: "pings", expected: .int(pings), actual: .int(got.pings)))
+        }
+        if !differences.isEmpty {
+          var failure = failure("the peer did not get what was expected")
+          failure.differences = differences
+          throw failure
+        }
+      }
+    } catch let error as ScenarioError {
+      throw failure(error.message)
+    } catch let error as StepFailure {
+      throw error
+    } catch {
+      throw failure("\(error)")
+    }
+  }
+
+  private func receive(store: String, action: JSONValue) throws(StepFailure) -> Reduced {
+    if scenario.exhaustive {
+      guard let next = received.first else {
+        throw failure(
+          "expected to receive \(Scenario.Action.type(of: action)), but no action was received "
+            + "(one waiting for time needs an advance)")
+      }
+      guard next.store == store, next.action == action else {
+        var failure = failure("received a different action")
+        failure.differences = differences(
+          expected: wire(store, action), actual: wire(next.store, next.action))
+        throw failure
+      }
+      return received.removeFirst()
+    }
+    guard let index = received.firstIndex(where: { $0.store == store && $0.action == action })
+    else {
+      throw failure(
+        "expected to receive \(Scenario.Action.type(of: action)), but it was not among the "
+          + "\(received.count) received action(s)")
+    }
+    let match = received[index]
+    received.removeFirst(index + 1)
+    return match
+  }
+
+  private func finish(_ stores: ScriptedSession, timeControl: VirtualTimeControl)
+    async throws(StepFailure)
+  {
+    if scenario.effects == .run { await settle(timeControl, collectingFrom: stores) }
+    try checkProblems(stores)
+    guard scenario.exhaustive else { return }
+    if !received.isEmpty {
+      throw unasserted("were not asserted by the end")
+    }
+    let running = stores.session.effectsInFlight
+    if running > 0 {
+      throw failure(
+        "\(running) effect(s) still running at the end: end them in the scenario (a cancel, a "
+          + "disconnect), or make the scenario non-exhaustive")
+    }
+  }
+
+  // MARK: Checking
+
+  private func check(_ reduced: Reduced, against expectations: [Scenario.Expectation])
+    throws(StepFailure)
+  {
+    if expectations.isEmpty && scenario.exhaustive && reduced.before != reduced.after {
+      var failure = failure("the state changed, but the step expects no change")
+      failure.differences = differences(expected: reduced.before, actual: reduced.after)
+      throw failure
+    }
+    for expectation in expectations {
+      switch expectation {
+      case .patch(let patch) where patch != reduced.patch:
+        var failure = failure("the patch differs")
+        failure.differences = [.init(path: "patch", expected: patch, actual: reduced.patch)]
+        throw failure
+      case .state(let partial):
+        let expected = merge(partial, into: scenario.exhaustive ? reduced.before : reduced.after)
+        if expected != reduced.after {
+          var failure = failure("the state differs from the expectation")
+          failure.differences = differences(expected: expected, actual: reduced.after)
+          throw failure
+        }
+      case .patch:
+        break
+      }
+    }
+  }
+
+  private func checkProblems(_ stores: ScriptedSession) throws(StepFailure) {
+    let problems = stores.services.problems + refusals
+    if !problems.isEmpty { throw failure(problems.joined(separator: "; ")) }
+  }
+
+  // MARK: Output
+
+  /// Reads what the stores printed, keeping each store's state current. The lines are parsed
+  /// back from the bytes a host would get, so a scenario checks the wire form itself.
+  private func collect(_ stores: ScriptedSession) {
+    var lines: [JSONValue] = []
+    stores.output.drain { bytes in
+      for line in bytes.split(separator: UInt8(ascii: "\n")) {
+        if let json = try? JSONParser.parse(UnsafeRawBufferPointer(rebasing: line)) {
+          lines.append(json)
+        }
+      }
+    }
+    for line in lines {
+      switch line["type"]?.stringValue {
+      case "action":
+        guard let store = line["store"]?.stringValue, let before = states[store],
+          let patch = line["patch"], let action = line["action"],
+          let after = try? JSONPatch.apply(operations(patch), to: before)
+        else { continue }
+        states[store] = after
+        received.append(
+          Reduced(
+            store: store, source: line["source"]?.stringValue ?? "", action: action,
+            patch: patch, before: before, after: after))
+      case "error":
+        refusals.append(line["message"]?.stringValue ?? "an error line")
+      default:
+        break
+      }
+    }
+  }
+
+  private func settle(_ timeControl: VirtualTimeControl, collectingFrom stores: ScriptedSession)
+    async
+  {
+    await settle(timeControl)
+    collect(stores)
+  }
+
+  private func settle(_ timeControl: VirtualTimeControl) async {
+    await withCheckedContinuation { continuation in
+      timeControl.settle { continuation.resume() }
+    }
+  }
+
+  // MARK: Helpers
+
+  private func store(_ name: String, in stores: ScriptedSession) throws(StepFailure)
+    -> any HostedStore
+  {
+    guard let store = stores.session.store(named: name) else {
+      throw failure(
+        "no store named \"\(name)\"; the stores are \(stores.session.storeNames.joined(separator: ", "))"
+      )
+    }
+    return store
+  }
+
+  private func failure(_ message: String) -> StepFailure {
+    StepFailure(line: currentLine, step: currentStep, message: message)
+  }
+
+  /// The received actions not asserted, each shown as a difference: expected nothing there.
+  private func unasserted(_ what: String) -> StepFailure {
+    var failure = failure(
+      "\(received.count) received action(s) \(what): "
+        + received.map { "\($0.store) \(Scenario.Action.type(of: $0.action))" }
+        .joined(separator: ", "))
+    failure.differences = received.enumerated().map { index, reduced in
+      .init(path: "received[\(index)]", expected: nil, actual: wire(reduced.store, reduced.action))
+    }
+    return failure
+  }
+
+  private func wire(_ store: String, _ action: JSONValue) -> JSONValue {
+    ["store": .string(store), "action": action]
+  }
+
+  private func json(_ messages: [SocketMessage]) -> JSONValue {
+    (try? JSONValueEncoder().encode(messages)) ?? .null
+  }
+}
+
+/// `partial` laid over `base`: objects are merged member by member, anything else replaces.
+func merge(_ partial: JSONValue, into base: JSONValue) -> JSONValue {
+  guard case .object(let overlay) = partial, case .object(var merged) = base else {
+    return partial
+  }
+  for (key, value) in overlay {
+    merged[key] = merged[key].map { merge(value, into: $0) } ?? value
+  }
+  return .object(merged)
+}
+
+/// The paths where `expected` and `actual` differ, with the value each has there.
+func differences(expected: JSONValue, actual: JSONValue) -> [StepFailure.Difference] {
+  var seen = Set<String>()
+  return JSONPatch.diff(from: expected, to: actual).compactMap { operation in
+    guard seen.insert(operation.path).inserted,
+      let pointer = try? JSONPointer(operation.path)
+    else { return nil }
+    return .init(
+      path: operation.path, expected: expected.value(at: pointer),
+      actual: actual.value(at: pointer))
+  }
+}
+
+private func operations(_ patch: JSONValue) throws -> [JSONPatchOperation] {
+  try (patch.arrayValue ?? []).map { try JSONPatchOperation(json: $0) }
+}

@@ -1,0 +1,241 @@
+import ComposableRuntime
+import JSON
+import Networking
+
+/// The services a scenario scripts instead of the network: canned HTTP answers, a WebSocket
+/// peer, and the answers of the dependencies stores script by name. A request nothing answers gets a failure, and is
+/// noted as a problem that fails the scenario. A replay uses an empty script: its effects never
+/// run.
+@StoreActor
+final class ScriptedServices {
+  let clock: VirtualClock
+  let peer = ScriptedPeer()
+  private var responses: [CannedResponse] = []
+  private var scripted: [String: ScriptedAnswers] = [:]
+  private(set) var problems: [String] = []
+
+  /// `scripted`: the names of the dependencies the stores script.
+  init(clock: VirtualClock, scripted: Set<String>) {
+    self.clock = clock
+    for name in scripted {
+      self.scripted[name] = ScriptedAnswers(name: name) { [unowned self] problem in
+        problems.append(problem)
+      }
+    }
+  }
+
+  func add(_ response: CannedResponse) {
+    responses.append(response)
+  }
+
+  /// The answers of the dependency `name`; nil for a name no store scripts.
+  func answers(_ name: String) -> ScriptedAnswers? {
+    scripted[name]
+  }
+
+  nonisolated func http(timeout: Duration) -> HTTPService {
+    HTTPService(timeout: timeout) { url, _ in try await self.answer(url) }
+  }
+
+  nonisolated var webSocket: WebSocketService {
+    let peer = peer
+    return WebSocketService(
+      open: { _, url, _ in await peer.open(url: url) },
+      receive: { _ in await peer.receive() },
+      send: { _, message in try await peer.send(message) },
+      sendPing: { _ in try await peer.sendPing() })
+  }
+
+  private func answer(_ url: String) async throws -> HTTPResponse {
+    let target = RequestTarget(url)
+    guard let index = responses.firstIndex(where: { $0.matches(method: "GET", target) }) else {
+      problems.append("unexpected request GET \(target.pathAndQuery): no canned response matches")
+      throw HTTPError(
+        .connectionFailed, url: url, message: "no canned response for GET \(target.pathAndQuery)")
+    }
+    let response = responses[index]
+    if let times = response.times {
+      if times <= 1 { responses.remove(at: index) } else { responses[index].times = times - 1 }
+    }
+    if response.delay > 0 { try await clock.sleep(for: .milliseconds(response.delay)) }
+    if let failure = response.failure {
+      throw HTTPError(failure, url: url, message: "canned failure")
+    }
+    guard (200..<300).contains(response.status) else {
+      throw HTTPError(
+        .status(response.status, body: response.body), url: url,
+        message: String(decoding: response.body.prefix(200), as: UTF8.self))
+    }
+    return HTTPResponse(status: response.status, headers: [:], body: response.body, url: url)
+  }
+}
+
+/// A URL's path and query, which canned responses match.
+struct RequestTarget {
+  let path: String
+  let pathAndQuery: String
+
+  init(_ url: String) {
+    var rest = Substring(url)
+    if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
+      rest = rest[rest.index(colon, offsetBy: 3)...]
+    }
+    let start = rest.firstIndex(of: "/") ?? rest.endIndex
+    pathAndQuery = start == rest.endIndex ? "/" : String(rest[start...])
+    path = String(pathAndQuery.prefix { $0 != "?" })
+  }
+}
+
+/// `{"http":{"method":"GET","path":"/todos/*","status":200,"body":{…},"delay":100}}`, or with
+/// `"failure":"timedOut"` instead of a status. `path` matches the path alone, or the path and
+/// query when it has a `?`; a final `*` matches any rest. The first match answers; `times`
+/// limits how often (default: every time).
+struct CannedResponse {
+  var method: String
+  var path: String
+  var status: Int
+  var body: [UInt8]
+  /// Virtual milliseconds before the answer.
+  var delay: Int
+  var failure: HTTPError.Kind?
+  var times: Int?
+
+  func matches(method: String, _ target: RequestTarget) -> Bool {
+    guard method == self.method else { return false }
+    let subject = path.contains("?") ? target.pathAndQuery : target.path
+    if path.hasSuffix("*") { return subject.hasPrefix(path.dropLast()) }
+    return subject == path
+  }
+
+  static let failures: [String: HTTPError.Kind] = [
+    "invalidURL": .invalidURL, "connectionFailed": .connectionFailed, "timedOut": .timedOut,
+    "tls": .tls, "tooLarge": .tooLarge(limit: 8 << 20), "tooManyRedirects": .tooManyRedirects,
+  ]
+
+  init(_ json: JSONValue) throws(ScenarioError) {
+    guard let object = json.objectValue else {
+      throw ScenarioError("\"http\" must be an object")
+    }
+    try ScenarioError.expectKeys(
+      object, ["method", "path", "status", "body", "delay", "failure", "times"], in: "http")
+    method = object["method"]?.stringValue ?? "GET"
+    guard let path = object["path"]?.stringValue, path.hasPrefix("/") else {
+      throw ScenarioError("\"http\" needs a \"path\" starting with /")
+    }
+    self.path = path
+    status = object["status"]?.intValue ?? 200
+    switch object["body"] {
+    case nil: body = []
+    case .string(let text)?: body = Array(text.utf8)
+    case let value?: body = value.serialized
+    }
+    delay = object["delay"]?.intValue ?? 0
+    if let name = object["failure"] {
+      guard let kind = name.stringValue.flatMap({ Self.failures[$0] }) else {
+        throw ScenarioError(
+          "\"failure\" must be one of \(Self.failures.keys.sorted().joined(separator: ", "))")
+      }
+      failure = kind
+    }
+    times = object["times"]?.intValue
+    guard delay >= 0, (100...599).contains(status), times.map({ $0 >= 1 }) ?? true else {
+      throw ScenarioError("\"http\": delay >= 0, status 100…599 and times >= 1 are required")
+    }
+  }
+}
+
+/// The other end of the `websocket` store's socket, played by the scenario.
+///
+/// `{"websocket":{"accept":true,"protocol":null,"echo":false,"failSends":false}}` sets how it
+/// answers; steps make it deliver messages, close, or fail a receive, and check what it got.
+@StoreActor
+final class ScriptedPeer {
+  var accepts = true
+  var chosenProtocol: String?
+  var echoes = false
+  var failsSends = false
+  private(set) var sent: [SocketMessage] = []
+  private(set) var pings = 0
+  private var events: AsyncStream<SocketEvent>.Continuation?
+  private var messages: AsyncStream<ReceiveResult>.Continuation?
+  private var messageStream: AsyncStream<ReceiveResult>?
+
+  var isOpen: Bool { events != nil }
+
+  func configure(_ json: JSONValue) throws(ScenarioError) {
+    guard let object = json.objectValue else {
+      throw ScenarioError("\"websocket\" must be an object")
+    }
+    try ScenarioError.expectKeys(
+      object, ["accept", "protocol", "echo", "failSends"], in: "websocket")
+    accepts = object["accept"]?.boolValue ?? accepts
+    chosenProtocol = object["protocol"]?.stringValue
+    echoes = object["echo"]?.boolValue ?? echoes
+    failsSends = object["failSends"]?.boolValue ?? failsSends
+  }
+
+  func open(url: String) -> AsyncStream<SocketEvent> {
+    let (stream, continuation) = AsyncStream.makeStream(of: SocketEvent.self)
+    guard accepts else {
+      continuation.yield(.didClose(code: 1006, reason: "the scenario's peer refused \(url)"))
+      continuation.finish()
+      return stream
+    }
+    let (messageStream, messages) = AsyncStream.makeStream(of: ReceiveResult.self)
+    events = continuation
+    self.messages = messages
+    self.messageStream = messageStream
+    // The store cancelling its connect effect ends the stream: the socket is then closed.
+    continuation.onTermination = { _ in Task { @StoreActor in self.closed() } }
+    continuation.yield(.didOpen(protocol: chosenProtocol))
+    return stream
+  }
+
+  func receive() -> AsyncStream<ReceiveResult> {
+    if let messageStream { return messageStream }
+    return AsyncStream { $0.finish() }
+  }
+
+  func send(_ message: SocketMessage) throws {
+    guard isOpen, !failsSends else { throw PeerError() }
+    sent.append(message)
+    if echoes { messages?.yield(.success(message)) }
+  }
+
+  func sendPing() throws {
+    guard isOpen else { throw PeerError() }
+    pings += 1
+  }
+
+  /// What the peer got since the last call: the messages, and how many pings.
+  func takeReceived() -> (sent: [SocketMessage], pings: Int) {
+    defer {
+      sent = []
+      pings = 0
+    }
+    return (sent, pings)
+  }
+
+  func deliver(_ result: ReceiveResult) throws(ScenarioError) {
+    guard let messages else { throw ScenarioError("the peer has no open socket to deliver on") }
+    messages.yield(result)
+  }
+
+  func close(code: Int, reason: String) throws(ScenarioError) {
+    guard let events else { throw ScenarioError("the peer has no open socket to close") }
+    events.yield(.didClose(code: code, reason: reason))
+    closed()
+  }
+
+  private func closed() {
+    events?.finish()
+    messages?.finish()
+    events = nil
+    messages = nil
+    messageStream = nil
+  }
+
+  struct PeerError: Error, CustomStringConvertible {
+    var description: String { "the scenario's peer refused the send" }
+  }
+}

@@ -1,0 +1,42 @@
+import ComposableRuntime
+import EventLoop
+import Protocol
+
+/// The stores on scripted services and a virtual clock: what `test` runs scenarios against and
+/// `replay` re-reduces a recording with. Built exactly as the run command builds its stores,
+/// from the catalog and a ``Services`` value, so the same store code runs.
+@StoreActor
+final class ScriptedSession {
+  let output = OutputLines()
+  let clock = VirtualClock()
+  let services: ScriptedServices
+  let session: Session
+  let time: ActionTime
+
+  /// Reducers' time starts at `startTime`; it follows the virtual clock, or, when `replaysTime`,
+  /// is set before each action from a log's `t`.
+  init(
+    loop: EventLoop, stores: StoreCatalog, configuration: RunConfiguration, seed: UInt64,
+    startTime: Int, replaysTime: Bool
+  ) {
+    let time: ActionTime =
+      replaysTime ? .replayed(start: startTime) : .virtual(clock, start: startTime)
+    self.time = time
+    let services = ScriptedServices(
+      clock: clock, scripted: Set(stores.definitions.flatMap { $0.scriptedDependencies }))
+    self.services = services
+    let sequence = ActionSequence()
+    let storeServices = Services(
+      http: services.http(timeout: .milliseconds(Int64(configuration.httpTimeout * 1000))),
+      webSocket: services.webSocket, threadPool: loop.threadPool, clock: clock,
+      random: SeededRandom(seed: seed), now: { time.now() },
+      dataDirectory: configuration.dataDirectory ?? DataDirectory.defaultPath(),
+      log: Logger(label: "composable-actor") { _ in SwiftLogNoOpLogHandler() },
+      scripted: { name in services.answers(name) })
+    session = Session(
+      stores: stores.factories(
+        options: configuration.storeOptions, services: storeServices,
+        output: StoreOutput(lines: output, sequence: sequence, mode: configuration.emit)),
+      output: output, sequence: sequence)
+  }
+}

@@ -1,0 +1,125 @@
+import ComposableCore
+import Protocol
+
+/// The stores a binary hosts, in the order `ready` lists them: the one list every command
+/// reads.
+public struct StoreCatalog: Sendable {
+  public let definitions: [any StoreDefinition.Type]
+
+  /// Stops the process with a message when two stores share a name: a mistake in the binary's
+  /// `main`, which no input could fix.
+  public init(_ definitions: [any StoreDefinition.Type]) {
+    var seen = Set<String>()
+    for definition in definitions {
+      precondition(
+        seen.insert(definition.name).inserted,
+        "two stores are named \"\(definition.name)\"; store names must be unique")
+      precondition(!definition.name.isEmpty, "a store's name must not be empty")
+    }
+    self.definitions = definitions
+  }
+
+  public var names: [String] { definitions.map { $0.name } }
+
+  public var descriptors: [StoreDescriptor] { definitions.map { $0.descriptor } }
+
+  /// Every option the stores add, by store.
+  public var options: [(store: String, options: [StoreOptionHelp])] {
+    definitions.map { ($0.name, $0.optionsHelp) }
+  }
+
+  /// Reads the stores' options from arguments (`--name value` or `--name=value`); every store
+  /// gets its defaults for the options not given.
+  public func parseOptions(_ arguments: [String]) throws(StoreOptionError) -> StoreOptionValues {
+    var values = definitions.map { $0.defaultOptions }
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      index += 1
+      guard argument.hasPrefix("--"), argument.count > 2 else {
+        throw StoreOptionError("unexpected argument '\(argument)'")
+      }
+      var name = String(argument.dropFirst(2))
+      let value: String
+      if let equals = name.firstIndex(of: "=") {
+        value = String(name[name.index(after: equals)...])
+        name = String(name[..<equals])
+      } else {
+        guard index < arguments.count else {
+          throw StoreOptionError("missing value for '--\(name)'")
+        }
+        value = arguments[index]
+        index += 1
+      }
+      var known = false
+      for position in definitions.indices where definitions[position].declaresOption(name) {
+        known = true
+        try definitions[position].setOption(name, to: value, in: &values[position])
+      }
+      guard known else { throw StoreOptionError("unknown option '--\(name)'") }
+    }
+    return StoreOptionValues(values: values)
+  }
+
+  /// A factory per store, each building its store on its first line with these services.
+  @StoreActor
+  public func factories(
+    options: StoreOptionValues, services: Services, output: StoreOutput
+  ) -> [StoreFactory] {
+    zip(definitions, options.values).map { definition, options in
+      definition.factory(options: options, services: services, output: output)
+    }
+  }
+}
+
+/// Every store's options, parsed: in the catalog's order.
+public struct StoreOptionValues: Sendable {
+  let values: [any StoreOptions]
+}
+
+/// An option as the help lists it.
+public struct StoreOptionHelp: Sendable {
+  public let name: String
+  public let valueName: String
+  public let help: String
+  public let defaultValue: String?
+}
+
+extension StoreDefinition {
+  fileprivate static var defaultOptions: any StoreOptions { Options() }
+
+  fileprivate static var optionsHelp: [StoreOptionHelp] {
+    let defaults = Options()
+    return Options.arguments.map {
+      StoreOptionHelp(
+        name: $0.name, valueName: $0.valueName, help: $0.help,
+        defaultValue: $0.defaultText(defaults))
+    }
+  }
+
+  fileprivate static func declaresOption(_ name: String) -> Bool {
+    Options.arguments.contains { $0.name == name }
+  }
+
+  fileprivate static func setOption(
+    _ name: String, to value: String, in options: inout any StoreOptions
+  )
+    throws(StoreOptionError)
+  {
+    guard var typed = options as? Options else { return }
+    for argument in Options.arguments where argument.name == name {
+      try argument.set(&typed, value)
+    }
+    options = typed
+  }
+
+  @StoreActor
+  fileprivate static func factory(
+    options: any StoreOptions, services: Services, output: StoreOutput
+  ) -> StoreFactory {
+    let options = options as? Options ?? Options()
+    return StoreFactory(descriptor: descriptor) {
+      _makeHostedStore(options: options, services: services, output: output)
+    }
+  }
+}

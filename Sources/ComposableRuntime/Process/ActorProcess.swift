@@ -1,0 +1,286 @@
+import ComposableCore
+import EventLoop
+import Logging
+import Networking
+import Protocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs the process on one libuv loop: builds the stores, feeds them stdin, writes stdout, and
+/// decides when and how the process ends.
+public enum Runtime {
+  /// Runs `stores` until the input ends, `quit`, a signal or a closed stdout; returns the exit
+  /// code. Throws when the loop or the standard streams cannot be set up.
+  public static func run(_ stores: StoreCatalog, _ options: RunConfiguration) throws -> Int32 {
+    occupyClosedStandardDescriptors()
+    let logger = Logger.stderr(level: options.logLevel)
+    SignalWatcher.ignoreSIGPIPE()
+    let loop = try EventLoop()
+    StoreActor.install(executor: loop.executor)
+    let process = try StoreActor.assumeIsolated {
+      let process = try ActorProcess(
+        loop: loop, stores: stores, options: options, logger: logger)
+      process.start()
+      return process
+    }
+    loop.run()
+    let exitCode = StoreActor.assumeIsolated { process.exitCode }
+    do {
+      try loop.shutdown()
+    } catch {
+      logger.error("the loop did not shut down cleanly: \(error)")
+    }
+    return exitCode
+  }
+}
+
+/// Opens /dev/null on any of fds 0, 1 and 2 the process was started without.
+///
+/// Otherwise the next descriptor opened (libuv's epoll or eventfd) would take that number and be
+/// used as a standard stream, and libuv aborts when it later closes a descriptor below 3. A
+/// closed stdin then reads as empty input, a closed stdout as one that discards.
+private func occupyClosedStandardDescriptors() {
+  for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) < 0 {
+    let opened = open("/dev/null", O_RDWR)
+    if opened >= 0 && opened != fd {
+      dup2(opened, fd)
+      close(opened)
+    }
+  }
+}
+
+/// The running process: the session and its stores, and the loop handles that feed them.
+///
+/// End of input: lines already read are reduced, then the process waits until no effect is in
+/// flight, for at most `--linger` seconds, cancels what still runs, and ends with an `exit`
+/// line that counts the cancelled effects. `quit` and SIGINT/SIGTERM cancel at once.
+@StoreActor
+final class ActorProcess {
+  private enum Ending {
+    case endOfInput
+    case quit
+    case signal(Int32)
+    case stdoutClosed(String)
+  }
+
+  private let loop: EventLoop
+  private let options: RunConfiguration
+  private let logger: Logger
+  private let output = OutputLines()
+  private let session: Session
+  private let http: HTTPClient
+  private let webSocket: WebSocketClient
+  private let time: ActionTime
+  private let virtualTime: VirtualTimeControl?
+  private let recorder: Recorder?
+  private let reader: StdinLineReader
+  private let writer: StdoutWriter
+  private var signals: SignalWatcher?
+  private var lingerTask: Task<Void, Never>?
+  private var inputEnded = false
+  /// Input ended and every line of it was handled (none is held behind an `advance`).
+  private var allInputHandled = false
+  private var isFinished = false
+  /// Reading pauses while either holds: stdout is backed up, or an `advance` runs.
+  private var isBackpressured = false
+  private var isHoldingInput = false
+  private(set) var exitCode: Int32 = 0
+
+  init(loop: EventLoop, stores: StoreCatalog, options: RunConfiguration, logger: Logger) throws {
+    self.loop = loop
+    self.options = options
+    self.logger = logger
+    let sequence = ActionSequence()
+    http = HTTPClient(
+      loop: loop,
+      configuration: HTTPConfiguration(
+        caFile: options.caFile, userAgent: "composable-actor/\(options.version)"))
+    webSocket = WebSocketClient(
+      loop: loop, configuration: WebSocketConfiguration(caFile: options.caFile))
+    let seed = options.seed ?? SeededRandom.randomSeed()
+    logger.info("random seed: \(seed)")
+    let clock: any Clock<Duration>
+    switch options.clock {
+    case .live:
+      clock = loop.clock
+      time = .wall()
+      virtualTime = nil
+    case .virtual:
+      let virtualClock = VirtualClock()
+      clock = virtualClock
+      time = .virtual(virtualClock)
+      virtualTime = try VirtualTimeControl(clock: virtualClock, loop: loop)
+    }
+    let services = Services(
+      http: HTTPService(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
+      webSocket: .live(webSocket), threadPool: loop.threadPool, clock: clock,
+      random: SeededRandom(seed: seed), now: { [time] in time.now() },
+      dataDirectory: options.dataDirectory ?? DataDirectory.defaultPath(), log: logger,
+      actionLogger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
+        logger.debug("\(line)")
+      })
+    session = Session(
+      stores: stores.factories(
+        options: options.storeOptions, services: services,
+        output: StoreOutput(lines: output, sequence: sequence, mode: options.emit)),
+      output: output, sequence: sequence, maxDepth: options.maxDepth)
+    session.timeControl = virtualTime
+    if let path = options.record {
+      let recorder = try Recorder(
+        path: path,
+        header: RecordingHeader(
+          binary: options.version, stores: session.storeNames,
+          arguments: options.recordedArguments, seed: seed,
+          clock: options.clock, startTime: time.start))
+      let time = time
+      output.didWriteActionLine = { line in recorder.record(line, elapsed: time.elapsed) }
+      self.recorder = recorder
+    } else {
+      recorder = nil
+    }
+    writer = try StdoutWriter(loop: loop)
+    reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)
+  }
+
+  func start() {
+    session.writeReady(version: options.version)
+    session.didRequestQuit = { [unowned self] in finish(.quit) }
+    session.onStoreIdle { [unowned self] in
+      if allInputHandled && self.session.effectsInFlight == 0 { finish(.endOfInput) }
+    }
+    let session = session
+    writer.willFlush = { [unowned self] in StoreActor.assumeIsolated { drainOutput() } }
+    writer.onBackpressure = { [unowned self] isBackpressured in
+      StoreActor.assumeIsolated {
+        self.isBackpressured = isBackpressured
+        updateReading()
+      }
+    }
+    session.isHoldingInputChanged = { [unowned self] isHolding in
+      isHoldingInput = isHolding
+      updateReading()
+      // The line that ended the hold was written from a check callback, possibly after this
+      // iteration's flush: hand it over now rather than when the next input arrives.
+      if !isHolding { drainOutput() }
+    }
+    writer.onClosed = { [unowned self] message in
+      StoreActor.assumeIsolated { finish(.stdoutClosed(message)) }
+    }
+    reader.onLine = { line, lineNumber in
+      // The callback runs on the loop thread and the session reads the bytes before returning,
+      // so the buffer never crosses threads or outlives the call.
+      nonisolated(unsafe) let line = line
+      StoreActor.assumeIsolated { session.handleLine(line, lineNumber: lineNumber) }
+    }
+    let limit = options.maxLineBytes
+    reader.onOverlongLine = { lineNumber, _ in
+      StoreActor.assumeIsolated { session.rejectOverlongLine(lineNumber: lineNumber, limit: limit) }
+    }
+    reader.onEnd = { [unowned self] in StoreActor.assumeIsolated { endOfInput() } }
+    reader.onError = { [unowned self] message in
+      StoreActor.assumeIsolated {
+        logger.error("reading stdin failed: \(message)")
+        endOfInput()
+      }
+    }
+    do {
+      signals = try SignalWatcher(loop: loop) { [unowned self] signal in
+        StoreActor.assumeIsolated { finish(.signal(signal)) }
+      }
+    } catch {
+      logger.warning("cannot watch SIGINT/SIGTERM: \(error)")
+    }
+    reader.start()
+    // Hands the ready line to the writer now, which arms its flush: waiting for the first check
+    // phase would hold it until the first input arrives.
+    drainOutput()
+  }
+
+  private func updateReading() {
+    isBackpressured || isHoldingInput ? reader.pause() : reader.resume()
+  }
+
+  private func drainOutput() {
+    session.endTick()
+    time.endTick()
+    recorder?.flush()
+    output.drain { writer.append($0) }
+  }
+
+  /// Under the virtual clock, what is left after settling waits for time that will not come:
+  /// it is cancelled at once. Live, effects get up to `--linger` seconds.
+  private func endOfInput() {
+    guard !inputEnded else { return }
+    inputEnded = true
+    session.whenInputHandled { [unowned self] in
+      allInputHandled = true
+      guard let virtualTime else { return lingerForEffects() }
+      virtualTime.settle { [unowned self] in finish(.endOfInput) }
+    }
+  }
+
+  private func lingerForEffects() {
+    let running = session.effectsInFlight
+    guard running > 0 else { return finish(.endOfInput) }
+    logger.info("end of input: waiting up to \(options.linger) s for \(running) effect(s)")
+    let clock = loop.clock
+    let linger = Duration.milliseconds(Int64(options.linger * 1000))
+    lingerTask = Task(executorPreference: loop.executor) { [unowned self] in
+      do {
+        try await clock.sleep(for: linger)
+      } catch {
+        return
+      }
+      await finish(.endOfInput)
+    }
+  }
+
+  private func finish(_ ending: Ending) {
+    guard !isFinished else { return }
+    isFinished = true
+    lingerTask?.cancel()
+    reader.close()
+    signals?.close()
+    virtualTime?.close()
+    let cancelled = session.cancelAllEffects()
+    // The clients run on this same loop executor; closing their handles lets the loop end.
+    http.assumeIsolated { $0.shutdown() }
+    let webSocket = webSocket
+    Task(executorPreference: loop.executor) {
+      await webSocket.shutdown(gracePeriod: .milliseconds(500))
+    }
+    drainOutput()
+    switch ending {
+    case .endOfInput:
+      output.exit(reason: "eof", cancelledEffects: cancelled)
+    case .quit:
+      output.exit(reason: "quit", cancelledEffects: cancelled)
+    case .signal(let signal):
+      output.exit(
+        reason: "signal", cancelledEffects: cancelled,
+        signal: signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "\(signal)")
+      exitCode = 128 + signal
+    case .stdoutClosed(let message):
+      logger.notice("stdout closed (\(message)); exiting")
+    }
+    if cancelled > 0 { logger.info("cancelled \(cancelled) effect(s)") }
+    output.drain { writer.append($0) }
+    if let failure = recorder?.close() {
+      logger.error("the recording is incomplete: \(failure)")
+      if exitCode == 0 { exitCode = 74 }
+    }
+    writer.flushSynchronously()
+    writer.close()
+  }
+}
+
+extension Logger {
+  /// Logs go to stderr only: stdout carries nothing but protocol lines.
+  static func stderr(level: Logger.Level) -> Logger {
+    var handler = StreamLogHandler.standardError(label: "composable-actor")
+    handler.logLevel = level
+    return Logger(label: "composable-actor") { _ in handler }
+  }
+}

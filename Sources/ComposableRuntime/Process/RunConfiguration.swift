@@ -1,0 +1,59 @@
+import Logging
+import Protocol
+
+/// How `run` runs: what its command line said, parsed.
+public struct RunConfiguration: Sendable {
+  /// The version `ready` and recordings name.
+  public var version: String
+  /// Longest input line accepted, in bytes.
+  public var maxLineBytes = 1_048_576
+  /// After end of input, how long running effects get before they are cancelled, in seconds.
+  public var linger: Double = 10
+  public var emit: EmitMode = .actions
+  public var logLevel: Logger.Level = .warning
+  /// Where stores keep files; `DataDirectory.defaultPath()` when nil.
+  public var dataDirectory: String?
+  /// Deepest nesting of arrays and objects accepted in an input line.
+  public var maxDepth = 64
+  /// PEM file of the certificate authorities trusted for https; the system's when nil.
+  public var caFile: String?
+  /// Timeout of each HTTP request, in seconds.
+  public var httpTimeout: Double = 10
+  /// Seed of every random choice; random when nil.
+  public var seed: UInt64?
+  public var clock: ClockMode = .live
+  /// Where to record every reduced action, for `replay`.
+  public var record: String?
+  /// The arguments a recording keeps, to rebuild the stores as they were.
+  public var recordedArguments: [String] = []
+  public var storeOptions: StoreOptionValues
+
+  public init(version: String, storeOptions: StoreOptionValues) {
+    self.version = version
+    self.storeOptions = storeOptions
+  }
+}
+
+/// Where stores' time comes from.
+public enum ClockMode: String, Sendable, CaseIterable {
+  case live
+  /// Time starts at 0 and moves only on `{"cmd":"advance"}`.
+  case virtual
+}
+
+/// `arguments` without the options named, each with its value (`--name value` or
+/// `--name=value`).
+public func removingOptions(_ names: Set<String>, from arguments: [String]) -> [String] {
+  var kept: [String] = []
+  var skipNext = false
+  for argument in arguments {
+    if skipNext {
+      skipNext = false
+    } else if names.contains(argument) {
+      skipNext = true
+    } else if !names.contains(where: { argument.hasPrefix($0 + "=") }) {
+      kept.append(argument)
+    }
+  }
+  return kept
+}

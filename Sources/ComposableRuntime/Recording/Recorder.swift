@@ -1,0 +1,70 @@
+import JSON
+import Protocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Writes `--record FILE`: a header line, then every reduced action's line as printed, with
+/// `t` (milliseconds since start) added.
+///
+/// The bytes are the ones stdout gets, so recording costs a copy and a buffered write per
+/// action; the file is flushed once per loop iteration and at exit. See `RecordingFile` for
+/// the format.
+public final class Recorder {
+  private let file: UnsafeMutablePointer<FILE>
+  private let path: String
+  /// `,"t":N}` and the newline, reused for every action.
+  private var tail: [UInt8] = []
+  public private(set) var failure: String?
+
+  public init(path: String, header: RecordingHeader) throws(RecorderError) {
+    guard let file = fopen(path, "w") else {
+      throw RecorderError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+    self.file = file
+    self.path = path
+    setvbuf(file, nil, _IOFBF, 256 * 1024)
+    var bytes = header.json.serialized
+    bytes.append(UInt8(ascii: "\n"))
+    write(bytes[...])
+  }
+
+  /// `action` is one `action` line, newline included.
+  public func record(_ action: ArraySlice<UInt8>, elapsed: Int) {
+    guard failure == nil, action.count > 2 else { return }
+    tail.removeAll(keepingCapacity: true)
+    tail.append(contentsOf: #","t":"#.utf8)
+    JSONWriter.writeInt(elapsed, into: &tail)
+    tail.append(contentsOf: "}\n".utf8)
+    write(action.dropLast(2))
+    write(tail[...])
+  }
+
+  public func flush() {
+    guard failure == nil else { return }
+    if fflush(file) != 0 { fail() }
+  }
+
+  /// Flushes and closes; returns the error that stopped the recording, if one did.
+  public func close() -> String? {
+    flush()
+    if fclose(file) != 0 && failure == nil { fail() }
+    return failure
+  }
+
+  private func write(_ bytes: ArraySlice<UInt8>) {
+    guard failure == nil else { return }
+    let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    if written != bytes.count { fail() }
+  }
+
+  private func fail() {
+    failure = "writing \(path) failed: \(String(cString: strerror(errno)))"
+  }
+}
+
+public struct RecorderError: Error, CustomStringConvertible {
+  public let message: String
+  public var description: String { message }
+}

@@ -1,0 +1,79 @@
+import JSON
+
+/// The first line of a recording: what is needed to rebuild the stores as they were.
+///
+/// ```json
+/// {"type":"recording","version":1,"protocol":1,"binary":"0.1.0","stores":["primes",…],
+///  "arguments":["--max-received","5"],"seed":"42","clock":"live","startTime":1763700000000}
+/// ```
+/// `arguments` are the run command's options (without `--record` and `--seed`); `seed` is a
+/// string because a 64-bit seed does not fit JSON's safe integers; `startTime` is in
+/// milliseconds since the Unix epoch (0 under the virtual clock). Every later line is an
+/// `action` line as the run printed it, plus `t`: milliseconds since `startTime`.
+public struct RecordingHeader: Sendable {
+  public static let version = 1
+
+  public var binary: String
+  public var stores: [String]
+  public var arguments: [String]
+  public var seed: UInt64
+  public var clock: ClockMode
+  public var startTime: Int
+
+  public init(
+    binary: String, stores: [String], arguments: [String], seed: UInt64, clock: ClockMode,
+    startTime: Int
+  ) {
+    self.binary = binary
+    self.stores = stores
+    self.arguments = arguments
+    self.seed = seed
+    self.clock = clock
+    self.startTime = startTime
+  }
+
+  public var json: JSONValue {
+    [
+      "type": "recording", "version": .int(Self.version), "protocol": 1,
+      "binary": .string(binary), "stores": .array(stores.map(JSONValue.string)),
+      "arguments": .array(arguments.map(JSONValue.string)), "seed": .string(String(seed)),
+      "clock": .string(clock.rawValue), "startTime": .int(startTime),
+    ]
+  }
+
+  public init(_ json: JSONValue) throws(RecordingError) {
+    guard case .object(let object) = json, object["type"] == "recording" else {
+      throw RecordingError(line: 1, "not a recording: the first line must be its header")
+    }
+    guard object["version"] == .int(Self.version) else {
+      throw RecordingError(
+        line: 1,
+        "recording version \(object["version"].map { "\($0)" } ?? "none") is not "
+          + "supported (this binary reads version \(Self.version))")
+    }
+    func field<T>(_ name: String, _ read: (JSONValue) -> T?) throws(RecordingError) -> T {
+      guard let value = object[name], let read = read(value) else {
+        throw RecordingError(line: 1, "the header's \"\(name)\" is missing or malformed")
+      }
+      return read
+    }
+    binary = try field("binary") { $0.stringValue }
+    stores = try field("stores") { $0.stringArray }
+    arguments = try field("arguments") { $0.stringArray }
+    seed = try field("seed") { $0.stringValue.flatMap { UInt64($0) } }
+    clock = try field("clock") { $0.stringValue.flatMap(ClockMode.init(rawValue:)) }
+    startTime = try field("startTime") { $0.intValue }
+  }
+}
+
+public struct RecordingError: Error, CustomStringConvertible {
+  public let line: Int?
+  public let message: String
+
+  public init(line: Int?, _ message: String) {
+    self.line = line
+    self.message = message
+  }
+
+  public var description: String { line.map { "line \($0): \(message)" } ?? message }
+}

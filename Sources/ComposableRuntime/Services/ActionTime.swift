@@ -1,0 +1,66 @@
+import ComposableCore
+
+/// The wall-clock time reducers see (`now`, in milliseconds since the Unix epoch), and that a
+/// recording stores with each action, so that a replay can give every reducer the same time.
+///
+/// Live, it is read once per loop iteration: every action reduced in one iteration shares one
+/// time, and the recording's time is exactly the one the reducer used. Under the virtual clock
+/// it is the virtual time since the Unix epoch (time starts at 0, or at a scenario's `startTime`). In a replay it is set from
+/// the log before each action. Loop thread only.
+public final class ActionTime: @unchecked Sendable {
+  private enum Source {
+    case wall
+    case virtual(VirtualClock)
+    case replayed
+  }
+
+  private let source: Source
+  private var current: Int?
+  /// When the process started, in milliseconds since the Unix epoch.
+  public let start: Int
+
+  private init(source: Source, start: Int) {
+    self.source = source
+    self.start = start
+  }
+
+  public static func wall() -> ActionTime {
+    ActionTime(source: .wall, start: WallClock.nowMilliseconds())
+  }
+
+  /// `start` is what reducers see at virtual time 0: the Unix epoch unless a scenario says.
+  public static func virtual(_ clock: VirtualClock, start: Int = 0) -> ActionTime {
+    ActionTime(source: .virtual(clock), start: start)
+  }
+
+  public static func replayed(start: Int) -> ActionTime {
+    ActionTime(source: .replayed, start: start)
+  }
+
+  public func now() -> Int {
+    switch source {
+    case .virtual(let clock):
+      return start + clock.elapsedMilliseconds
+    case .wall:
+      if let current { return current }
+      let now = WallClock.nowMilliseconds()
+      current = now
+      return now
+    case .replayed:
+      return current ?? start
+    }
+  }
+
+  /// Milliseconds since start.
+  public var elapsed: Int { now() - start }
+
+  /// Live: the next read takes a new time. Called at the end of each loop iteration.
+  public func endTick() {
+    if case .wall = source { current = nil }
+  }
+
+  /// Replay: the time of the next action, in milliseconds since start.
+  public func replay(elapsed: Int) {
+    current = start + elapsed
+  }
+}

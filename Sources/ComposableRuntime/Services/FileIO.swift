@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Blocking POSIX file operations, for thread-pool work (and the commands that read a whole
+/// file before the loop runs).
+public enum FileIO {
+  public struct Failure: Error, CustomStringConvertible {
+    public let code: Int32
+    public var reason: String { String(cString: strerror(code)) }
+    public var description: String { reason }
+
+    public init(code: Int32) { self.code = code }
+  }
+
+  public static func readAll(_ path: String) throws(Failure) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw Failure(code: errno) }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw Failure(code: errno)
+      }
+      if count == 0 { return bytes }
+      bytes.append(contentsOf: chunk[0..<count])
+    }
+  }
+
+  /// Replaces `path` with `bytes` so that readers, and the disk after a crash, see either the
+  /// old content or the new one: temp file, fsync, rename, fsync of the directory.
+  public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
+    let directory = parentDirectory(of: path)
+    try makeDirectories(directory)
+    let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw Failure(code: errno) }
+    do throws(Failure) {
+      try writeAll(bytes, to: fd)
+      guard fsync(fd) == 0 else { throw Failure(code: errno) }
+      guard close(fd) == 0 else {
+        throw Failure(code: errno)
+      }
+    } catch {
+      close(fd)
+      unlink(temporary)
+      throw error
+    }
+    guard rename(temporary, path) == 0 else {
+      let failure = Failure(code: errno)
+      unlink(temporary)
+      throw failure
+    }
+    // Makes the rename itself durable.
+    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directoryFD >= 0 {
+      fsync(directoryFD)
+      close(directoryFD)
+    }
+  }
+
+  private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+      if written < 0 {
+        if errno == EINTR { continue }
+        throw Failure(code: errno)
+      }
+      offset += written
+    }
+  }
+
+  static func parentDirectory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  static func makeDirectories(_ path: String) throws(Failure) {
+    if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+    guard errno == ENOENT else { throw Failure(code: errno) }
+    try makeDirectories(parentDirectory(of: path))
+    if mkdir(path, 0o755) != 0 && errno != EEXIST { throw Failure(code: errno) }
+  }
+}

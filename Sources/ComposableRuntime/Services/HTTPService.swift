@@ -1,0 +1,82 @@
+import JSON
+import Networking
+
+/// GETs a URL and decodes its JSON body; every failure is a ``RequestFailure``, so features see
+/// one error type whatever went wrong.
+public struct HTTPService: Sendable {
+  /// GETs a URL within a timeout; throws ``HTTPError`` for every failure of the request.
+  public typealias Fetch =
+    @Sendable (_ url: String, _ timeout: Duration) async throws ->
+    HTTPResponse
+
+  let fetch: Fetch
+  /// For each whole request, connecting and redirects included.
+  let timeout: Duration
+
+  /// Requests through `fetch`: the product's client, or canned answers in a scenario.
+  public init(timeout: Duration, fetch: @escaping Fetch) {
+    self.fetch = fetch
+    self.timeout = timeout
+  }
+
+  public init(client: HTTPClient, timeout: Duration) {
+    self.init(timeout: timeout) { url, timeout in try await client.get(url, timeout: timeout) }
+  }
+
+  /// GETs `url` and decodes its JSON body as `T`; throws a ``RequestFailure`` for every
+  /// failure, the request's or the decoding's.
+  public func get<T: Decodable>(_ type: T.Type, from url: String) async throws -> T {
+    let response: HTTPResponse
+    do {
+      response = try await fetch(url, timeout)
+    } catch let error as HTTPError {
+      throw RequestFailure(error)
+    }
+    let json: JSONValue
+    do {
+      json = try JSONParser.parse(response.body)
+    } catch {
+      throw RequestFailure(kind: .decoding, url: url, message: "the body is not JSON: \(error)")
+    }
+    do {
+      return try JSONValueDecoder().decode(T.self, from: json)
+    } catch let error as DecodingError {
+      throw RequestFailure(
+        kind: .decoding, url: url, message: "unexpected JSON: \(error.contextMessage)")
+    }
+  }
+}
+
+extension RequestFailure {
+  init(_ error: HTTPError) {
+    let kind: Kind =
+      switch error.kind {
+      case .invalidURL: .invalidURL
+      case .connectionFailed: .connectionFailed
+      case .timedOut: .timedOut
+      case .tls: .tls
+      case .status: .status
+      case .tooLarge: .tooLarge
+      case .tooManyRedirects: .tooManyRedirects
+      case .undecodable: .decoding
+      }
+    self.init(kind: kind, url: error.url, message: error.description)
+  }
+}
+
+/// Encodes everything but RFC 3986's unreserved characters, for a query value.
+public func percentEncoded(_ text: String) -> String {
+  var encoded = ""
+  for byte in text.utf8 {
+    switch byte {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+      UInt8(ascii: "_"), UInt8(ascii: "~"):
+      encoded.unicodeScalars.append(Unicode.Scalar(byte))
+    default:
+      let hex = Array("0123456789ABCDEF".utf8)
+      encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+    }
+  }
+  return encoded
+}

@@ -1,0 +1,52 @@
+import Networking
+
+extension WebSocketService {
+  /// The service over the product's WebSocket client on the loop.
+  public static func live(_ client: Networking.WebSocketClient) -> Self {
+    Self(
+      open: { id, url, protocols in
+        let events = await client.open(id: id, url: url, protocols: protocols)
+        return relay(events) { event in
+          switch event {
+          case .didOpen(let chosen): .didOpen(protocol: chosen)
+          case .didClose(let code, let reason): .didClose(code: code, reason: reason)
+          }
+        }
+      },
+      receive: { id in
+        relay(await client.receive(id: id)) { result in
+          switch result {
+          case .success(.text(let text)): .success(.text(text))
+          case .success(.binary(let bytes)): .success(.binary(bytes))
+          case .failure(let error): .failure(error.description)
+          }
+        }
+      },
+      send: { id, message in
+        switch message {
+        case .text(let text): try await client.send(id: id, message: .text(text))
+        case .binary(let bytes): try await client.send(id: id, message: .binary(bytes))
+        }
+      },
+      sendPing: { id in try await client.sendPing(id: id) })
+  }
+}
+
+/// `stream`'s elements, transformed, pulled by whoever iterates the result: no task of its own,
+/// so cancelling the iterating task ends `stream` too, which is what closes a socket when its
+/// effect is cancelled.
+private func relay<Element: Sendable, Relayed: Sendable>(
+  _ stream: AsyncStream<Element>, _ transform: @escaping @Sendable (Element) -> Relayed
+) -> AsyncStream<Relayed> {
+  let iterator = IteratorBox(stream.makeAsyncIterator())
+  return AsyncStream { await iterator.next().map(transform) }
+}
+
+/// Holds an iterator for `AsyncStream(unfolding:)`, which only one task calls at a time.
+private final class IteratorBox<Element: Sendable>: @unchecked Sendable {
+  private var iterator: AsyncStream<Element>.Iterator
+
+  init(_ iterator: AsyncStream<Element>.Iterator) { self.iterator = iterator }
+
+  func next() async -> Element? { await iterator.next() }
+}

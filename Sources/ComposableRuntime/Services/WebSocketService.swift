@@ -1,0 +1,43 @@
+import ComposableCore
+
+/// WebSockets as a store's dependency, with the interface of TCA's `WebSocketClient`: one
+/// connection per id, opened as a stream of events; then messages, sends and pings by id.
+///
+/// The live service runs libwebsockets on the loop; in scenarios a scripted peer answers.
+/// Cancelling the task that iterates `open`'s events closes the socket.
+public struct WebSocketService: Sendable {
+  public var open:
+    @Sendable (_ id: String, _ url: String, _ protocols: [String]) async ->
+      AsyncStream<SocketEvent>
+  public var receive: @Sendable (_ id: String) async -> AsyncStream<ReceiveResult>
+  public var send: @Sendable (_ id: String, _ message: SocketMessage) async throws -> Void
+  public var sendPing: @Sendable (_ id: String) async throws -> Void
+
+  public init(
+    open:
+      @escaping @Sendable (_ id: String, _ url: String, _ protocols: [String]) async ->
+      AsyncStream<SocketEvent>,
+    receive: @escaping @Sendable (_ id: String) async -> AsyncStream<ReceiveResult>,
+    send: @escaping @Sendable (_ id: String, _ message: SocketMessage) async throws -> Void,
+    sendPing: @escaping @Sendable (_ id: String) async throws -> Void
+  ) {
+    self.open = open
+    self.receive = receive
+    self.send = send
+    self.sendPing = sendPing
+  }
+}
+
+/// What the socket reports about its connection.
+public enum SocketEvent: ComposableAction, Equatable {
+  /// The handshake finished; `protocol` is the subprotocol the server chose, if any.
+  case didOpen(protocol: String?)
+  /// The connection ended: the close frame's code and reason, or 1006 and why it failed.
+  case didClose(code: Int, reason: String)
+}
+
+public enum ReceiveResult: ComposableAction, Equatable {
+  case success(SocketMessage)
+  /// Receiving failed (a message too large, text that is not UTF-8, …): why.
+  case failure(String)
+}

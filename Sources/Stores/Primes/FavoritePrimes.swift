@@ -1,0 +1,81 @@
+import ComposableRuntime
+
+/// The favourite primes list, saved to and loaded from storage.
+public enum FavoritePrimesAction: ComposableAction, Equatable {
+  case deleteFavoritePrimes(indices: [Int])
+  case saveButtonTapped
+  case loadButtonTapped
+  case loadedFavoritePrimes([Int])
+  case savedFavoritePrimes
+  case storageFailed(operation: StorageOperation, message: String)
+}
+
+public enum StorageOperation: String, Codable, Sendable {
+  case load
+  case save
+}
+
+/// The last load or save that failed, shown until the next one succeeds.
+public struct StorageError: Equatable, Codable, Sendable {
+  public var operation: StorageOperation
+  public var message: String
+
+  public init(operation: StorageOperation, message: String) {
+    self.operation = operation
+    self.message = message
+  }
+}
+
+public struct FavoritePrimesState: Equatable, Sendable {
+  public var favoritePrimes: [Int]
+  public var storageError: StorageError?
+}
+
+public struct FavoritePrimesReducer: Reducer {
+  let storage: FavoritePrimesStorage
+
+  public init(storage: FavoritePrimesStorage) {
+    self.storage = storage
+  }
+
+  public func reduce(into state: inout FavoritePrimesState, action: FavoritePrimesAction)
+    -> Effect<FavoritePrimesAction>
+  {
+    switch action {
+    case .deleteFavoritePrimes(let indices):
+      // Indices name positions in the list as it was; out-of-range ones name nothing.
+      let valid = Set(indices.filter(state.favoritePrimes.indices.contains))
+      for index in valid.sorted(by: >) { state.favoritePrimes.remove(at: index) }
+      return .none
+
+    case .saveButtonTapped:
+      let primes = state.favoritePrimes
+      return .run { [storage] send in
+        try await storage.save(primes)
+        await send(.savedFavoritePrimes)
+      } catch: { error, send in
+        await send(.storageFailed(operation: .save, message: "\(error)"))
+      }
+
+    case .loadButtonTapped:
+      return .run { [storage] send in
+        await send(.loadedFavoritePrimes(try await storage.load()))
+      } catch: { error, send in
+        await send(.storageFailed(operation: .load, message: "\(error)"))
+      }
+
+    case .loadedFavoritePrimes(let primes):
+      state.favoritePrimes = primes
+      state.storageError = nil
+      return .none
+
+    case .savedFavoritePrimes:
+      state.storageError = nil
+      return .none
+
+    case .storageFailed(let operation, let message):
+      state.storageError = StorageError(operation: operation, message: message)
+      return .none
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import ComposableRuntime
+
+/// The whole PrimeTime app: the counter, its prime modal, the favourites and the activity feed.
+public struct PrimesState: Equatable, Sendable {
+  /// The counter's state is stored whole, as its `Scope` reaches it on every tap: a computed
+  /// view through a key path costs a getter, a setter and a write-back buffer per action. The
+  /// prime modal and the favourites, which share fields, see computed views.
+  var counter: CounterState
+  public var favoritePrimes: [Int]
+  public var activityFeed: [Activity]
+  public var storageError: StorageError?
+
+  public init(
+    count: Int = 0, favoritePrimes: [Int] = [], activityFeed: [Activity] = [],
+    alertNthPrime: PrimeAlert? = nil, alertNthPrimeFailure: NthPrimeFailure? = nil,
+    nthPrimeRequest: Int? = nil, storageError: StorageError? = nil
+  ) {
+    self.counter = CounterState(
+      count: count, nthPrimeRequest: nthPrimeRequest, alertNthPrime: alertNthPrime,
+      alertNthPrimeFailure: alertNthPrimeFailure)
+    self.favoritePrimes = favoritePrimes
+    self.activityFeed = activityFeed
+    self.storageError = storageError
+  }
+
+  public var count: Int {
+    get { counter.count }
+    set { counter.count = newValue }
+  }
+  public var alertNthPrime: PrimeAlert? {
+    get { counter.alertNthPrime }
+    set { counter.alertNthPrime = newValue }
+  }
+  public var alertNthPrimeFailure: NthPrimeFailure? {
+    get { counter.alertNthPrimeFailure }
+    set { counter.alertNthPrimeFailure = newValue }
+  }
+  public var nthPrimeRequest: Int? {
+    get { counter.nthPrimeRequest }
+    set { counter.nthPrimeRequest = newValue }
+  }
+
+  /// The button stays disabled while its request is in flight.
+  public var isNthPrimeButtonDisabled: Bool { nthPrimeRequest != nil }
+  /// Whether the prime modal would offer the favourite buttons.
+  public var isPrime: Bool { Primality.isPrime(count) }
+  public var isFavorite: Bool { favoritePrimes.contains(count) }
+
+  // The other child features' views of the app state, for `Scope`.
+
+  var primeModal: PrimeModalState {
+    get { PrimeModalState(count: count, favoritePrimes: favoritePrimes) }
+    set {
+      count = newValue.count
+      favoritePrimes = newValue.favoritePrimes
+    }
+  }
+
+  var favorites: FavoritePrimesState {
+    get { FavoritePrimesState(favoritePrimes: favoritePrimes, storageError: storageError) }
+    set {
+      favoritePrimes = newValue.favoritePrimes
+      storageError = newValue.storageError
+    }
+  }
+}
+
+/// One entry of the activity feed.
+public struct Activity: Equatable, Codable, Sendable {
+  public enum Kind: String, Codable, Sendable {
+    case addedFavoritePrime
+    case removedFavoritePrime
+  }
+
+  /// Milliseconds since the Unix epoch.
+  public var timestamp: Int
+  public var type: Kind
+  public var prime: Int
+
+  public init(timestamp: Int, type: Kind, prime: Int) {
+    self.timestamp = timestamp
+    self.type = type
+    self.prime = prime
+  }
+}
+
+extension PrimesState: FieldwiseEncodable, Decodable {
+  /// The stored fields, then what a screen derives from them, so a host renders the state
+  /// without reimplementing primality.
+  public static let encodedFields: [EncodedField<PrimesState>] = [
+    EncodedField(CodingKeys.count.stringValue, \.count),
+    EncodedField(CodingKeys.favoritePrimes.stringValue, \.favoritePrimes),
+    EncodedField(CodingKeys.activityFeed.stringValue, \.activityFeed),
+    EncodedField(CodingKeys.alertNthPrime.stringValue, \.alertNthPrime),
+    EncodedField(CodingKeys.alertNthPrimeFailure.stringValue, \.alertNthPrimeFailure),
+    EncodedField(CodingKeys.nthPrimeRequest.stringValue, \.nthPrimeRequest),
+    EncodedField(CodingKeys.isNthPrimeButtonDisabled.stringValue, \.isNthPrimeButtonDisabled),
+    EncodedField(CodingKeys.isPrime.stringValue, \.isPrime),
+    EncodedField(CodingKeys.isFavorite.stringValue, \.isFavorite),
+    EncodedField(CodingKeys.storageError.stringValue, \.storageError),
+  ]
+
+  enum CodingKeys: String, CodingKey {
+    case count, favoritePrimes, activityFeed, alertNthPrime, alertNthPrimeFailure
+    case nthPrimeRequest, isNthPrimeButtonDisabled, isPrime, isFavorite, storageError
+  }
+
+  /// Decodes the stored fields; the derived ones are recomputed.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      count: try container.decode(Int.self, forKey: .count),
+      favoritePrimes: try container.decode([Int].self, forKey: .favoritePrimes),
+      activityFeed: try container.decode([Activity].self, forKey: .activityFeed),
+      alertNthPrime: try container.decodeIfPresent(PrimeAlert.self, forKey: .alertNthPrime),
+      alertNthPrimeFailure: try container.decodeIfPresent(
+        NthPrimeFailure.self, forKey: .alertNthPrimeFailure),
+      nthPrimeRequest: try container.decodeIfPresent(Int.self, forKey: .nthPrimeRequest),
+      storageError: try container.decodeIfPresent(StorageError.self, forKey: .storageError))
+  }
+}

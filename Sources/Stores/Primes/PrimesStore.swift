@@ -1,0 +1,159 @@
+import ComposableRuntime
+
+/// The `primes` store: PrimeTime, with the nth prime from libprimesieve on the thread pool (or
+/// Wolfram|Alpha), and the favourites saved to the data directory.
+public enum PrimesStore: StoreDefinition {
+  public struct Options: StoreOptions {
+    public var maxNthPrime = 1_000_000_000
+    public var wolframAppID: String?
+    public var wolframURL = "https://api.wolframalpha.com"
+
+    public init() {}
+
+    public static let arguments: [StoreOption<Self>] = [
+      StoreOption(
+        "max-nth-prime", \.maxNthPrime,
+        help: "Largest n the nth-prime computation answers (about 2 s of CPU at 10^9)."
+      ) {
+        $0 >= 1 ? nil : "must be at least 1"
+      },
+      StoreOption(
+        "wolfram-app-id", \.wolframAppID,
+        help:
+          "Wolfram|Alpha app id: the nth prime comes from its API instead of libprimesieve.",
+        valueName: "id"),
+      StoreOption(
+        "wolfram-url", \.wolframURL,
+        help: "Base URL of the Wolfram|Alpha API (with --wolfram-app-id)."),
+    ]
+  }
+
+  public static let name = "primes"
+  public static let summary =
+    "PrimeTime: a counter, the nth prime, favourite primes saved to a file, and an activity feed."
+  public static let initialState = PrimesState()
+  /// A scenario's `{"nthPrimes": {"6": 13}}` answers the nth prime for n = 6.
+  public static let scriptedDependencies = ["nthPrimes"]
+
+  public static func reducer(options: Options, services: Services) -> PrimesReducer {
+    let threadPool = services.threadPool
+    let nthPrime: NthPrimeClient =
+      if let answers = services.scripted("nthPrimes") {
+        .scripted(answers)
+      } else if let appID = options.wolframAppID {
+        .wolfram(http: services.http, baseURL: options.wolframURL, appID: appID)
+      } else {
+        .primesieve(threadPool: threadPool, largestN: options.maxNthPrime)
+          .loggingFailures(to: services.log)
+      }
+    return PrimesReducer(
+      dependencies: PrimesDependencies(
+        nthPrime: nthPrime,
+        favoritePrimes: .file(
+          path: "\(services.dataDirectory)/favorite-primes.json", threadPool: threadPool),
+        now: services.now, logger: services.actionLogger))
+  }
+
+  public static let actions: [ActionDescriptor] = [
+    .init("counter.incrTapped", sentBy: .host, "Adds one to count."),
+    .init("counter.decrTapped", sentBy: .host, "Subtracts one from count."),
+    .init(
+      "counter.countChanged", sentBy: .host, "Sets count, as if typed into the field.",
+      payload: [.init("value", ["type": "integer"])]),
+    .init(
+      "counter.nthPrimeButtonTapped", sentBy: .host,
+      "Asks for the count-th prime; a newer request cancels an older one."),
+    .init(
+      "counter.nthPrimeResponse", sentBy: .effect,
+      "The answer: the prime, or null when there is none.",
+      payload: [.init("value", ["type": ["integer", "null"]])]),
+    .init(
+      "counter.alertDismissButtonTapped", sentBy: .host,
+      "Dismisses the alert and cancels a request in flight."),
+    .init(
+      "primeModal.saveFavoritePrimeTapped", sentBy: .host,
+      "Adds count to the favourites if it is a prime and not one already."),
+    .init(
+      "primeModal.removeFavoritePrimeTapped", sentBy: .host,
+      "Removes count from the favourites."),
+    .init(
+      "favoritePrimes.deleteFavoritePrimes", sentBy: .host,
+      "Removes the favourites at these positions; positions out of range are ignored.",
+      payload: [.init("indices", ["type": "array", "items": ["type": "integer"]])]),
+    .init(
+      "favoritePrimes.saveButtonTapped", sentBy: .host,
+      "Saves the favourites to <data-dir>/favorite-primes.json, atomically."),
+    .init(
+      "favoritePrimes.loadButtonTapped", sentBy: .host,
+      "Loads the favourites from <data-dir>/favorite-primes.json."),
+    .init(
+      "favoritePrimes.loadedFavoritePrimes", sentBy: .effect, "The favourites that were loaded.",
+      payload: [.init("value", ["type": "array", "items": ["type": "integer"]])]),
+    .init("favoritePrimes.savedFavoritePrimes", sentBy: .effect, "The save succeeded."),
+    .init(
+      "favoritePrimes.storageFailed", sentBy: .effect,
+      "A load or save failed; the favourites were kept.",
+      payload: [
+        .init("operation", ["enum": ["load", "save"]]),
+        .init("message", ["type": "string"]),
+      ]),
+  ]
+
+  public static let stateSchema: JSONValue = [
+    "type": "object",
+    "properties": [
+      "count": ["type": "integer"],
+      "favoritePrimes": ["type": "array", "items": ["type": "integer", "minimum": 2]],
+      "activityFeed": [
+        "type": "array",
+        "items": Schema.object(
+          [
+            "timestamp": [
+              "type": "integer", "description": "milliseconds since the Unix epoch",
+            ],
+            "type": ["enum": ["addedFavoritePrime", "removedFavoritePrime"]],
+            "prime": ["type": "integer"],
+          ]),
+      ],
+      "alertNthPrime": Schema.nullable(
+        Schema.object(["n": ["type": "integer"], "prime": ["type": "integer"]])),
+      "alertNthPrimeFailure": Schema.nullable(
+        Schema.object(["n": ["type": "integer"], "message": ["type": "string"]])),
+      "nthPrimeRequest": ["type": ["integer", "null"]],
+      "isNthPrimeButtonDisabled": ["type": "boolean"],
+      "isPrime": ["type": "boolean"],
+      "isFavorite": ["type": "boolean"],
+      "storageError": Schema.nullable(
+        Schema.object(["operation": ["enum": ["load", "save"]], "message": ["type": "string"]])),
+    ],
+    "required": [
+      "count", "favoritePrimes", "activityFeed", "alertNthPrime", "alertNthPrimeFailure",
+      "nthPrimeRequest", "isNthPrimeButtonDisabled", "isPrime", "isFavorite", "storageError",
+    ],
+    "additionalProperties": false,
+  ]
+
+}
+
+extension NthPrimeClient {
+  /// The answers of a scenario's `nthPrimes` steps.
+  static func scripted(_ answers: ScriptedAnswers) -> Self {
+    Self(largestN: nil) { n in await answers.answer(Int?.self, for: String(n)) ?? nil }
+  }
+
+  /// The same client, logging why a computation failed (libprimesieve could not be loaded,
+  /// say): the alert only says that it did. Not for the Wolfram client, whose errors quote the
+  /// request's URL, app id included.
+  fileprivate func loggingFailures(to log: Logger) -> Self {
+    Self(largestN: largestN) { [nthPrime] n in
+      do {
+        return try await nthPrime(n)
+      } catch {
+        if !(error is CancellationError) {
+          log.warning("the nth prime for n = \(n) could not be computed: \(error)")
+        }
+        throw error
+      }
+    }
+  }
+}

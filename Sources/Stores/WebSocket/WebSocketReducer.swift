@@ -1,0 +1,134 @@
+import ComposableRuntime
+
+/// An echo chat over one WebSocket, with pings, as in TCA's case study; frames holding an order
+/// book update `orderBook` instead of the message list.
+public struct WebSocketReducer: Reducer {
+  /// The one socket this screen opens; also the cancel id of everything that uses it.
+  static let socketID = "websocket"
+
+  public static let sendFailureMessage =
+    "Could not send socket message. Connect to the server first, and try again."
+
+  let dependencies: WebSocketDependencies
+
+  public init(dependencies: WebSocketDependencies) {
+    self.dependencies = dependencies
+  }
+
+  public func reduce(into state: inout WebSocketState, action: WebSocketAction) -> Effect<
+    WebSocketAction
+  > {
+    switch action {
+    case .connectButtonTapped:
+      switch state.connectivityState {
+      case .connected, .connecting:
+        state.connectivityState = .disconnected
+        return .cancel(id: Self.socketID)
+      case .disconnected:
+        state.connectivityState = .connecting
+        return .run { [dependencies] send in
+          await connect(dependencies, send: send)
+        }
+        .cancellable(id: Self.socketID)
+      }
+
+    case .messageToSendChanged(let message):
+      state.messageToSend = message
+      return .none
+
+    case .sendButtonTapped:
+      let message = state.messageToSend
+      state.messageToSend = ""
+      return send(.text(message))
+
+    case .subscribeOrderBook(let codes):
+      return send(.text(dependencies.orderBook.subscription(dependencies.ticket(), codes)))
+
+    case .sendResponse(didSucceed: false):
+      state.alert = Self.sendFailureMessage
+      return .none
+
+    case .sendResponse(didSucceed: true):
+      return .none
+
+    case .alertDismissed:
+      state.alert = nil
+      return .none
+
+    case .webSocket(.didOpen):
+      state.connectivityState = .connected
+      state.receivedMessages.removeAll()
+      return .none
+
+    case .webSocket(.didClose(let code, let reason)):
+      state.connectivityState = .disconnected
+      state.lastClose = WebSocketState.Closure(code: code, reason: reason)
+      return .cancel(id: Self.socketID)
+
+    case .receivedSocketMessage(.success(let message)):
+      if let book = dependencies.orderBook.decode(message.bytes) {
+        state.orderBook = book
+      } else {
+        state.receivedMessages.append(message.displayText)
+        let excess = state.receivedMessages.count - dependencies.maxReceivedMessages
+        if excess > 0 { state.receivedMessages.removeFirst(excess) }
+      }
+      return .none
+
+    case .receivedSocketMessage(.failure(let reason)):
+      state.alert = "Could not receive a socket message: \(reason)"
+      return .none
+    }
+  }
+
+  private func send(_ message: SocketMessage) -> Effect<WebSocketAction> {
+    .run { [webSocket = dependencies.webSocket] send in
+      try await webSocket.send(Self.socketID, message)
+      await send(.sendResponse(didSucceed: true))
+    } catch: { _, send in
+      await send(.sendResponse(didSucceed: false))
+    }
+    .cancellable(id: Self.socketID)
+  }
+}
+
+/// The connection's one long-living effect: opens the socket and, once it is open, pings it
+/// every `pingInterval` and receives from it in parallel, until it closes or is cancelled.
+private func connect(_ dependencies: WebSocketDependencies, send: Send<WebSocketAction>) async {
+  let id = WebSocketReducer.socketID
+  let webSocket = dependencies.webSocket
+  let events = await webSocket.open(id, dependencies.url, [])
+  await withTaskGroup(of: Void.self) { group in
+    for await event in events {
+      await send(.webSocket(event))
+      switch event {
+      case .didOpen:
+        group.addTask {
+          let clock = dependencies.clock
+          await ping(every: dependencies.pingInterval, on: clock) {
+            try? await webSocket.sendPing(id)
+          }
+        }
+        group.addTask {
+          for await result in await webSocket.receive(id) {
+            await send(.receivedSocketMessage(result))
+          }
+        }
+      case .didClose:
+        group.cancelAll()
+        return
+      }
+    }
+    group.cancelAll()
+  }
+}
+
+/// Calls `ping` every `interval` until the task is cancelled; generic so the dependency's
+/// `any Clock` opens to a concrete clock.
+private func ping<C: Clock<Duration>>(
+  every interval: Duration, on clock: C, _ ping: @Sendable () async -> Void
+) async {
+  for await _ in clock.timer(interval: interval) {
+    await ping()
+  }
+}

@@ -1,0 +1,121 @@
+import ComposableRuntime
+
+/// The `websocket` store: TCA's WebSocket case study and the order-book stream, over the
+/// WebSocket service.
+public enum WebSocketStore: StoreDefinition {
+  public struct Options: StoreOptions {
+    public var websocketURL = "wss://echo.websocket.events"
+    public var pingInterval = 10.0
+    public var maxReceived = 1000
+
+    public init() {}
+
+    public static let arguments: [StoreOption<Self>] = [
+      StoreOption("websocket-url", \.websocketURL, help: "URL the websocket store connects to."),
+      StoreOption(
+        "ping-interval", \.pingInterval, help: "Interval of the websocket store's pings.",
+        valueName: "seconds"
+      ) { $0 > 0 ? nil : "must be > 0" },
+      StoreOption(
+        "max-received", \.maxReceived, help: "Messages the websocket store keeps (the last ones)."
+      ) {
+        $0 >= 1 ? nil : "must be at least 1"
+      },
+    ]
+  }
+
+  public static let name = "websocket"
+  public static let summary =
+    "An echo chat over one WebSocket (--websocket-url) with pings, as in TCA's case study, and "
+    + "an order-book stream."
+  public static let initialState = WebSocketState()
+
+  public static func reducer(options: Options, services: Services) -> WebSocketReducer {
+    let random = services.random
+    return WebSocketReducer(
+      dependencies: WebSocketDependencies(
+        webSocket: services.webSocket, url: options.websocketURL, clock: services.clock,
+        pingInterval: .milliseconds(Int64(options.pingInterval * 1000)),
+        maxReceivedMessages: options.maxReceived, orderBook: .upbit,
+        ticket: { "composable-actor-\(random.int(in: 0...Int.max))" }))
+  }
+
+  public static let actions: [ActionDescriptor] = [
+    .init(
+      "connectButtonTapped", sentBy: .host,
+      "Connects when disconnected; when connecting or connected, disconnects and cancels the "
+        + "socket's effects."),
+    .init(
+      "messageToSendChanged", sentBy: .host, "Sets the message to send.",
+      payload: [.init("value", Schema.string)]),
+    .init(
+      "sendButtonTapped", sentBy: .host,
+      "Clears messageToSend at once, then sends it as a text message."),
+    .init(
+      "subscribeOrderBook", sentBy: .host,
+      "Sends Upbit's order-book request for these market codes on the open socket.",
+      payload: [.init("codes", Schema.array(of: Schema.string))]),
+    .init(
+      "sendResponse", sentBy: .effect, "Whether a send succeeded; a failure shows an alert.",
+      payload: [.init("didSucceed", Schema.boolean)]),
+    .init("alertDismissed", sentBy: .host, "Dismisses the alert."),
+    .init(
+      "webSocket.didOpen", sentBy: .effect,
+      "The socket is open: connected, received messages cleared.",
+      payload: [.init("protocol", Schema.nullable(Schema.string))]),
+    .init(
+      "webSocket.didClose", sentBy: .effect,
+      "The socket closed (1006: it failed, with why): disconnected, effects cancelled.",
+      payload: [.init("code", Schema.integer), .init("reason", Schema.string)]),
+    .init(
+      "receivedSocketMessage.success", sentBy: .effect,
+      "A message: an order book updates orderBook, anything else is added to "
+        + "receivedMessages.",
+      payload: [.init("value", message)]),
+    .init(
+      "receivedSocketMessage.failure", sentBy: .effect,
+      "Receiving failed (too large, not UTF-8): shown as an alert.",
+      payload: [.init("value", Schema.string)]),
+  ]
+
+  public static let stateSchema: JSONValue = [
+    "type": "object",
+    "properties": [
+      "connectivityState": ["enum": ["disconnected", "connecting", "connected"]],
+      "messageToSend": Schema.string,
+      "receivedMessages": [
+        "type": "array", "items": Schema.string,
+        "description": "the last --max-received messages, oldest first; binary as base64",
+      ],
+      "alert": Schema.nullable(Schema.string),
+      "orderBook": Schema.nullable(orderBook),
+      "lastClose": Schema.nullable(
+        Schema.object(["code": Schema.integer, "reason": Schema.string])),
+    ],
+    "required": [
+      "connectivityState", "messageToSend", "receivedMessages", "alert", "orderBook",
+      "lastClose",
+    ],
+    "additionalProperties": false,
+  ]
+
+  static let message: JSONValue = [
+    "oneOf": [
+      Schema.object(["text": Schema.string]),
+      Schema.object(["binary": ["type": "string", "contentEncoding": "base64"]]),
+    ]
+  ]
+
+  private static let level = Schema.object([
+    "price": ["type": "number"], "size": ["type": "number"],
+  ])
+
+  private static let orderBook = Schema.object([
+    "code": Schema.string,
+    "timestamp": ["type": "integer", "description": "milliseconds since the Unix epoch"],
+    "totalAskSize": ["type": "number"],
+    "totalBidSize": ["type": "number"],
+    "asks": ["type": "array", "items": level, "description": "highest price first"],
+    "bids": ["type": "array", "items": level, "description": "highest price first"],
+  ])
+}

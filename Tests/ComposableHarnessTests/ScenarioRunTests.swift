@@ -1,0 +1,194 @@
+import ComposableHarness
+import ComposableRuntime
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A store only these tests host: a number that a host bumps and a scripted dependency
+/// doubles, so that the scenario runner is checked against a store that is none of the four.
+enum TallyStore: StoreDefinition {
+  struct State: Codable, Equatable, Sendable {
+    var count = 0
+  }
+
+  enum Action: ComposableAction, Equatable {
+    case bump
+    case doubleTapped
+    case doubled(Int)
+  }
+
+  struct Feature: Reducer {
+    let double: @Sendable (Int) async -> Int
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .bump:
+        state.count += 1
+        return .none
+      case .doubleTapped:
+        let count = state.count
+        return .run { send in await send(.doubled(await double(count))) }
+      case .doubled(let value):
+        state.count = value
+        return .none
+      }
+    }
+  }
+
+  struct Options: StoreOptions {
+    var step = 1
+    init() {}
+    static let arguments: [StoreOption<Self>] = [
+      StoreOption("tally-step", \.step, help: "Unused: shows a store's option parsed.")
+    ]
+  }
+
+  static let name = "tally"
+  static let summary = "A number."
+  static let actions: [ActionDescriptor] = [
+    .init("bump", sentBy: .host, "Adds one."),
+    .init("doubleTapped", sentBy: .host, "Asks the doubler."),
+    .init("doubled", sentBy: .effect, "The answer.", payload: [.init("value", Schema.integer)]),
+  ]
+  static let stateSchema = Schema.object(["count": Schema.integer])
+  static let scriptedDependencies = ["doubles"]
+  static let initialState = State()
+
+  static func reducer(options: Options, services: Services) -> Feature {
+    let answers = services.scripted("doubles")
+    return Feature { n in
+      guard let answers else { return n * 2 }
+      return await answers.answer(Int.self, for: String(n)) ?? -1
+    }
+  }
+}
+
+final class ScenarioRunTests: XCTestCase {
+  private var folder = ""
+
+  override func setUpWithError() throws {
+    var template = Array("/tmp/harness-tests-XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    folder = String(cString: try XCTUnwrap(made))
+  }
+
+  override func tearDown() {
+    for name in ["a.jsonl"] { unlink("\(folder)/\(name)") }
+    rmdir(folder)
+  }
+
+  func testAScenarioThatHoldsPasses() throws {
+    let report = try run(
+      """
+      {"scenario":"bump, then double","store":"tally"}
+      {"doubles":{"1":2}}
+      {"send":"bump","state":{"count":1}}
+      {"send":"doubleTapped"}
+      {"receive":{"type":"doubled","value":2},"state":{"count":2}}
+      """)
+    XCTAssertEqual(report.passed, 1)
+    XCTAssertEqual(report.failed, 0)
+    XCTAssertEqual(report.lines.last, "1 passed, 0 failed")
+  }
+
+  func testAWrongStateFailsAndSaysWhere() throws {
+    let report = try run(
+      """
+      {"scenario":"wrong count","store":"tally"}
+      {"send":"bump","state":{"count":2}}
+      """)
+    XCTAssertEqual(report.failed, 1)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(text.contains("line 2 (send bump): the state differs"), text)
+    XCTAssertTrue(text.contains("/count: expected 2, actual 1"), text)
+  }
+
+  func testAnUnansweredScriptedDependencyFailsTheScenario() throws {
+    let report = try run(
+      """
+      {"scenario":"no answer","store":"tally"}
+      {"send":"doubleTapped"}
+      {"receive":{"type":"doubled","value":-1},"state":{"count":-1}}
+      """)
+    XCTAssertEqual(report.failed, 1)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(text.contains("unexpected doubles request for 0"), text)
+  }
+
+  func testAStepNoStoreScriptsIsRefused() throws {
+    let report = try run(
+      """
+      {"scenario":"typo","store":"tally"}
+      {"doublez":{"1":2}}
+      """)
+    XCTAssertEqual(report.failed, 1)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(text.contains("(unreadable)"), text)
+    XCTAssertTrue(text.contains("doubles"), "the known step names are listed: \(text)")
+  }
+
+  func testTheStoresOptionsReachTheScenario() throws {
+    let report = try run(
+      """
+      {"scenario":"bad option","store":"tally","arguments":["--tally-step","x"]}
+      {"send":"bump"}
+      """)
+    XCTAssertEqual(report.failed, 1)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(
+      text.contains("--tally-step: \\\"x\\\" is not a valid n")
+        || text.contains("--tally-step: \"x\" is not a valid n"), text)
+  }
+
+  // MARK: Running
+
+  private struct Outcome {
+    let passed: Int
+    let failed: Int
+    let lines: [String]
+  }
+
+  /// Runs one scenario file through the harness on a loop of its own, as `test` does.
+  private func run(_ scenario: String) throws -> Outcome {
+    let path = "\(folder)/a.jsonl"
+    let file = try XCTUnwrap(fopen(path, "w"))
+    fputs(scenario + "\n", file)
+    fclose(file)
+    let harness = Harness(stores: StoreCatalog([TallyStore.self])) {
+      arguments throws(ArgumentsError) in
+      try Self.parse(arguments)
+    }
+    let loop = try EventLoop()
+    StoreActor.install(executor: loop.executor)
+    defer { try? loop.shutdown() }
+    let report = StoreActor.assumeIsolated { TestReport(format: .text, harness: harness) }
+    nonisolated(unsafe) var lines: [String] = []
+    StoreActor.assumeIsolated { report.write = { lines.append($0) } }
+    Task(executorPreference: loop.executor) { await report.run([path], on: loop) }
+    loop.run()
+    return StoreActor.assumeIsolated {
+      XCTAssertTrue(report.isFinished)
+      return Outcome(passed: report.passed, failed: report.failed, lines: lines)
+    }
+  }
+
+  /// The little a scenario's arguments need here: the store's options, the data folder, and
+  /// the clock the harness adds.
+  private static func parse(_ arguments: [String]) throws(ArgumentsError) -> RunConfiguration {
+    let catalog = StoreCatalog([TallyStore.self])
+    let stores = removingOptions(["--clock", "--data-dir"], from: arguments)
+    do {
+      var configuration = RunConfiguration(
+        version: "test", storeOptions: try catalog.parseOptions(stores))
+      configuration.clock = .virtual
+      if let index = arguments.firstIndex(of: "--data-dir") {
+        configuration.dataDirectory = arguments[index + 1]
+      }
+      return configuration
+    } catch {
+      throw ArgumentsError(error.description)
+    }
+  }
+}

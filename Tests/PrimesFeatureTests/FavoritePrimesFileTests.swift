@@ -1,0 +1,82 @@
+import ComposableRuntime
+import Glibc
+import XCTest
+
+@testable import PrimesFeature
+
+final class FavoritePrimesFileTests: XCTestCase {
+  private var directory = ""
+
+  override func setUp() {
+    var template = Array("/tmp/favorites-XXXXXX".utf8CString)
+    directory = template.withUnsafeMutableBufferPointer {
+      String(cString: mkdtemp($0.baseAddress!))
+    }
+  }
+
+  override func tearDown() {
+    _ = directory.withCString { system("rm -rf '\(String(cString: $0))'") }
+  }
+
+  private func contents(_ path: String) throws -> String {
+    String(decoding: try FileIO.readAll(path), as: UTF8.self)
+  }
+
+  func testWritesAreReadBack() throws {
+    let file = FavoritePrimesFile(path: "\(directory)/nested/favorite-primes.json")
+    try file.write([2, 3, 5], ticket: file.takeTicket())
+    XCTAssertEqual(try file.read(), [2, 3, 5])
+    XCTAssertEqual(try contents(file.path), "[2,3,5]\n")
+  }
+
+  func testAnOlderSaveNeverOverwritesANewerOne() throws {
+    let file = FavoritePrimesFile(path: "\(directory)/favorite-primes.json")
+    let older = file.takeTicket()
+    let newer = file.takeTicket()
+    try file.write([7], ticket: newer)
+    try file.write([2], ticket: older)
+    XCTAssertEqual(try file.read(), [7])
+  }
+
+  func testAFailedSaveLeavesNoTemporaryFile() throws {
+    // A non-empty directory where the file should be: the final rename fails, even for root.
+    let path = "\(directory)/favorite-primes.json"
+    mkdir(path, 0o755)
+    mkdir("\(path)/occupied", 0o755)
+    let file = FavoritePrimesFile(path: path)
+    XCTAssertThrowsError(try file.write([3], ticket: file.takeTicket())) {
+      XCTAssertTrue("\($0)".hasPrefix("Cannot save to \(path):"), "\($0)")
+    }
+    XCTAssertEqual(try entries(of: directory), ["favorite-primes.json"])
+  }
+
+  private func entries(of path: String) throws -> [String] {
+    guard let stream = opendir(path) else { throw POSIXError(.ENOENT) }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+  }
+
+  func testMissingAndCorruptFilesAreClearErrors() throws {
+    let path = "\(directory)/favorite-primes.json"
+    let file = FavoritePrimesFile(path: path)
+    XCTAssertThrowsError(try file.read()) {
+      XCTAssertEqual("\($0)", "No favourite primes saved yet at \(path).")
+    }
+    for (content, reason) in [
+      ("[2,", "is not valid JSON"), ("{}", "it is not a JSON array"),
+      ("[9]", "9 is not a prime"), ("[2.5]", "2.5 is not an integer"),
+    ] {
+      try FileIO.writeAtomically(Array(content.utf8), to: path)
+      XCTAssertThrowsError(try file.read()) {
+        XCTAssertTrue("\($0)".contains(reason), "\($0)")
+      }
+    }
+  }
+}
