@@ -10,10 +10,14 @@ TEST_STEP_SECONDS ?= 600
 ## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
 DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
-.PHONY: demo build deps test test-deps unit e2e clients asan fuzz bench schemas format
+.PHONY: demo demo-deps build deps test test-deps unit e2e clients asan fuzz bench schemas format
 
-demo: build
+demo: build demo-deps
 	scripts/demo.sh $(BIN)
+
+## The demo's WebSocket echo server (Tests/servers/ws_servers.py) runs on the websockets package.
+demo-deps:
+	scripts/install-python-deps.sh websockets
 
 deps:
 	scripts/install-deps.sh

@@ -58,7 +58,7 @@ public struct StoreCatalog: Sendable {
       }
       guard known else { throw StoreOptionError("unknown option '--\(name)'") }
     }
-    return StoreOptionValues(values: values)
+    return StoreOptionValues(names: names, values: values)
   }
 
   /// A factory per store, each building its store on its first line with these services.
@@ -74,7 +74,15 @@ public struct StoreCatalog: Sendable {
 
 /// Every store's options, parsed: in the catalog's order.
 public struct StoreOptionValues: Sendable {
+  let names: [String]
   let values: [any StoreOptions]
+
+  /// The options parsed for `store`, if it is in the catalog they were parsed for.
+  public func options<Definition: StoreDefinition>(of store: Definition.Type)
+    -> Definition.Options?
+  {
+    names.firstIndex(of: store.name).flatMap { values[$0] as? Definition.Options }
+  }
 }
 
 /// An option as the help lists it.

@@ -44,11 +44,12 @@ public struct StoreOption<Options>: Sendable {
   ) {
     self.name = name
     self.help = help
-    self.valueName = valueName ?? Value.valueName
+    let shownValueName = valueName ?? Value.valueName
+    self.valueName = shownValueName
     defaultText = { $0[keyPath: property].argumentDescription }
     set = { options, text throws(StoreOptionError) in
       guard let value = Value(argument: text) else {
-        throw StoreOptionError("--\(name): \"\(text)\" is not a valid \(Value.valueName)")
+        throw StoreOptionError("--\(name): \"\(text)\" is not a valid \(shownValueName)")
       }
       if let reason = validate?(value) {
         throw StoreOptionError("--\(name) \(reason)")

@@ -1,0 +1,31 @@
+import ComposableActor
+
+/// The todo list's actions; on the wire `{"type":"add","title":"Buy milk"}`,
+/// `{"type":"move","from":2,"to":0}`, `{"type":"loaded","value":[…]}`, …
+public enum TodoListAction: ComposableAction, Equatable {
+  // From the host.
+  case add(title: String)
+  case toggle(id: Int)
+  case delete(id: Int)
+  /// Moves the todo at position `from` so that it ends up at position `to`.
+  case move(from: Int, to: Int)
+  case filterChanged(text: String)
+  case save
+  case load
+  case sync
+
+  // From effects.
+  /// The filter text stopped changing for 300 ms.
+  case filterApplied
+  case saved
+  case loaded([Todo])
+  case storageFailed(operation: StorageOperation, message: String)
+  case synced([Todo])
+  case syncFailed(RequestFailure)
+}
+
+/// Which file operation failed: `isSaving` must end with a failed save, not with a failed load.
+public enum StorageOperation: String, Codable, Sendable {
+  case save
+  case load
+}

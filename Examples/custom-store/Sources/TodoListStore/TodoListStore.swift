@@ -1,0 +1,108 @@
+import ComposableActor
+
+/// The `todos` store: a todo list with a debounced filter, saved atomically to
+/// `<data-dir>/todos.json`, and synced from `GET {--todos-sync-url}/todos/sync`.
+public enum TodoListStore: StoreDefinition {
+  public struct Options: StoreOptions {
+    public var syncURL = "http://127.0.0.1:8765"
+
+    public init() {}
+
+    public static let arguments: [StoreOption<Self>] = [
+      StoreOption(
+        "todos-sync-url", \.syncURL,
+        help: "Base URL of the todos server (todos): GET <url>/todos/sync.")
+    ]
+  }
+
+  public static let name = "todos"
+  public static let summary =
+    "A todo list: a filter applied 300 ms after typing stops, saved to <data-dir>/todos.json, "
+    + "synced from GET {--todos-sync-url}/todos/sync."
+  public static let initialState = TodoListState()
+
+  public static func reducer(options: Options, services: Services) -> TodoListReducer {
+    let file = TodosFile(
+      path: "\(services.dataDirectory)/todos.json", threadPool: services.threadPool)
+    let http = services.http
+    let syncURL = options.syncURL
+    return TodoListReducer(
+      dependencies: TodoListDependencies(
+        load: { try await file.load() },
+        save: { try await file.save($0) },
+        fetchSynced: { try await fetchSyncedTodos(http: http, baseURL: syncURL) },
+        clock: services.clock, now: services.now))
+  }
+
+  public static let actions: [ActionDescriptor] = [
+    .init(
+      "add", sentBy: .host,
+      "Appends a todo with the next id; the title is trimmed, and a blank one adds nothing.",
+      payload: [.init("title", Schema.string)]),
+    .init(
+      "toggle", sentBy: .host, "Flips the todo's done; an unknown id does nothing.",
+      payload: [.init("id", Schema.integer)]),
+    .init(
+      "delete", sentBy: .host, "Removes the todo; an unknown id does nothing.",
+      payload: [.init("id", Schema.integer)]),
+    .init(
+      "move", sentBy: .host,
+      "Moves the todo at position from so that it ends at position to (from 0); positions out "
+        + "of range move nothing.",
+      payload: [.init("from", Schema.integer), .init("to", Schema.integer)]),
+    .init(
+      "filterChanged", sentBy: .host,
+      "Sets the filter text; the list is filtered once it stays unchanged for 300 ms.",
+      payload: [.init("text", Schema.string)]),
+    .init("save", sentBy: .host, "Saves the list to <data-dir>/todos.json, atomically."),
+    .init("load", sentBy: .host, "Replaces the list with the one in <data-dir>/todos.json."),
+    .init(
+      "sync", sentBy: .host,
+      "Fetches the server's todos and merges them in: the server's version of each id it names "
+        + "replaces the local one, its new todos are appended, local-only todos stay. A newer "
+        + "sync replaces one in flight."),
+    .init(
+      "filterApplied", sentBy: .effect,
+      "The filter stopped changing for 300 ms: visibleIDs now reflect it."),
+    .init("saved", sentBy: .effect, "The save succeeded; lastSaved is now."),
+    .init(
+      "loaded", sentBy: .effect, "The list that was loaded.",
+      payload: [.init("value", Schema.array(of: Todo.schema))]),
+    .init(
+      "storageFailed", sentBy: .effect, "A load or save failed; the list was kept.",
+      payload: [.init("operation", storageOperation), .init("message", Schema.string)]),
+    .init(
+      "synced", sentBy: .effect, "The server's todos.",
+      payload: [.init("value", Schema.array(of: Todo.schema))]),
+    .init(
+      "syncFailed", sentBy: .effect,
+      "The sync failed: no connection, a timeout, an HTTP status, or a body that is not a list "
+        + "of todos.",
+      payload: [.init("value", Schema.requestFailure)]),
+  ]
+
+  public static let stateSchema: JSONValue = Schema.object([
+    "todos": Schema.array(of: Todo.schema),
+    "nextID": ["type": "integer", "description": "the id of the next todo added"],
+    "filter": ["type": "string", "description": "the filter as typed"],
+    "appliedFilter": [
+      "type": "string",
+      "description": "the filter visibleIDs reflect: filter, once unchanged for 300 ms",
+    ],
+    "visibleIDs": [
+      "type": "array", "items": Schema.integer,
+      "description": "ids of the todos whose title contains appliedFilter, ignoring case",
+    ],
+    "isSaving": Schema.boolean,
+    "lastSaved": [
+      "type": ["integer", "null"],
+      "description": "when the last save succeeded, in milliseconds since the Unix epoch",
+    ],
+    "storageError": Schema.nullable(
+      Schema.object(["operation": storageOperation, "message": Schema.string])),
+    "isSyncing": Schema.boolean,
+    "syncError": Schema.nullable(Schema.requestFailure),
+  ])
+
+  private static let storageOperation: JSONValue = ["enum": ["save", "load"]]
+}

@@ -1,0 +1,26 @@
+import ComposableActor
+
+/// `GET {baseURL}/todos/sync`: the server's todos, a JSON array of `{"id","title","done"}`.
+func fetchSyncedTodos(http: HTTPService, baseURL: String) async throws -> [Todo] {
+  try await http.get([Todo].self, from: "\(baseURL)/todos/sync")
+}
+
+extension [Todo] {
+  /// Merges the server's list into this one: the server is the truth for the ids it names, so
+  /// their title and `done` replace the local ones in place; todos only the server has are
+  /// appended in its order; todos only this list has (added here, not yet on the server) stay.
+  func merging(_ server: [Todo]) -> [Todo] {
+    var merged = self
+    var positions: [Int: Int] = [:]
+    for (index, todo) in merged.enumerated() { positions[todo.id] = index }
+    for todo in server {
+      if let index = positions[todo.id] {
+        merged[index] = todo
+      } else {
+        positions[todo.id] = merged.count
+        merged.append(todo)
+      }
+    }
+    return merged
+  }
+}

@@ -1,0 +1,4 @@
+import ComposableActor
+import TodoListStore
+
+ComposableActorCommand.main(stores: [TodoListStore.self])
