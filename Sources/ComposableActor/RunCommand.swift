@@ -72,6 +72,12 @@ extension ComposableActorCommand {
         valueName: "path"))
     var record: String?
 
+    @Flag(
+      help: ArgumentHelp(
+        "Accept actions only effects send (responses, timer ticks) from the host: for tools "
+          + "that inject them, such as load tests. Without it they are refused (effect_action)."))
+    var allowEffectActions = false
+
     /// The stores' own options, listed under STORE OPTIONS: the parser keeps what it does not
     /// know here, and the catalog reads it.
     @Argument(parsing: .allUnrecognized, help: .hidden)
@@ -138,6 +144,7 @@ extension ComposableActorCommand.Run {
     configuration.seed = seed
     configuration.clock = clock
     configuration.record = record
+    configuration.allowEffectActions = allowEffectActions
     configuration.recordedArguments = recordedArguments
     return configuration
   }
@@ -153,7 +160,7 @@ extension ComposableActorCommand.Run {
   /// The long names of run's own options, which no store may declare.
   static let ownOptionNames: Set<String> = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
-    "http-timeout", "seed", "clock", "record", "help", "version",
+    "http-timeout", "seed", "clock", "record", "allow-effect-actions", "help", "version",
   ]
 
   /// The help's list of the stores' options.

@@ -19,6 +19,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case unknownAction = "unknown_action"
   /// The action's payload is wrong: a missing, extra or mistyped field.
   case invalidAction = "invalid_action"
+  /// The action is one only the store's effects send (a response, a timer's tick); a host may
+  /// send it only under `--allow-effect-actions`.
+  case effectAction = "effect_action"
   /// `cmd` names no command.
   case unknownCommand = "unknown_command"
   /// A command's arguments are wrong.

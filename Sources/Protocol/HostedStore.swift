@@ -45,11 +45,18 @@ public struct StoreOutput {
   public let lines: OutputLines
   public let sequence: ActionSequence
   public let mode: EmitMode
+  /// Whether a host may send the actions only effects send (`--allow-effect-actions`): for
+  /// tools that inject what effects would have sent, such as load tests and scenarios.
+  public let acceptsEffectActions: Bool
 
-  public init(lines: OutputLines, sequence: ActionSequence, mode: EmitMode) {
+  public init(
+    lines: OutputLines, sequence: ActionSequence, mode: EmitMode,
+    acceptsEffectActions: Bool = false
+  ) {
     self.lines = lines
     self.sequence = sequence
     self.mode = mode
+    self.acceptsEffectActions = acceptsEffectActions
   }
 }
 

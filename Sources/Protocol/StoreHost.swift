@@ -25,6 +25,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// The start of every action line of this store.
   private let actionLinePrefix: [UInt8]
   private var tick = Tick()
+  /// The types only effects send, which a host is refused unless `--allow-effect-actions`.
+  private let effectOnlyTypes: Set<String>
   /// `send` and `sendKnownAction`, made in `init`. Through `HostedStore` a generic class's
   /// methods run unspecialized code, which looks up type metadata at run time; a closure made
   /// where the store's types are known runs code specialized for them, down through the store
@@ -62,14 +64,19 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     self.mode = output.mode
     self.stateJSON = stateJSON
     self.actionLinePrefix = OutputLines.actionLinePrefix(store: descriptor.name)
+    effectOnlyTypes =
+      output.acceptsEffectActions
+      ? [] : Set(descriptor.actions.filter { $0.sentBy == .effect }.map(\.type))
     sendFromHost = { host, action, id throws(ProtocolError) in
+      try host.refuseEffectAction(action)
       let (decoded, known) = try host.decode(action)
       host.sendingKnownAction = known
       defer { host.sendingKnownAction = nil }
       host.store.send(decoded, cause: id)
     }
     sendKnownFromHost = { host, type, id in
-      guard let known = host.knownAction(type: type) else { return false }
+      guard let known = host.knownAction(type: type), host.knownActions[known].isHostAction
+      else { return false }
       host.sendingKnownAction = known
       defer { host.sendingKnownAction = nil }
       host.store.send(host.knownActions[known].action, cause: id)
@@ -143,6 +150,17 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     }
   }
 
+  /// Refuses an action only effects send, unless the host may send those.
+  private func refuseEffectAction(_ action: JSONValue) throws(ProtocolError) {
+    guard !effectOnlyTypes.isEmpty, let type = Self.type(of: action),
+      effectOnlyTypes.contains(type)
+    else { return }
+    throw ProtocolError(
+      .effectAction,
+      "\(descriptor.name): \(type) is sent by the store's effects, not by a host (run with "
+        + "--allow-effect-actions to inject it)")
+  }
+
   /// The action, and its position among the known actions when it has no payload.
   private func decode(_ action: JSONValue) throws(ProtocolError) -> (Action, Int?) {
     var payloadFreeType = Self.payloadFreeType(of: action)
@@ -154,7 +172,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       guard let payloadFreeType else { return (decoded, nil) }
       let known = KnownAction(
         type: Array(payloadFreeType.utf8), action: decoded,
-        hostActionText: OutputLines.hostActionText(ActionCoding.encode(decoded)))
+        hostActionText: OutputLines.hostActionText(ActionCoding.encode(decoded)),
+        isHostAction: !effectOnlyTypes.contains(payloadFreeType))
       knownActions.append(known)
       return (decoded, knownActions.count - 1)
     } catch {
@@ -177,6 +196,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     return nil
   }
 
+  /// The `type` of a wire action, bare or in an object.
+  private static func type(of action: JSONValue) -> String? {
+    switch action {
+    case .string(let type): type
+    case .object(let object): object["type"]?.stringValue
+    default: nil
+    }
+  }
+
   /// `"counter.incrTapped"` or `{"type":"counter.incrTapped"}`: the type, if there is no
   /// payload.
   private static func payloadFreeType(of action: JSONValue) -> String? {
@@ -197,6 +225,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     let type: [UInt8]
     let action: Action
     let hostActionText: [UInt8]
+    /// False for an action only effects send, met in a replay: a host sending it must take the
+    /// path that refuses it.
+    let isHostAction: Bool
   }
 
   private struct Tick {

@@ -31,6 +31,8 @@ CASES = [
     (b'{"store":"primes","action":{"type":"favoritePrimes.deleteFavoritePrimes","indices":[1e30]},"id":11}', "invalid_action", 11, "range"),
     (b'{"store":"primes","action":{"type":"counter.countChanged","value":9223372036854775808},"id":12}', "invalid_action", 12, "range"),
     (b'{"store":"primes","action":{"type":"counter.countChanged","value":1e400},"id":13}', "number_out_of_range", None, ""),
+    (b'{"store":"primes","action":{"type":"counter.nthPrimeResponse","value":7},"id":14}', "effect_action", 14, "--allow-effect-actions"),
+    (b'{"store":"randomTodo","action":"timerTicked","id":15}', "effect_action", 15, "randomTodo: timerTicked is sent by the store's effects"),
     (b'{"store":"pr\xffimes","action":"counter.incrTapped"}', "invalid_utf8", None, ""),
     (b'{"store":"primes","action":"counter.incrTapped","id":"\xc0\xaf"}', "invalid_utf8", None, ""),
     (b"[" * 100 + b"]" * 100, "too_deep", None, ""),

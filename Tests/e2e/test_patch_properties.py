@@ -35,7 +35,7 @@ def test_patches_replay_to_every_snapshot(actions):
     for action in actions:
         lines.append({"store": "primes", "action": action})
         lines.append({"cmd": "snapshot", "store": "primes"})
-    output, code, stderr = run_lines(lines)
+    output, code, stderr = run_lines(lines, "--allow-effect-actions")
     assert code == 0, stderr
     state = None
     for line in output:
@@ -55,7 +55,7 @@ def test_tick_patches_replay_to_the_final_snapshot(actions):
     lines = [{"cmd": "snapshot", "store": "primes"}]
     lines += [{"store": "primes", "action": action} for action in actions]
     lines.append({"cmd": "snapshot", "store": "primes"})
-    output, code, stderr = run_lines(lines, "--emit", "ticks")
+    output, code, stderr = run_lines(lines, "--emit", "ticks", "--allow-effect-actions")
     assert code == 0, stderr
     snapshots = [line for line in output if line["type"] == "snapshot"]
     state = snapshots[0]["state"]

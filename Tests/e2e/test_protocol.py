@@ -109,10 +109,10 @@ def sample(schema):
 
 
 def test_describe_lists_every_action_and_each_one_decodes(process, fixture_server, ws_servers):
-    # Every effect the actions start stays on 127.0.0.1.
+    # Every effect the actions start stays on 127.0.0.1. The effect-only actions are injected.
     actor = process(
         "--todos-url", fixture_server.url, "--votes-url", fixture_server.url,
-        "--websocket-url", ws_servers.url + "/echo",
+        "--websocket-url", ws_servers.url + "/echo", "--allow-effect-actions",
     )
     describe = actor.request({"cmd": "describe", "id": 9})
     assert describe["id"] == 9
@@ -129,6 +129,24 @@ def test_describe_lists_every_action_and_each_one_decodes(process, fixture_serve
             line = actor.read_until(lambda line: line.get("id") == action["type"] and line.get("source") == "host")[-1]
             assert line["type"] == "action" and line["store"] == name, line
             assert line["action"] == wire
+
+
+def test_a_host_may_send_only_the_actions_describe_says_it_sends(process, fixture_server, ws_servers):
+    actor = process(
+        "--todos-url", fixture_server.url, "--votes-url", fixture_server.url,
+        "--websocket-url", ws_servers.url + "/echo",
+    )
+    describe = actor.request({"cmd": "describe"})
+    for store in describe["stores"]:
+        for action in store["actions"]:
+            wire = {"type": action["type"], **sample(action["payload"])}
+            actor.send({"store": store["name"], "action": wire, "id": action["type"]})
+            line = actor.read_until(lambda line: line.get("id") == action["type"])[-1]
+            if action["sentBy"] == "effect":
+                assert line["type"] == "error" and line["code"] == "effect_action", line
+                assert action["type"] in line["message"] and "--allow-effect-actions" in line["message"]
+            else:
+                assert line["type"] == "action" and line["source"] == "host", line
 
 
 def test_quit_cancels_effects_and_ignores_later_lines(process):

@@ -10,6 +10,9 @@ has a Content-Length (unless a failure switch says otherwise) and connections st
 
 APIs
   GET /todos/{id}             {"userId","id","title","completed"} for id 1...100, else 404 {}
+  GET /todos/sync             [{"id": 2, "title": "Walk the dog", "done": true},
+                              {"id": 101, "title": "Book flights", "done": false}]: the sync
+                              endpoint of Examples/custom-store's todos store
   GET /votes/categories       {"categories": [{"id": "food", "name": "Food"}, ...]}
   GET /votes/popular          {"items": [the 5 votes with the most votes, descending]}
   GET /votes?page=P&size=S[&category=C]
@@ -374,6 +377,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def route(self, path, query):
         """The status and JSON body of a normal answer."""
+        if path == "/todos/sync":
+            return 200, dumps([{"id": 2, "title": "Walk the dog", "done": True},
+                               {"id": 101, "title": "Book flights", "done": False}])
         if path.startswith("/todos/"):
             key = path[len("/todos/"):]
             if key.isdigit() and 1 <= int(key) <= 100:

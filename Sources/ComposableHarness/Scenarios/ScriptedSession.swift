@@ -36,7 +36,10 @@ final class ScriptedSession {
     session = Session(
       stores: stores.factories(
         options: configuration.storeOptions, services: storeServices,
-        output: StoreOutput(lines: output, sequence: sequence, mode: configuration.emit)),
+        // Like TCA's TestStore, a scenario may send any action, effect-only ones included.
+        output: StoreOutput(
+          lines: output, sequence: sequence, mode: configuration.emit,
+          acceptsEffectActions: true)),
       output: output, sequence: sequence)
   }
 }

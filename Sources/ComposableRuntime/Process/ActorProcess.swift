@@ -124,7 +124,9 @@ final class ActorProcess {
     session = Session(
       stores: stores.factories(
         options: options.storeOptions, services: services,
-        output: StoreOutput(lines: output, sequence: sequence, mode: options.emit)),
+        output: StoreOutput(
+          lines: output, sequence: sequence, mode: options.emit,
+          acceptsEffectActions: options.allowEffectActions)),
       output: output, sequence: sequence, maxDepth: options.maxDepth)
     session.timeControl = virtualTime
     if let path = options.record {

@@ -22,6 +22,8 @@ public struct RunConfiguration: Sendable {
   /// Seed of every random choice; random when nil.
   public var seed: UInt64?
   public var clock: ClockMode = .live
+  /// Whether a host may send the actions only effects send (`--allow-effect-actions`).
+  public var allowEffectActions = false
   /// Where to record every reduced action, for `replay`.
   public var record: String?
   /// The arguments a recording keeps, to rebuild the stores as they were.

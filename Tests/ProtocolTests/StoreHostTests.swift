@@ -1,0 +1,88 @@
+import ComposableCore
+import JSON
+import PrimesFeature
+import Protocol
+import XCTest
+
+/// What a host may send: only the actions the descriptor says a host sends, unless the store
+/// accepts effect actions (`--allow-effect-actions`, scenarios).
+final class StoreHostTests: XCTestCase {
+  func testAHostActionIsReduced() throws {
+    let lines = try run { host in
+      try host.send(.string("counter.incrTapped"), id: nil)
+    }
+    XCTAssertEqual(lines.map { $0["action"]?["type"] }, ["counter.incrTapped"])
+  }
+
+  func testAnEffectActionFromTheHostIsRefusedAndChangesNothing() throws {
+    let lines = try run { host in
+      XCTAssertThrowsError(
+        try host.send(["type": "counter.nthPrimeResponse", "value": 7], id: nil)
+      ) { error in
+        let error = error as! ProtocolError
+        XCTAssertEqual(error.code, .effectAction)
+        XCTAssertEqual(
+          error.message,
+          "primes: counter.nthPrimeResponse is sent by the store's effects, not by a host (run "
+            + "with --allow-effect-actions to inject it)")
+      }
+      XCTAssertEqual(host.snapshot()["alertNthPrime"], .null)
+    }
+    XCTAssertEqual(lines, [])
+  }
+
+  func testAStoreThatAcceptsEffectActionsReducesThem() throws {
+    let lines = try run(acceptsEffectActions: true) { host in
+      try host.send(["type": "counter.nthPrimeResponse", "value": 7], id: nil)
+    }
+    XCTAssertEqual(lines.map { $0["source"] }, ["host"])
+  }
+
+  func testAnEffectActionReplayedFirstIsStillRefusedFromTheHost() throws {
+    let type = Array("favoritePrimes.savedFavoritePrimes".utf8)
+    let lines = try run { host in
+      try host.replay(.string("favoritePrimes.savedFavoritePrimes"), source: .effect, id: nil)
+      XCTAssertFalse(type.withUnsafeBytes { host.sendKnownAction(type: $0, id: nil) })
+      XCTAssertThrowsError(try host.send(.string("favoritePrimes.savedFavoritePrimes"), id: nil))
+    }
+    XCTAssertEqual(lines.map { $0["source"] }, ["effect"])
+  }
+
+  /// Runs `body` against a primes store whose descriptor says who sends what; returns the
+  /// lines written.
+  private func run(
+    acceptsEffectActions: Bool = false,
+    _ body: @StoreActor (StoreHost<PrimesState, PrimesAction>) throws -> Void
+  ) throws -> [JSONValue] {
+    let executor = ManualExecutor()
+    StoreActor.install(executor: executor)
+    let bytes = try StoreActor.assumeIsolated {
+      let output = OutputLines()
+      let dependencies = PrimesDependencies(
+        nthPrime: NthPrimeClient(largestN: 1_000) { _ in nil },
+        favoritePrimes: FavoritePrimesStorage(load: { [] }, save: { _ in }), now: { 0 })
+      let descriptor = StoreDescriptor(
+        name: "primes", summary: "",
+        actions: [
+          .init("counter.incrTapped", sentBy: .host, ""),
+          .init("counter.nthPrimeResponse", sentBy: .effect, ""),
+          .init("favoritePrimes.savedFavoritePrimes", sentBy: .effect, ""),
+        ], stateSchema: [:])
+      let host = StoreHost(
+        store: Store(
+          initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
+        descriptor: descriptor,
+        output: StoreOutput(
+          lines: output, sequence: ActionSequence(), mode: .actions,
+          acceptsEffectActions: acceptsEffectActions))
+      try body(host)
+      var bytes: [UInt8] = []
+      output.drain { bytes.append(contentsOf: $0) }
+      return bytes
+    }
+    executor.runUntilIdle()
+    return bytes.split(separator: UInt8(ascii: "\n")).map { line in
+      (try? Array(line).withUnsafeBytes { try JSONParser.parse($0) }) ?? .null
+    }
+  }
+}
