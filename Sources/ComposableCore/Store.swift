@@ -5,7 +5,7 @@ public enum ActionSource: String, Sendable {
 }
 
 /// One action the store has reduced; handed to ``Store/didReduce`` with the state it made.
-public struct ReducedAction<Action> {
+public struct ReducedAction<Action>: Sendable where Action: Sendable {
   public let action: Action
   public let source: ActionSource
   /// The token the host passed with the action that started it all: a host action's own, or,
@@ -25,8 +25,9 @@ public final class Store<State, Action: Sendable> {
 
   /// Called after every reduced action, before the effects it returned start.
   public var didReduce: ((ReducedAction<Action>, State) -> Void)?
-  /// Called when an effect fails with an error no `catch:` handled.
-  public var didFailEffect: ((any Error) -> Void)?
+  /// Called when an effect fails with an error no `catch:` handled, with the action whose
+  /// reduction returned the effect.
+  public var didFailEffect: ((any Error, ReducedAction<Action>) -> Void)?
   /// Called each time the last running effect finished.
   public var didBecomeIdle: (() -> Void)?
 
@@ -95,8 +96,9 @@ public final class Store<State, Action: Sendable> {
 
   private func reduce(_ action: Action, source: ActionSource, cause: (any Sendable)?) {
     let effect = reducer(&state, action)
-    didReduce?(ReducedAction(action: action, source: source, cause: cause), state)
-    start(effect, cause: cause)
+    let reduced = ReducedAction(action: action, source: source, cause: cause)
+    didReduce?(reduced, state)
+    start(effect, origin: reduced)
   }
 
   // MARK: Starting effects
@@ -104,29 +106,29 @@ public final class Store<State, Action: Sendable> {
   /// Interprets the synchronous parts of an effect tree at once, so that `.send`, `.cancel`
   /// and the cancellation of in-flight work take effect in reduction order; everything that
   /// must wait runs in a task.
-  private func start(_ effect: Effect<Action>, cause: (any Sendable)?) {
+  private func start(_ effect: Effect<Action>, origin: ReducedAction<Action>) {
     switch effect.operation {
     case .none:
       return
     case .send(let action):
-      pending.append(ReducedAction(action: action, source: .effect, cause: cause))
+      pending.append(ReducedAction(action: action, source: .effect, cause: origin.cause))
     case .cancel(let id):
       cancel(id: id)
     case .merge(let effects):
-      for effect in effects { start(effect, cause: cause) }
+      for effect in effects { start(effect, origin: origin) }
     case .concatenate(let effects):
-      if let rest = startSynchronousHead(of: effects, cause: cause) {
-        spawn(rest, cause: cause, id: nil, isNested: false)
+      if let rest = startSynchronousHead(of: effects, origin: origin) {
+        spawn(rest, origin: origin, id: nil, isNested: false)
       }
     case .cancellable(let id, let cancelInFlight, let child):
       if cancelInFlight { cancel(id: id) }
       var waiting: Effect<Action>? = child
       if case .concatenate(let effects) = child.operation {
-        waiting = startSynchronousHead(of: effects, cause: cause)
+        waiting = startSynchronousHead(of: effects, origin: origin)
       }
-      if let waiting { spawn(waiting, cause: cause, id: id, isNested: false) }
+      if let waiting { spawn(waiting, origin: origin, id: id, isNested: false) }
     case .run, .throttle:
-      spawn(effect, cause: cause, id: nil, isNested: false)
+      spawn(effect, origin: origin, id: nil, isNested: false)
     }
   }
 
@@ -134,21 +136,21 @@ public final class Store<State, Action: Sendable> {
   /// `.send` at once: `.concatenate(.send(.willRun), work, .send(.didFinish))` has reduced
   /// `willRun` before any later input. Returns what must wait for a task, if anything.
   private func startSynchronousHead(
-    of effects: [Effect<Action>], cause: (any Sendable)?
+    of effects: [Effect<Action>], origin: ReducedAction<Action>
   ) -> Effect<Action>? {
     let firstWaiting = effects.firstIndex { !$0.isSynchronous } ?? effects.endIndex
-    for effect in effects[..<firstWaiting] { start(effect, cause: cause) }
+    for effect in effects[..<firstWaiting] { start(effect, origin: origin) }
     return firstWaiting == effects.endIndex ? nil : .concatenate(effects[firstWaiting...])
   }
 
   @discardableResult
   private func spawn(
-    _ effect: Effect<Action>, cause: (any Sendable)?, id: EffectID?, isNested: Bool
+    _ effect: Effect<Action>, origin: ReducedAction<Action>, id: EffectID?, isNested: Bool
   ) -> Task<Void, Never> {
     let token = nextToken
     nextToken += 1
     let task = Task(executorPreference: StoreActor.taskExecutor) { [self] in
-      await self.runTask(effect, cause: cause, token: token)
+      await self.runTask(effect, origin: origin, token: token)
     }
     running[token] = RunningEffect(task: task, id: id, isNested: isNested)
     if let id { cancellable[id, default: []].insert(token) }
@@ -156,9 +158,10 @@ public final class Store<State, Action: Sendable> {
     return task
   }
 
-  private func runTask(_ effect: Effect<Action>, cause: (any Sendable)?, token: UInt64) async {
-    await execute(effect, cause: cause) { [self] action in
-      receive(action, source: .effect, cause: cause)
+  private func runTask(_ effect: Effect<Action>, origin: ReducedAction<Action>, token: UInt64) async
+  {
+    await execute(effect, origin: origin) { [self] action in
+      receive(action, source: .effect, cause: origin.cause)
     }
     guard let finished = running.removeValue(forKey: token) else { return }
     if let id = finished.id {
@@ -181,7 +184,7 @@ public final class Store<State, Action: Sendable> {
 
   /// Runs an effect tree to completion; actions it sends go to `deliver`.
   private func execute(
-    _ effect: Effect<Action>, cause: (any Sendable)?,
+    _ effect: Effect<Action>, origin: ReducedAction<Action>,
     deliver: @escaping @StoreActor (Action) -> Void
   ) async {
     switch effect.operation {
@@ -197,37 +200,37 @@ public final class Store<State, Action: Sendable> {
         try await operation(Send(deliver))
       } catch is CancellationError {
       } catch {
-        didFailEffect?(error)
+        didFailEffect?(error, origin)
       }
     case .merge(let effects):
       await withTaskGroup(of: Void.self) { group in
         for effect in effects {
-          group.addTask { await self.execute(effect, cause: cause, deliver: deliver) }
+          group.addTask { await self.execute(effect, origin: origin, deliver: deliver) }
         }
       }
     case .concatenate(let effects):
       for effect in effects {
         guard !Task.isCancelled else { return }
-        await execute(effect, cause: cause, deliver: deliver)
+        await execute(effect, origin: origin, deliver: deliver)
       }
     case .cancellable(let id, let cancelInFlight, let child):
       if cancelInFlight { cancel(id: id) }
-      let task = spawn(child, cause: cause, id: id, isNested: true)
+      let task = spawn(child, origin: origin, id: id, isNested: true)
       await withTaskCancellationHandler {
         await task.value
       } onCancel: {
         task.cancel()
       }
     case .throttle(let throttle, let child):
-      await executeThrottled(child, throttle, cause: cause, deliver: deliver)
+      await executeThrottled(child, throttle, origin: origin, deliver: deliver)
     }
   }
 
   private func executeThrottled(
-    _ child: Effect<Action>, _ throttle: ThrottleSettings, cause: (any Sendable)?,
+    _ child: Effect<Action>, _ throttle: ThrottleSettings, origin: ReducedAction<Action>,
     deliver: @escaping @StoreActor (Action) -> Void
   ) async {
-    await execute(child, cause: cause) { [self] action in
+    await execute(child, origin: origin) { [self] action in
       if admitThrottled(action, throttle, clock: throttle.clock) { deliver(action) }
     }
     if let held = await releaseHeld(throttle, clock: throttle.clock) { deliver(held) }

@@ -41,7 +41,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
       store.didReduce = { reduced, state in
         recorder.reductions.append((reduced.action, reduced.source, state))
       }
-      store.didFailEffect = { error in recorder.failures.append("\(error)") }
+      store.didFailEffect = { error, _ in recorder.failures.append("\(error)") }
       return store
     }
     self.store = store

@@ -28,6 +28,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case invalidCommand = "invalid_command"
   /// `advance` or `settle` without `--clock virtual`.
   case clockNotVirtual = "clock_not_virtual"
+  /// Not a refused line: an effect failed with an error nothing caught. The line names the
+  /// store and the action whose reduction started the effect, and carries that action's `id`.
+  case effectFailed = "effect_failed"
 }
 
 /// A line the session refused: it changed nothing.

@@ -170,6 +170,19 @@ public final class OutputLines {
     raw("}\n")
   }
 
+  /// `{"type":"error","code":"effect_failed","store":…,"action":…,"id":…,"message":…}`: an
+  /// effect of `action` failed with an error nothing caught.
+  public func effectFailed(store: String, action: JSONValue, id: JSONValue?, message: String) {
+    raw(#"{"type":"error","code":"effect_failed","store":"#)
+    JSONWriter.writeString(store, into: &bytes)
+    raw(#","action":"#)
+    action.write(into: &bytes)
+    optionalID(id)
+    raw(#","message":"#)
+    JSONWriter.writeString(message, into: &bytes)
+    raw("}\n")
+  }
+
   private func optionalID(_ id: JSONValue?) {
     guard let id else { return }
     raw(#","id":"#)

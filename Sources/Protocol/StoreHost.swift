@@ -85,6 +85,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     store.didReduce = { [unowned self] reduced, state in
       self.didReduce(reduced, state: state)
     }
+    store.didFailEffect = { [unowned self] error, origin in
+      self.effectFailed(error, origin: origin)
+    }
   }
 
   public var effectsInFlight: Int { store.effectsInFlight }
@@ -148,6 +151,16 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       tick.lastSeq = seq
       if let id, !tick.ids.contains(id) { tick.ids.append(id) }
     }
+  }
+
+  /// Writes the `effect_failed` line: after the pending `state` line, so the two stay in order.
+  private func effectFailed(_ error: any Error, origin: ReducedAction<Action>) {
+    let action = ActionCoding.encode(origin.action)
+    let type = action["type"]?.stringValue ?? action.stringValue ?? "an action"
+    endTick()
+    output.effectFailed(
+      store: descriptor.name, action: action, id: origin.cause.flatMap { $0 as? JSONValue },
+      message: "\(descriptor.name): an effect of \(type) failed: \(error)")
   }
 
   /// Refuses an action only effects send, unless the host may send those.

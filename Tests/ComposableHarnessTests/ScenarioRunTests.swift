@@ -17,6 +17,7 @@ enum TallyStore: StoreDefinition {
     case bump
     case doubleTapped
     case doubled(Int)
+    case saveTapped
   }
 
   struct Feature: Reducer {
@@ -33,6 +34,8 @@ enum TallyStore: StoreDefinition {
       case .doubled(let value):
         state.count = value
         return .none
+      case .saveTapped:
+        return .run { _ in throw DiskFull() }
       }
     }
   }
@@ -51,6 +54,7 @@ enum TallyStore: StoreDefinition {
     .init("bump", sentBy: .host, "Adds one."),
     .init("doubleTapped", sentBy: .host, "Asks the doubler."),
     .init("doubled", sentBy: .effect, "The answer.", payload: [.init("value", Schema.integer)]),
+    .init("saveTapped", sentBy: .host, "Fails, catching nothing."),
   ]
   static let stateSchema = Schema.object(["count": Schema.integer])
   static let scriptedDependencies = ["doubles"]
@@ -63,6 +67,10 @@ enum TallyStore: StoreDefinition {
       return await answers.answer(Int.self, for: String(n)) ?? -1
     }
   }
+}
+
+struct DiskFull: Error, CustomStringConvertible {
+  var description: String { "the disk is full" }
 }
 
 final class ScenarioRunTests: XCTestCase {
@@ -115,6 +123,20 @@ final class ScenarioRunTests: XCTestCase {
     XCTAssertEqual(report.failed, 1)
     let text = report.lines.joined(separator: "\n")
     XCTAssertTrue(text.contains("unexpected doubles request for 0"), text)
+  }
+
+  func testAnEffectErrorNothingCatchesFailsTheScenarioAndNamesTheAction() throws {
+    let report = try run(
+      """
+      {"scenario":"a failing save","store":"tally"}
+      {"send":"saveTapped"}
+      """)
+    XCTAssertEqual(report.failed, 1)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(
+      text.contains(
+        "line 2 (send saveTapped): tally: an effect of saveTapped failed: the disk is full"),
+      text)
   }
 
   func testAStepNoStoreScriptsIsRefused() throws {

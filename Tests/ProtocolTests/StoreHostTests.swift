@@ -48,6 +48,36 @@ final class StoreHostTests: XCTestCase {
     XCTAssertEqual(lines.map { $0["source"] }, ["effect"])
   }
 
+  func testAnEffectErrorNothingCatchesIsReportedWithTheActionThatStartedIt() throws {
+    let executor = ManualExecutor()
+    StoreActor.install(executor: executor)
+    let output = StoreActor.assumeIsolated {
+      let output = OutputLines()
+      let host = StoreHost(
+        store: Store(initialState: 0, reducer: Failing()),
+        descriptor: StoreDescriptor(name: "failing", summary: "", actions: [], stateSchema: [:]),
+        output: StoreOutput(lines: output, sequence: ActionSequence(), mode: .actions))
+      try? host.send(["type": "start", "value": 3], id: "a1")
+      return (output, host)
+    }
+    executor.runUntilIdle()
+    let lines = StoreActor.assumeIsolated {
+      var bytes: [UInt8] = []
+      output.0.drain { bytes.append(contentsOf: $0) }
+      return bytes.split(separator: UInt8(ascii: "\n")).map { line in
+        (try? Array(line).withUnsafeBytes { try JSONParser.parse($0) }) ?? .null
+      }
+    }
+    XCTAssertEqual(lines.count, 2)
+    XCTAssertEqual(
+      lines.last,
+      [
+        "type": "error", "code": "effect_failed", "store": "failing",
+        "action": ["type": "start", "value": 3], "id": "a1",
+        "message": "failing: an effect of start failed: the disk is full",
+      ])
+  }
+
   /// Runs `body` against a primes store whose descriptor says who sends what; returns the
   /// lines written.
   private func run(
@@ -83,6 +113,23 @@ final class StoreHostTests: XCTestCase {
     executor.runUntilIdle()
     return bytes.split(separator: UInt8(ascii: "\n")).map { line in
       (try? Array(line).withUnsafeBytes { try JSONParser.parse($0) }) ?? .null
+    }
+  }
+}
+
+private struct DiskFull: Error, CustomStringConvertible {
+  var description: String { "the disk is full" }
+}
+
+/// A feature whose effect throws and catches nothing.
+private struct Failing: Reducer {
+  enum Action: ComposableAction { case start(Int) }
+
+  func reduce(into state: inout Int, action: Action) -> Effect<Action> {
+    switch action {
+    case .start(let value):
+      state = value
+      return .run { _ in throw DiskFull() }
     }
   }
 }
