@@ -16,6 +16,12 @@ if not BINARY.is_absolute():
 PRINTED: list[str] = []
 
 
+def store_names() -> list[str]:
+    """The binary's stores, from its own catalogue (`describe`), in the order `ready` lists them."""
+    described = subprocess.run([str(BINARY), "describe"], capture_output=True, check=True, timeout=10)
+    return [store["name"] for store in json.loads(described.stdout)["stores"]]
+
+
 def encode(message) -> bytes:
     if isinstance(message, (bytes, bytearray)):
         return bytes(message)

@@ -3,7 +3,7 @@
 import json
 import subprocess
 
-from actor import BINARY
+from actor import BINARY, store_names
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
@@ -12,7 +12,7 @@ def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
 
 def test_the_help_lists_every_stores_options_with_their_defaults():
     help_text = run("run", "--help").stdout
-    for store in ["primes", "randomTodo", "votes", "websocket"]:
+    for store in store_names():
         assert f"Options of the {store} store:" in help_text
     assert "--max-received <n>" in help_text and "(default: 1000)" in help_text
     assert "--todos-url <text>" in help_text
