@@ -10,7 +10,7 @@ TEST_STEP_SECONDS ?= 600
 ## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
 DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
-.PHONY: demo demo-deps build deps test test-deps unit e2e clients asan fuzz bench schemas format
+.PHONY: demo demo-deps build deps test test-deps unit e2e clients example asan fuzz bench schemas format
 
 demo: build demo-deps
 	scripts/demo.sh $(BIN)
@@ -30,8 +30,9 @@ test-deps:
 
 ## Every test: Swift unit tests, a bounded fuzz run, end-to-end tests through the release binary,
 ## the Python and Node clients' tests (each suite in its own run: they have their own settings),
-## and the WebSocket client's tests under AddressSanitizer.
-test: test-deps build unit fuzz e2e clients asan
+## the package outside the framework that hosts a store of its own, and the WebSocket client's
+## tests under AddressSanitizer.
+test: test-deps build unit fuzz e2e clients example asan
 
 ## The test bundle runs directly because `swift test` would start it in a process group of its
 ## own, out of the deadline's reach.
@@ -45,6 +46,11 @@ e2e:
 clients:
 	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q clients/python/tests
 	COMPOSABLE_ACTOR_BIN=$(BIN) $(DEADLINE) node --test clients/node/test/
+
+## Examples/custom-store: its own package and binary, built against this one by path; its
+## reducer tests, its scenario file through its binary's `test`, and its Python program.
+example:
+	TEST_STEP_SECONDS=$(TEST_STEP_SECONDS) Examples/custom-store/run-checks.sh
 
 asan:
 	DEADLINE="$(DEADLINE)" scripts/asan-websocket.sh
