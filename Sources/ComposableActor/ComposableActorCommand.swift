@@ -19,23 +19,32 @@ import ComposableRuntime
 /// }
 /// ```
 public struct ComposableActorCommand: ParsableCommand {
+  /// The framework's version: a binary's own unless `main` is given another.
   public static let version = "0.2.0"
 
   // Every command names itself: otherwise the parser derives each name from the type's name,
-  // which costs start-up time in the runtime's type metadata.
-  public static let configuration = CommandConfiguration(
-    commandName: "composable-actor",
-    abstract: "Drive TCA-style feature stores over JSON lines on stdin and stdout.",
-    version: version,
-    subcommands: [Run.self, Test.self, Replay.self, Describe.self, Schemas.self],
-    defaultSubcommand: Run.self)
+  // which costs start-up time in the runtime's type metadata. Computed: the name and version
+  // are the binary's, given to `main`.
+  public static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: identity.name,
+      abstract: "Drive TCA-style feature stores over JSON lines on stdin and stdout.",
+      version: identity.version,
+      subcommands: [Run.self, Test.self, Replay.self, Describe.self, Schemas.self],
+      defaultSubcommand: Run.self)
+  }
 
   public init() {}
 
   /// Parses the process's arguments and runs the command they name over `stores`, then exits.
   ///
+  /// `name` (default: the executable's file name) is what the help calls the binary and names
+  /// its default data folder; `version` is what `--version`, `ready` and recordings say.
   /// Runs on the calling thread, which becomes the loop's: call it from a synchronous `main`.
-  public static func main(stores: [any StoreDefinition.Type]) -> Never {
+  public static func main(
+    stores: [any StoreDefinition.Type], name: String? = nil, version: String = version
+  ) -> Never {
+    identity = (name ?? executableName(), version)
     catalog = StoreCatalog(stores)
     for (store, options) in catalog.options {
       for option in options where Run.ownOptionNames.contains(option.name) {
@@ -50,6 +59,15 @@ public struct ComposableActorCommand: ParsableCommand {
   /// The stores `main(stores:)` was given. Set once, before any command is parsed; read only
   /// after.
   nonisolated(unsafe) static var catalog = StoreCatalog([])
+  /// The binary's name and version, as `main` was given them. Set with `catalog`.
+  nonisolated(unsafe) static var identity = (name: "composable-actor", version: version)
+
+  /// The file name the process was started as.
+  private static func executableName() -> String {
+    let path = CommandLine.arguments.first ?? ""
+    let name = path.split(separator: "/").last.map(String.init) ?? ""
+    return name.isEmpty ? "composable-actor" : name
+  }
 
   /// The stores and `run`'s argument parser, for `test` and `replay`.
   static var harness: Harness {

@@ -41,7 +41,7 @@ extension ComposableActorCommand {
 
     @Option(
       help:
-        "Where saved data lives (favorite-primes.json). Default: $XDG_DATA_HOME/composable-actor.")
+        "Where stores keep their files. Default: $XDG_DATA_HOME/<the binary's name>.")
     var dataDir: String?
 
     @Option(help: "Deepest nesting of arrays and objects accepted in an input line.")
@@ -56,7 +56,7 @@ extension ComposableActorCommand {
     @Option(help: ArgumentHelp("Timeout of each HTTP request.", valueName: "seconds"))
     var httpTimeout: Double = 10
 
-    @Option(help: "Seed of every random choice (the random todo's id); random when not given.")
+    @Option(help: "Seed of every random choice the stores make; random when not given.")
     var seed: UInt64?
 
     @Option(
@@ -132,7 +132,8 @@ extension ComposableActorCommand.Run {
       throw ValidationError(error.description)
     }
     var configuration = RunConfiguration(
-      version: ComposableActorCommand.version, storeOptions: storeOptions)
+      name: ComposableActorCommand.identity.name, version: ComposableActorCommand.identity.version,
+      storeOptions: storeOptions)
     configuration.maxLineBytes = maxLineBytes
     configuration.linger = linger
     configuration.emit = emit

@@ -203,7 +203,7 @@ final class ScenarioRunTests: XCTestCase {
     let stores = removingOptions(["--clock", "--data-dir"], from: arguments)
     do {
       var configuration = RunConfiguration(
-        version: "test", storeOptions: try catalog.parseOptions(stores))
+        name: "harness-tests", version: "test", storeOptions: try catalog.parseOptions(stores))
       configuration.clock = .virtual
       if let index = arguments.firstIndex(of: "--data-dir") {
         configuration.dataDirectory = arguments[index + 1]

@@ -6,8 +6,15 @@ import XCTest
 
 final class FavoritePrimesFileTests: XCTestCase {
   private var directory = ""
+  /// The synchronous reads and writes tested here never use the pool; the file needs one.
+  private var loop: EventLoop!
 
-  override func setUp() {
+  private func favorites(at path: String) -> FavoritePrimesFile {
+    FavoritePrimesFile(path: path, threadPool: loop.threadPool)
+  }
+
+  override func setUpWithError() throws {
+    loop = try EventLoop()
     var template = Array("/tmp/favorites-XXXXXX".utf8CString)
     directory = template.withUnsafeMutableBufferPointer {
       String(cString: mkdtemp($0.baseAddress!))
@@ -15,6 +22,7 @@ final class FavoritePrimesFileTests: XCTestCase {
   }
 
   override func tearDown() {
+    try? loop.shutdown()
     _ = directory.withCString { system("rm -rf '\(String(cString: $0))'") }
   }
 
@@ -23,14 +31,14 @@ final class FavoritePrimesFileTests: XCTestCase {
   }
 
   func testWritesAreReadBack() throws {
-    let file = FavoritePrimesFile(path: "\(directory)/nested/favorite-primes.json")
+    let file = favorites(at: "\(directory)/nested/favorite-primes.json")
     try file.write([2, 3, 5], ticket: file.takeTicket())
     XCTAssertEqual(try file.read(), [2, 3, 5])
     XCTAssertEqual(try contents(file.path), "[2,3,5]\n")
   }
 
   func testAnOlderSaveNeverOverwritesANewerOne() throws {
-    let file = FavoritePrimesFile(path: "\(directory)/favorite-primes.json")
+    let file = favorites(at: "\(directory)/favorite-primes.json")
     let older = file.takeTicket()
     let newer = file.takeTicket()
     try file.write([7], ticket: newer)
@@ -43,7 +51,7 @@ final class FavoritePrimesFileTests: XCTestCase {
     let path = "\(directory)/favorite-primes.json"
     mkdir(path, 0o755)
     mkdir("\(path)/occupied", 0o755)
-    let file = FavoritePrimesFile(path: path)
+    let file = favorites(at: path)
     XCTAssertThrowsError(try file.write([3], ticket: file.takeTicket())) {
       XCTAssertTrue("\($0)".hasPrefix("Cannot save to \(path):"), "\($0)")
     }
@@ -65,7 +73,7 @@ final class FavoritePrimesFileTests: XCTestCase {
 
   func testMissingAndCorruptFilesAreClearErrors() throws {
     let path = "\(directory)/favorite-primes.json"
-    let file = FavoritePrimesFile(path: path)
+    let file = favorites(at: path)
     XCTAssertThrowsError(try file.read()) {
       XCTAssertEqual("\($0)", "No favourite primes saved yet at \(path).")
     }

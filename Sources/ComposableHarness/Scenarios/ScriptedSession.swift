@@ -30,7 +30,8 @@ final class ScriptedSession {
       http: services.http(timeout: .milliseconds(Int64(configuration.httpTimeout * 1000))),
       webSocket: services.webSocket, threadPool: loop.threadPool, clock: clock,
       random: SeededRandom(seed: seed), now: { time.now() },
-      dataDirectory: configuration.dataDirectory ?? DataDirectory.defaultPath(),
+      dataDirectory: configuration.dataDirectory
+        ?? DataDirectory.defaultPath(for: configuration.name),
       log: Logger(label: "composable-actor") { _ in SwiftLogNoOpLogHandler() },
       scripted: { name in services.answers(name) })
     session = Session(

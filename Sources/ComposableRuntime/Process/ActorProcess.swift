@@ -96,7 +96,7 @@ final class ActorProcess {
     http = HTTPClient(
       loop: loop,
       configuration: HTTPConfiguration(
-        caFile: options.caFile, userAgent: "composable-actor/\(options.version)"))
+        caFile: options.caFile, userAgent: "\(options.name)/\(options.version)"))
     webSocket = WebSocketClient(
       loop: loop, configuration: WebSocketConfiguration(caFile: options.caFile))
     let seed = options.seed ?? SeededRandom.randomSeed()
@@ -117,7 +117,8 @@ final class ActorProcess {
       http: HTTPService(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
       webSocket: .live(webSocket), threadPool: loop.threadPool, clock: clock,
       random: SeededRandom(seed: seed), now: { [time] in time.now() },
-      dataDirectory: options.dataDirectory ?? DataDirectory.defaultPath(), log: logger,
+      dataDirectory: options.dataDirectory ?? DataDirectory.defaultPath(for: options.name),
+      log: logger,
       actionLogger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
         logger.debug("\(line)")
       })

@@ -3,6 +3,8 @@ import Protocol
 
 /// How `run` runs: what its command line said, parsed.
 public struct RunConfiguration: Sendable {
+  /// The binary's name: its default data folder's, and the HTTP client's user agent's.
+  public var name: String
   /// The version `ready` and recordings name.
   public var version: String
   /// Longest input line accepted, in bytes.
@@ -11,7 +13,7 @@ public struct RunConfiguration: Sendable {
   public var linger: Double = 10
   public var emit: EmitMode = .actions
   public var logLevel: Logger.Level = .warning
-  /// Where stores keep files; `DataDirectory.defaultPath()` when nil.
+  /// Where stores keep files; `DataDirectory.defaultPath(for: name)` when nil.
   public var dataDirectory: String?
   /// Deepest nesting of arrays and objects accepted in an input line.
   public var maxDepth = 64
@@ -30,7 +32,8 @@ public struct RunConfiguration: Sendable {
   public var recordedArguments: [String] = []
   public var storeOptions: StoreOptionValues
 
-  public init(version: String, storeOptions: StoreOptionValues) {
+  public init(name: String, version: String, storeOptions: StoreOptionValues) {
+    self.name = name
     self.version = version
     self.storeOptions = storeOptions
   }

@@ -2,15 +2,15 @@
   import Glibc
 #endif
 
-/// Where favourites and other saved data go when `--data-dir` is not given: the XDG base
-/// directory specification's data home.
+/// Where stores keep files when `--data-dir` is not given: a folder named after the binary in
+/// the XDG base directory specification's data home.
 public enum DataDirectory {
-  public static func defaultPath() -> String {
+  public static func defaultPath(for binary: String) -> String {
     if let dataHome = environment("XDG_DATA_HOME"), dataHome.hasPrefix("/") {
-      return "\(dataHome)/composable-actor"
+      return "\(dataHome)/\(binary)"
     }
     let home = environment("HOME") ?? "."
-    return "\(home)/.local/share/composable-actor"
+    return "\(home)/.local/share/\(binary)"
   }
 
   private static func environment(_ name: String) -> String? {

@@ -35,7 +35,7 @@ enum DecodingFailure {
 extension DecodingError {
   /// The message of the error's context, where ``JSONValueDecoder`` names the JSON Pointer of
   /// the failing value.
-  package var contextMessage: String {
+  public var contextMessage: String {
     switch self {
     case .typeMismatch(_, let context), .valueNotFound(_, let context),
       .keyNotFound(_, let context), .dataCorrupted(let context):

@@ -1,6 +1,5 @@
 import ComposableRuntime
 import JSON
-import Locks
 
 #if canImport(Glibc)
   import Glibc
@@ -14,7 +13,7 @@ extension FavoritePrimesStorage {
   /// the old file or the new one, never half of one. Saves started later always win, even if
   /// the thread pool runs two of them out of order.
   public static func file(path: String, threadPool: ThreadPool) -> Self {
-    let file = FavoritePrimesFile(path: path)
+    let file = FavoritePrimesFile(path: path, threadPool: threadPool)
     return Self(
       load: { try await threadPool.run { _ in try file.read() } },
       save: { primes in
@@ -29,38 +28,34 @@ public struct FavoritePrimesFileError: Error, CustomStringConvertible, Equatable
   public let description: String
 }
 
-final class FavoritePrimesFile: @unchecked Sendable {
-  let path: String
-  private let lock = Lock()
-  private var nextTicket = 0
-  private var newestWritten = -1
+/// The favourites' ``SavedFile``, with the alert's wording and the check that the file holds
+/// primes.
+struct FavoritePrimesFile: Sendable {
+  let file: SavedFile
+  var path: String { file.path }
 
-  init(path: String) {
-    self.path = path
+  init(path: String, threadPool: ThreadPool) {
+    file = SavedFile(path: path, threadPool: threadPool)
   }
 
-  func takeTicket() -> Int {
-    lock.withLock {
-      defer { nextTicket += 1 }
-      return nextTicket
-    }
-  }
+  func takeTicket() -> Int { file.takeTicket() }
 
-  func read() throws -> [Int] {
-    let bytes: [UInt8]
-    do {
-      bytes = try FileIO.readAll(path)
-    } catch  where error.code == ENOENT {
-      throw FavoritePrimesFileError(description: "No favourite primes saved yet at \(path).")
-    } catch {
-      throw FavoritePrimesFileError(description: "Cannot read \(path): \(error.reason).")
-    }
+  func read() throws(FavoritePrimesFileError) -> [Int] {
     let value: JSONValue
     do {
-      value = try JSONParser.parse(bytes)
+      value = try file.read()
     } catch {
-      throw FavoritePrimesFileError(
-        description: "\(path) is not valid JSON (\(error.message)); the favourites were kept.")
+      switch error {
+      case .missing:
+        throw FavoritePrimesFileError(description: "No favourite primes saved yet at \(path).")
+      case .unreadable(_, let reason):
+        throw FavoritePrimesFileError(description: "Cannot read \(path): \(reason).")
+      case .notJSON(_, let message):
+        throw FavoritePrimesFileError(
+          description: "\(path) is not valid JSON (\(message)); the favourites were kept.")
+      case .unwritable(_, let reason):
+        throw FavoritePrimesFileError(description: "Cannot save to \(path): \(reason).")
+      }
     }
     guard case .array(let elements) = value else {
       throw corrupt("it is not a JSON array")
@@ -76,18 +71,18 @@ final class FavoritePrimesFile: @unchecked Sendable {
     return primes
   }
 
-  func write(_ primes: [Int], ticket: Int) throws {
-    var bytes = JSONValue.array(primes.map(JSONValue.int)).serialized
-    bytes.append(UInt8(ascii: "\n"))
-    try lock.withLock {
-      // A later save already landed: writing this older list would undo it.
-      guard ticket > newestWritten else { return }
-      do throws(FileIO.Failure) {
-        try FileIO.writeAtomically(bytes, to: path)
-      } catch {
-        throw FavoritePrimesFileError(description: "Cannot save to \(path): \(error.reason).")
-      }
-      newestWritten = ticket
+  func write(_ primes: [Int], ticket: Int) throws(FavoritePrimesFileError) {
+    do {
+      try file.write(.array(primes.map(JSONValue.int)), ticket: ticket)
+    } catch {
+      throw FavoritePrimesFileError(description: "Cannot save to \(path): \(reason(error)).")
+    }
+  }
+
+  private func reason(_ failure: SavedFile.Failure) -> String {
+    switch failure {
+    case .unwritable(_, let reason), .unreadable(_, let reason): reason
+    case .missing, .notJSON: failure.description
     }
   }
 

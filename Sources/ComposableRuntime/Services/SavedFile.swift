@@ -1,0 +1,112 @@
+import JSON
+import Locks
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A JSON file a store keeps in the data directory, read and written on libuv's thread pool so
+/// that a slow disk never holds up the loop.
+///
+/// Saving is atomic (``FileIO/writeAtomically(_:to:)``): a crash or a full disk leaves the old
+/// file or the new one, never half of one. A save started later always wins, even when the pool
+/// runs two of them out of order: each save takes a ticket when it starts, and an older one that
+/// finishes after a newer one writes nothing.
+///
+/// ```swift
+/// let file = services.savedFile("todos.json")
+/// try await file.save(try JSONValueEncoder().encode(todos))
+/// let todos = try JSONValueDecoder().decode([Todo].self, from: try await file.load())
+/// ```
+public final class SavedFile: @unchecked Sendable {
+  /// Why the file could not be read or written.
+  public enum Failure: Error, Equatable, CustomStringConvertible {
+    /// Nothing was saved there yet.
+    case missing(path: String)
+    case unreadable(path: String, reason: String)
+    /// The file holds something that is not JSON: `message` says where.
+    case notJSON(path: String, message: String)
+    case unwritable(path: String, reason: String)
+
+    public var description: String {
+      switch self {
+      case .missing(let path): "nothing saved yet at \(path)"
+      case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
+      case .notJSON(let path, let message): "\(path) is not valid JSON (\(message))"
+      case .unwritable(let path, let reason): "cannot save to \(path): \(reason)"
+      }
+    }
+  }
+
+  public let path: String
+  private let threadPool: ThreadPool
+  private let lock = Lock()
+  private var nextTicket = 0
+  private var newestWritten = -1
+
+  public init(path: String, threadPool: ThreadPool) {
+    self.path = path
+    self.threadPool = threadPool
+  }
+
+  /// The file's JSON, read on the thread pool; throws ``Failure``.
+  public func load() async throws -> JSONValue {
+    try await threadPool.run { [self] _ in try read() }
+  }
+
+  /// Replaces the file with `json`, on the thread pool; throws ``Failure``.
+  public func save(_ json: JSONValue) async throws {
+    // Taken where the save is asked for, in the order the reducer asked.
+    let ticket = takeTicket()
+    try await threadPool.run { [self] _ in try write(json, ticket: ticket) }
+  }
+
+  /// The next save's place in line.
+  public func takeTicket() -> Int {
+    lock.withLock {
+      defer { nextTicket += 1 }
+      return nextTicket
+    }
+  }
+
+  /// Reads the file now, on the calling thread.
+  public func read() throws(Failure) -> JSONValue {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileIO.readAll(path)
+    } catch  where error.code == ENOENT {
+      throw .missing(path: path)
+    } catch {
+      throw .unreadable(path: path, reason: error.reason)
+    }
+    do {
+      return try JSONParser.parse(bytes)
+    } catch {
+      throw .notJSON(path: path, message: error.message)
+    }
+  }
+
+  /// Writes `json` now, on the calling thread, unless a save with a later ticket already did.
+  public func write(_ json: JSONValue, ticket: Int) throws(Failure) {
+    var bytes = json.serialized
+    bytes.append(UInt8(ascii: "\n"))
+    let written: Result<Void, Failure> = lock.withLock {
+      guard ticket > newestWritten else { return .success(()) }
+      do throws(FileIO.Failure) {
+        try FileIO.writeAtomically(bytes, to: path)
+      } catch {
+        return .failure(.unwritable(path: path, reason: error.reason))
+      }
+      newestWritten = ticket
+      return .success(())
+    }
+    try written.get()
+  }
+}
+
+extension Services {
+  /// The file `name` in the data directory.
+  public func savedFile(_ name: String) -> SavedFile {
+    SavedFile(path: "\(dataDirectory)/\(name)", threadPool: threadPool)
+  }
+}

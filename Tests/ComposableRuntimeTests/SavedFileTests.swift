@@ -1,0 +1,83 @@
+import ComposableRuntime
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+final class SavedFileTests: XCTestCase {
+  private var directory = ""
+  private var loop: EventLoop!
+
+  override func setUpWithError() throws {
+    loop = try EventLoop()
+    var template = Array("/tmp/saved-file-XXXXXX".utf8CString)
+    directory = template.withUnsafeMutableBufferPointer {
+      String(cString: mkdtemp($0.baseAddress!))
+    }
+  }
+
+  override func tearDown() {
+    try? loop.shutdown()
+    _ = system("rm -rf '\(directory)'")
+  }
+
+  private func file(_ name: String) -> SavedFile {
+    SavedFile(path: "\(directory)/\(name)", threadPool: loop.threadPool)
+  }
+
+  func testAWriteIsReadBackAndLeavesOnlyTheFile() throws {
+    let saved = file("nested/list.json")
+    try saved.write(["a", 1, nil], ticket: saved.takeTicket())
+    XCTAssertEqual(try saved.read(), ["a", 1, nil])
+    XCTAssertEqual(
+      String(decoding: try FileIO.readAll(saved.path), as: UTF8.self), "[\"a\",1,null]\n")
+    XCTAssertEqual(entries(of: "\(directory)/nested"), ["list.json"])
+  }
+
+  func testAnOlderSaveThatFinishesLastWritesNothing() throws {
+    let saved = file("list.json")
+    let older = saved.takeTicket()
+    let newer = saved.takeTicket()
+    try saved.write([2], ticket: newer)
+    try saved.write([1], ticket: older)
+    XCTAssertEqual(try saved.read(), [2])
+  }
+
+  func testEachFailureSaysWhatWentWrong() throws {
+    let saved = file("list.json")
+    XCTAssertThrowsError(try saved.read()) {
+      XCTAssertEqual($0 as? SavedFile.Failure, .missing(path: saved.path))
+    }
+    try FileIO.writeAtomically(Array("[1,".utf8), to: saved.path)
+    XCTAssertThrowsError(try saved.read()) {
+      guard case .notJSON(let path, _)? = $0 as? SavedFile.Failure else {
+        return XCTFail("\($0)")
+      }
+      XCTAssertEqual(path, saved.path)
+    }
+    // A file where the folder should be: the save cannot make it.
+    let blocked = file("list.json/inner.json")
+    XCTAssertThrowsError(try blocked.write([1], ticket: blocked.takeTicket())) {
+      guard case .unwritable(let path, let reason)? = $0 as? SavedFile.Failure else {
+        return XCTFail("\($0)")
+      }
+      XCTAssertEqual(path, blocked.path)
+      XCTAssertFalse(reason.isEmpty)
+    }
+  }
+}
+
+/// The names in a folder, without `.` and `..`, sorted.
+private func entries(of path: String) -> [String] {
+  guard let folder = opendir(path) else { return [] }
+  defer { closedir(folder) }
+  var names: [String] = []
+  while let entry = readdir(folder) {
+    let name = withUnsafePointer(to: entry.pointee.d_name) {
+      String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+    }
+    if name != "." && name != ".." { names.append(name) }
+  }
+  return names.sorted()
+}
