@@ -22,8 +22,7 @@ public enum TodoListStore: StoreDefinition {
   public static let initialState = TodoListState()
 
   public static func reducer(options: Options, services: Services) -> TodoListReducer {
-    let file = TodosFile(
-      path: "\(services.dataDirectory)/todos.json", threadPool: services.threadPool)
+    let file = TodosFile(file: services.savedFile("todos.json"))
     let http = services.http
     let syncURL = options.syncURL
     return TodoListReducer(

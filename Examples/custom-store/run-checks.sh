@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every check of the example: builds the package and its tests, runs the reducer tests, the
+# scenario file, and the Python client against the fixture server. Exits non-zero on any
+# failure. TEST_STEP_SECONDS (600) bounds each step, as in the root Makefile.
+set -euo pipefail
+cd "$(dirname "$0")"
+SWIFT=${SWIFT:-swift}
+deadline=(stdbuf -oL -eL timeout --kill-after=10 "${TEST_STEP_SECONDS:-600}")
+
+step() { echo "==> $*"; }
+
+step "swift build --build-tests"
+"$SWIFT" build --build-tests
+bin=$("$SWIFT" build --show-bin-path)
+
+# Run directly rather than through `swift test`, which would start the bundle in a process
+# group of its own, out of the deadline's reach.
+step "reducer tests"
+"${deadline[@]}" "$bin/TodoActorPackageTests.xctest"
+
+step "todo-actor test scenarios/todos.jsonl"
+"${deadline[@]}" "$bin/todo-actor" test scenarios/todos.jsonl
+
+step "python3 client.py --binary $bin/todo-actor"
+"${deadline[@]}" python3 client.py --binary "$bin/todo-actor"
+
+echo "==> every check passed"
