@@ -61,7 +61,9 @@ fuzz:
 bench: build
 	$(SWIFT) build -c release --product http-bench
 	$(SWIFT) build -c release --product ws-bench
-	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench --ws-bench .build/release/ws-bench
+	$(SWIFT) build $(RELEASE_FLAGS) --package-path Examples/custom-store --product todo-actor
+	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench --ws-bench .build/release/ws-bench \
+	  --todo-actor Examples/custom-store/.build/release/todo-actor
 	python3 bench/client_latency.py $(BIN)
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).

@@ -16,6 +16,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import custom_store  # noqa: E402
 import http_fetches  # noqa: E402
 import ws_echo  # noqa: E402
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
@@ -76,6 +77,8 @@ def main():
     parser.add_argument("--round-trips", type=int, default=20_000)
     parser.add_argument("--http-bench", type=Path, default=Path(".build/release/http-bench"))
     parser.add_argument("--ws-bench", type=Path, default=Path(".build/release/ws-bench"))
+    parser.add_argument("--todo-actor", type=Path,
+                        help="Examples/custom-store's binary: adds its rows (issue 13)")
     arguments = parser.parse_args()
     out = Path(tempfile.gettempdir()) / "composable-actor-bench"
     out.mkdir(exist_ok=True)
@@ -115,6 +118,8 @@ def main():
         rows.append((f"start-up of {arguments.compare.name}, median of 50",
                      f"{startup(host, arguments.compare.resolve(), 50):.2f} ms", ""))
 
+    if arguments.todo_actor:
+        rows += custom_store.rows(host, arguments.todo_actor.resolve(), out, seconds / arguments.actions)
     rows += http_fetches.rows(binary, arguments.http_bench.resolve())
     rows += ws_echo.rows(arguments.ws_bench.resolve())
 

@@ -1,6 +1,6 @@
 import ComposableActor
 
-public struct TodoListState: Equatable, Sendable {
+public struct TodoListState: Equatable, Sendable, Encodable {
   /// In display order. Ids are unique: new ones come from `nextID`, and loading or syncing
   /// moves `nextID` past every id it brings in.
   public var todos: [Todo]
@@ -44,21 +44,4 @@ public struct StorageError: Equatable, Codable, Sendable {
     self.operation = operation
     self.message = message
   }
-}
-
-// Listing the fields lets the host diff only those an action changed: toggling a todo does not
-// re-encode the filter or the sync status.
-extension TodoListState: FieldwiseEncodable {
-  public static let encodedFields: [EncodedField<Self>] = [
-    EncodedField("todos", \.todos),
-    EncodedField("nextID", \.nextID),
-    EncodedField("filter", \.filter),
-    EncodedField("appliedFilter", \.appliedFilter),
-    EncodedField("visibleIDs", \.visibleIDs),
-    EncodedField("isSaving", \.isSaving),
-    EncodedField("lastSaved", \.lastSaved),
-    EncodedField("storageError", \.storageError),
-    EncodedField("isSyncing", \.isSyncing),
-    EncodedField("syncError", \.syncError),
-  ]
 }

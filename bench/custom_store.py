@@ -1,0 +1,55 @@
+"""Issue 13's figure for a store a team writes with no performance code in it: the example
+package's todo list (Examples/custom-store), driven through its own binary, beside the counter.
+
+Each row is the CPU time per action of one workload read from a file with stdout to /dev/null,
+at a given size of the list: the list's size is what the cost of an action follows today, so
+the rows show how it grows, not only one point.
+"""
+
+import json
+import statistics
+import subprocess
+from pathlib import Path
+
+
+def line(action: dict) -> bytes:
+    return json.dumps({"store": "todos", "action": action}, separators=(",", ":")).encode() + b"\n"
+
+
+def adds(count: int) -> bytes:
+    return b"".join(line({"type": "add", "title": f"todo {n}"}) for n in range(count))
+
+
+def seconds(host: Path, binary: Path, path: Path, data: bytes, runs: int) -> float:
+    path.write_bytes(data)
+    times = []
+    for _ in range(runs):
+        output = subprocess.run(
+            [str(host), str(binary), "file", str(path), "--data-dir", str(path.parent)],
+            check=True, capture_output=True, text=True,
+        ).stdout
+        times.append(int(output.split()[0]) / 1e9)
+    return statistics.median(times)
+
+
+def rows(host: Path, binary: Path, out: Path, counter_seconds_per_action: float, runs: int = 3):
+    counter = counter_seconds_per_action * 1e6
+    result = []
+
+    def row(name: str, microseconds: float):
+        result.append((f"todos (Examples/custom-store): {name}",
+                       f"{microseconds:.2f} µs/action", f"{microseconds / counter:.1f}× the counter's {counter:.2f} µs"))
+
+    pairs = 100_000
+    add_delete = b"".join(
+        line({"type": "add", "title": "t"}) + line({"type": "delete", "id": n + 1}) for n in range(pairs)
+    )
+    row("add, delete (0–1 todos held)", seconds(host, binary, out / "todos-ad.jsonl", add_delete, runs) / (2 * pairs) * 1e6)
+    # Larger lists take minutes here: filling one costs the square of its size.
+    for held, toggles in [(100, 20_000), (1_000, 4_000)]:
+        prefix = adds(held)
+        base = seconds(host, binary, out / "todos-prefix.jsonl", prefix, runs)
+        work = prefix + b"".join(line({"type": "toggle", "id": 1 + n % 2}) for n in range(toggles))
+        total = seconds(host, binary, out / "todos-toggle.jsonl", work, runs)
+        row(f"toggle with {held:,} todos held", (total - base) / toggles * 1e6)
+    return result
