@@ -170,7 +170,7 @@ extension ComposableActorCommand.Run {
     for (store, options) in ComposableActorCommand.catalog.options where !options.isEmpty {
       text += "\n\nOptions of the \(store) store:"
       for option in options {
-        text += "\n  --\(option.name) <\(option.valueName)>\n        \(option.help)"
+        text += "\n--\(option.name) <\(option.valueName)>: \(option.help)"
         if let value = option.defaultValue { text += " (default: \(value))" }
       }
     }

@@ -32,10 +32,11 @@ public protocol Reducer<State, Action> {
 
   /// The function a store calls for every action: `reduce(into:action:)`, or for a reducer
   /// built from `body`, its body's, with the body built once here rather than on every action
-  /// (building a composed body copies its whole tree of reducers). The default implementations
-  /// are the only ones a reducer needs; being requirements, they are chosen where the concrete
-  /// type is known, so the store runs code specialized for the whole tree.
-  func makeStoreReduce() -> (inout State, Action) -> Effect<Action>
+  /// (building a composed body copies its whole tree of reducers). Not for features to
+  /// implement: the default implementations are the only ones a reducer needs; being
+  /// requirements, they are chosen where the concrete type is known, so the store runs code
+  /// specialized for the whole tree.
+  func _makeStoreReduce() -> (inout State, Action) -> Effect<Action>
 }
 
 extension Reducer where Body == Never {
@@ -44,7 +45,7 @@ extension Reducer where Body == Never {
     fatalError("\(Self.self) has no body; it implements reduce(into:action:)")
   }
 
-  public func makeStoreReduce() -> (inout State, Action) -> Effect<Action> {
+  public func _makeStoreReduce() -> (inout State, Action) -> Effect<Action> {
     { self.reduce(into: &$0, action: $1) }
   }
 }
@@ -55,7 +56,7 @@ extension Reducer where Body: Reducer, Body.State == State, Body.Action == Actio
     body.reduce(into: &state, action: action)
   }
 
-  public func makeStoreReduce() -> (inout State, Action) -> Effect<Action> {
+  public func _makeStoreReduce() -> (inout State, Action) -> Effect<Action> {
     let body = self.body
     return { body.reduce(into: &$0, action: $1) }
   }

@@ -52,7 +52,7 @@ public final class Store<State, Action: Sendable> {
   public init<R: Reducer>(initialState: State, reducer: R)
   where R.State == State, R.Action == Action {
     self.state = initialState
-    self.reducer = reducer.makeStoreReduce()
+    self.reducer = reducer._makeStoreReduce()
   }
 
   /// Reduces a host action now, then any actions it queued.
