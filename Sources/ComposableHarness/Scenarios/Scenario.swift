@@ -203,7 +203,7 @@ enum ScenarioFile {
     throws(ScenarioError) -> Scenario.Action
   {
     let kinds =
-      ["send", "receive", "advance", "settle", "peer", "http", "websocket"] + scripted.sorted()
+      StoreCatalog.scenarioSteps + scripted.sorted()
     let present = kinds.filter { object[$0] != nil }
     guard present.count == 1, let kind = present.first else {
       throw ScenarioError("a step has exactly one of \(kinds.joined(separator: ", "))")

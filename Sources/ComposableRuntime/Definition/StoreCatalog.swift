@@ -15,9 +15,21 @@ public struct StoreCatalog: Sendable {
         seen.insert(definition.name).inserted,
         "two stores are named \"\(definition.name)\"; store names must be unique")
       precondition(!definition.name.isEmpty, "a store's name must not be empty")
+      for name in definition.scriptedDependencies {
+        precondition(
+          !Self.scenarioSteps.contains(name),
+          "the store \(definition.name) scripts a dependency named \"\(name)\", which is a "
+            + "scenario step of its own")
+      }
     }
     self.definitions = definitions
   }
+
+  /// The steps a scenario file has besides the scripted dependencies' (docs/SCENARIOS.md): no
+  /// dependency may take one of these names.
+  public static let scenarioSteps = [
+    "send", "receive", "advance", "settle", "peer", "http", "websocket",
+  ]
 
   public var names: [String] { definitions.map { $0.name } }
 
