@@ -19,6 +19,16 @@ extension ComposableActorCommand {
     var output: String
 
     func run() throws {
+      // Schemas of actions the type does not have, or without the ones it has, would mislead
+      // every host that validates against them.
+      let problems = ComposableActorCommand.catalog.definitions.flatMap {
+        $0.actionDescriptionProblems
+      }
+      guard problems.isEmpty else {
+        throw ValidationError(
+          "the stores' descriptions disagree with their action types:\n"
+            + problems.joined(separator: "\n"))
+      }
       for descriptor in ComposableActorCommand.catalog.descriptors {
         try write(descriptor.actionSchema, to: "\(output)/\(descriptor.name).actions.schema.json")
         try write(descriptor.stateDocument, to: "\(output)/\(descriptor.name).state.schema.json")

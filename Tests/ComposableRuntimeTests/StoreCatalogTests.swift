@@ -111,3 +111,44 @@ final class StoreCatalogTests: XCTestCase {
     XCTAssertEqual(catalog.descriptors.map(\.summary), ["Says hello.", "Fetches."])
   }
 }
+
+/// A description that drifted from its action type in every way it can.
+private enum Drifted: StoreDefinition {
+  enum Action: ComposableAction {
+    case shown
+    case renamed(count: Int)
+    case undescribed(String)
+  }
+
+  struct Feature: Reducer {
+    func reduce(into state: inout Int, action: Action) -> Effect<Action> { .none }
+  }
+
+  static let name = "drifted"
+  static let summary = "Drifted."
+  static let actions: [ActionDescriptor] = [
+    .init("shown", sentBy: .host, "Matches."),
+    .init(
+      "renamed", sentBy: .host, "Its field was renamed.", payload: [.init("total", Schema.integer)]),
+    .init("removed", sentBy: .host, "No such case any more."),
+  ]
+  static let stateSchema = Schema.integer
+  static let initialState = 0
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
+final class ActionDescriptionTests: XCTestCase {
+  func testEveryWayADescriptionDriftsIsNamed() {
+    XCTAssertEqual(
+      Drifted.actionDescriptionProblems,
+      [
+        "drifted: renamed is described with the fields [total] but the case has [count]",
+        "drifted: the case undescribed(value) is not described",
+        "drifted: removed is described but is no case of the action type",
+      ])
+  }
+
+  func testADescriptionThatMatchesHasNoProblems() {
+    XCTAssertEqual(Greeter.actionDescriptionProblems, [])
+  }
+}

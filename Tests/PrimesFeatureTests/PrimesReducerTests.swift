@@ -1,4 +1,4 @@
-import ComposableCore
+import ComposableRuntime
 import ComposableTestSupport
 import PrimesFeature
 import XCTest
@@ -243,5 +243,10 @@ final class PrimesReducerTests: XCTestCase {
     XCTAssertTrue(
       lines.value[0].hasPrefix("action: counter(PrimesFeature.CounterAction.incrTapped)"),
       lines.value[0])
+  }
+
+  /// The store's description lists every case of its action type, with the case's fields.
+  func testTheDescriptionMatchesTheActionType() {
+    XCTAssertEqual(PrimesStore.actionDescriptionProblems, [])
   }
 }

@@ -156,4 +156,9 @@ final class RandomTodoReducerTests: XCTestCase {
     XCTAssertEqual(store.state.titleText, "todo 2")
     store.finish()
   }
+
+  /// The store's description lists every case of its action type, with the case's fields.
+  func testTheDescriptionMatchesTheActionType() {
+    XCTAssertEqual(RandomTodoStore.actionDescriptionProblems, [])
+  }
 }

@@ -254,4 +254,9 @@ final class VotesReducerTests: XCTestCase {
     store.finish()
     XCTAssertEqual(votesRequests.value, ["1 all", "1 tech"])
   }
+
+  /// The store's description lists every case of its action type, with the case's fields.
+  func testTheDescriptionMatchesTheActionType() {
+    XCTAssertEqual(VotesStore.actionDescriptionProblems, [])
+  }
 }

@@ -186,4 +186,9 @@ final class WebSocketReducerTests: XCTestCase {
     store.send(.connectButtonTapped) { $0.connectivityState = .disconnected }
     store.finish()
   }
+
+  /// The store's description lists every case of its action type, with the case's fields.
+  func testTheDescriptionMatchesTheActionType() {
+    XCTAssertEqual(WebSocketStore.actionDescriptionProblems, [])
+  }
 }

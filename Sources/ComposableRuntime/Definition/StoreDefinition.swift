@@ -86,6 +86,34 @@ extension StoreDefinition where Feature.State: FieldwiseEncodable {
 }
 
 extension StoreDefinition {
+  /// Where ``actions`` and the action type disagree: a case not described, a described action
+  /// that is no case, or payload fields named otherwise than the case's values. Empty when
+  /// they agree; a store's tests assert that, so its description cannot drift from its type.
+  ///
+  /// ```swift
+  /// XCTAssertEqual(TodoListStore.actionDescriptionProblems, [])
+  /// ```
+  public static var actionDescriptionProblems: [String] {
+    let cases = ActionCoding.cases(of: Feature.Action.self)
+    var problems: [String] = []
+    for actionCase in cases {
+      guard let described = actions.first(where: { $0.type == actionCase.type }) else {
+        problems.append("\(name): the case \(actionCase) is not described")
+        continue
+      }
+      let fields = described.payload.map(\.name)
+      if fields != actionCase.fields {
+        problems.append(
+          "\(name): \(actionCase.type) is described with the fields [\(fields.joined(separator: ", "))] "
+            + "but the case has [\(actionCase.fields.joined(separator: ", "))]")
+      }
+    }
+    for described in actions where !cases.contains(where: { $0.type == described.type }) {
+      problems.append("\(name): \(described.type) is described but is no case of the action type")
+    }
+    return problems
+  }
+
   /// What `describe` and the schemas say of the store.
   public static var descriptor: StoreDescriptor {
     StoreDescriptor(name: name, summary: summary, actions: actions, stateSchema: stateSchema)

@@ -318,4 +318,9 @@ final class TodoListReducerTests: XCTestCase {
     }
     store.finish()
   }
+
+  /// The definition describes every case of the action type, with its fields.
+  func testTheDescriptionMatchesTheActionType() {
+    XCTAssertEqual(TodoListStore.actionDescriptionProblems, [])
+  }
 }

@@ -1,0 +1,153 @@
+import ComposableCore
+
+/// One case of an action enum as the wire sees it: its dotted type and the names of its payload
+/// fields, in declaration order.
+public struct ActionCase: Equatable, Sendable, CustomStringConvertible {
+  public let type: String
+  public let fields: [String]
+
+  public init(type: String, fields: [String]) {
+    self.type = type
+    self.fields = fields
+  }
+
+  public var description: String {
+    fields.isEmpty ? type : "\(type)(\(fields.joined(separator: ", ")))"
+  }
+}
+
+extension ActionCoding {
+  /// Every case of `type`, child actions' cases spelled out as dotted types: what a store's
+  /// description must list.
+  ///
+  /// Read from the synthesized `Decodable` conformance, which is the wire form (see the type's
+  /// documentation): a decoder walks each case once and stops at its first value. The cases of
+  /// a synthesized `CodingKeys` enum are found from its layout: Swift numbers a payload-free
+  /// enum's cases from 0 in declaration order, and the first number past the last case is the
+  /// one that `Optional` uses for `nil` (the Swift ABI's extra inhabitants, docs/ABI/
+  /// TypeLayout.rst), so loading 0, 1, 2, … as an optional key stops exactly after the last.
+  public static func cases<A: ComposableAction>(of type: A.Type) -> [ActionCase] {
+    var found: [ActionCase] = []
+    walk(type, prefix: "", into: &found)
+    return found
+  }
+
+  private static func walk(
+    _ type: any Decodable.Type, prefix: String, into found: inout [ActionCase]
+  ) {
+    var choice = 0
+    var caseCount = 1
+    while choice < caseCount {
+      let probe = CaseProbe(choice: choice)
+      _ = try? type.init(from: probe)
+      caseCount = probe.caseCount
+      guard let name = probe.caseName else { return }
+      let path = prefix + name
+      if let child = probe.childAction, probe.fieldNames == ["_0"] {
+        walk(child, prefix: path + ".", into: &found)
+      } else {
+        let fields = probe.fieldNames == ["_0"] ? ["value"] : probe.fieldNames
+        found.append(ActionCase(type: path, fields: fields))
+      }
+      choice += 1
+    }
+  }
+}
+
+/// Every key of a payload-free `CodingKey` enum with at least one case, in declaration order;
+/// none for a key type of another shape (whose layout says nothing of its values).
+///
+/// A one-case enum and a case-less one look alike (no bytes; `Optional` adds a tag byte), so
+/// this is for key types known to have cases: an enum's own keys, or a case's value keys once
+/// a value was asked for.
+func allKeys<Key: CodingKey>(of _: Key.Type) -> [Key] {
+  let size = MemoryLayout<Key?>.size
+  // A payload-free enum's cases fit in at most two bytes and leave `Optional` room in them;
+  // anything larger, or without spare values, is no such enum.
+  guard size > 0, size <= 2, MemoryLayout<Key>.size <= size else { return [] }
+  var keys: [Key] = []
+  for number in 0..<(1 << (8 * size)) {
+    var bytes = (UInt8(truncatingIfNeeded: number), UInt8(truncatingIfNeeded: number >> 8))
+    guard let key = withUnsafeBytes(of: &bytes, { $0.loadUnaligned(as: Key?.self) }) else {
+      break
+    }
+    keys.append(key)
+  }
+  return keys
+}
+
+/// A decoder that takes an action enum down one case: it offers the `choice`th case as the only
+/// key, notes the case's value names, and stops at the first value decoded.
+private final class CaseProbe: Decoder {
+  struct Stop: Error {}
+
+  var codingPath: [any CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+  let choice: Int
+  var caseCount = 0
+  var caseName: String?
+  var fieldNames: [String] = []
+  /// The type of the case's first value, when it is an action: the path continues there.
+  var childAction: (any ComposableAction.Type)?
+  private var isInsideCase = false
+
+  init(choice: Int) {
+    self.choice = choice
+  }
+
+  func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    guard !isInsideCase else { throw Stop() }
+    let keys = allKeys(of: Key.self)
+    caseCount = keys.count
+    guard choice < keys.count else { throw Stop() }
+    caseName = keys[choice].stringValue
+    return KeyedDecodingContainer(CaseContainer(probe: self, keys: [keys[choice]]))
+  }
+
+  func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw Stop() }
+  func singleValueContainer() throws -> any SingleValueDecodingContainer { throw Stop() }
+
+  fileprivate func enterCase() {
+    isInsideCase = true
+  }
+
+  /// A case's first value is asked for: its keys have cases, and they name the values.
+  fileprivate func firstValue<Key: CodingKey>(_ type: Any.Type, key: Key) -> Stop {
+    fieldNames = allKeys(of: Key.self).map(\.stringValue)
+    childAction = type as? any ComposableAction.Type
+    return Stop()
+  }
+}
+
+/// The enum's container (its one key: the chosen case) and the case's (its values' keys).
+private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  let probe: CaseProbe
+  let keys: [Key]
+  var codingPath: [any CodingKey] { [] }
+  var allKeys: [Key] { keys }
+
+  func contains(_ key: Key) -> Bool { true }
+  func decodeNil(forKey key: Key) throws -> Bool { throw probe.firstValue(Never.self, key: key) }
+
+  func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    throw probe.firstValue(T.self, key: key)
+  }
+
+  func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+    throw probe.firstValue(T.self, key: key)
+  }
+
+  func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+    -> KeyedDecodingContainer<NestedKey>
+  {
+    probe.enterCase()
+    return KeyedDecodingContainer(CaseContainer<NestedKey>(probe: probe, keys: []))
+  }
+
+  func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+    throw CaseProbe.Stop()
+  }
+
+  func superDecoder() throws -> any Decoder { throw CaseProbe.Stop() }
+  func superDecoder(forKey key: Key) throws -> any Decoder { throw CaseProbe.Stop() }
+}

@@ -1,0 +1,57 @@
+import ComposableCore
+import Protocol
+import XCTest
+
+/// The cases of an action type, read from its synthesized `Decodable`: what a store's
+/// description is checked against.
+final class ActionCasesTests: XCTestCase {
+  private enum Child: ComposableAction {
+    case tapped
+    case answered(Int?)
+    case moved(from: Int, to: Int)
+  }
+
+  private enum Parent: ComposableAction {
+    case child(Child)
+    case appeared
+    case pair(Int, String)
+    case loaded([String])
+  }
+
+  private enum Single: ComposableAction {
+    case only
+  }
+
+  func testEveryCaseIsFoundWithItsFieldsAndChildrenAreSpelledOut() {
+    XCTAssertEqual(
+      ActionCoding.cases(of: Parent.self),
+      [
+        ActionCase(type: "child.tapped", fields: []),
+        ActionCase(type: "child.answered", fields: ["value"]),
+        ActionCase(type: "child.moved", fields: ["from", "to"]),
+        ActionCase(type: "appeared", fields: []),
+        ActionCase(type: "pair", fields: ["_0", "_1"]),
+        ActionCase(type: "loaded", fields: ["value"]),
+      ])
+  }
+
+  func testAOneCaseEnumHasItsCase() {
+    XCTAssertEqual(ActionCoding.cases(of: Single.self), [ActionCase(type: "only", fields: [])])
+  }
+
+  /// Every case found decodes from its wire form, and the wire form of a value of each case is
+  /// what was found: the walk and the codec agree.
+  func testTheCasesAreTheCodecsOwn() throws {
+    let values: [Parent] = [
+      .child(.tapped), .child(.answered(nil)), .child(.moved(from: 1, to: 2)), .appeared,
+      .pair(1, "a"), .loaded([]),
+    ]
+    let cases = ActionCoding.cases(of: Parent.self)
+    for (value, actionCase) in zip(values, cases) {
+      let wire = ActionCoding.encode(value)
+      XCTAssertEqual(wire["type"]?.stringValue, actionCase.type)
+      XCTAssertEqual(
+        Set(wire.objectValue?.keys.filter { $0 != "type" } ?? []), Set(actionCase.fields))
+    }
+  }
+}
