@@ -30,13 +30,26 @@ public protocol HostedStore: AnyObject {
 /// waits for none of it, and a host that drives one store never pays for the others. Nothing a
 /// host sees changes: a store is built in its initial state, and building runs no effect.
 public struct StoreFactory {
-  public let descriptor: StoreDescriptor
+  public let name: String
+  private let describe: () -> StoreDescriptor
   let make: @StoreActor () -> any HostedStore
 
-  public init(descriptor: StoreDescriptor, make: @escaping @StoreActor () -> any HostedStore) {
-    self.descriptor = descriptor
+  /// `describe` runs when `describe` asks: a description derived from the store's types walks
+  /// them, which `ready` need not wait for.
+  public init(
+    name: String, describe: @escaping () -> StoreDescriptor,
+    make: @escaping @StoreActor () -> any HostedStore
+  ) {
+    self.name = name
+    self.describe = describe
     self.make = make
   }
+
+  public init(descriptor: StoreDescriptor, make: @escaping @StoreActor () -> any HostedStore) {
+    self.init(name: descriptor.name, describe: { descriptor }, make: make)
+  }
+
+  public var descriptor: StoreDescriptor { describe() }
 }
 
 /// Where every store of a session writes: the output lines, the `seq` they share, and whether

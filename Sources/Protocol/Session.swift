@@ -46,10 +46,10 @@ public final class Session {
     stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64
   ) {
     precondition(
-      Set(stores.map(\.descriptor.name)).count == stores.count, "store names must be unique")
+      Set(stores.map(\.name)).count == stores.count, "store names must be unique")
     self.factories = stores
     self.built = Array(repeating: nil, count: stores.count)
-    self.storeNames = stores.map(\.descriptor.name)
+    self.storeNames = stores.map(\.name)
     self.storeNameBytes = storeNames.map { Array($0.utf8) }
     self.output = output
     self.sequence = sequence

@@ -98,7 +98,7 @@ public struct ActionDescriptor: Sendable {
     case effect
   }
 
-  public struct Field: Sendable {
+  public struct Field: Equatable, Sendable {
     public let name: String
     public let schema: JSONValue
     public let isRequired: Bool

@@ -53,10 +53,9 @@ enum TallyStore: StoreDefinition {
   static let actions: [ActionDescriptor] = [
     .init("bump", sentBy: .host, "Adds one."),
     .init("doubleTapped", sentBy: .host, "Asks the doubler."),
-    .init("doubled", sentBy: .effect, "The answer.", payload: [.init("value", Schema.integer)]),
+    .init("doubled", sentBy: .effect, "The answer."),
     .init("saveTapped", sentBy: .host, "Fails, catching nothing."),
   ]
-  static let stateSchema = Schema.object(["count": Schema.integer])
   static let scriptedDependencies = ["doubles"]
   static let initialState = State()
 

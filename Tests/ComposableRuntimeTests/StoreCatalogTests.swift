@@ -26,7 +26,6 @@ private enum Greeter: StoreDefinition {
   static let name = "greeter"
   static let summary = "Says hello."
   static let actions: [ActionDescriptor] = [.init("noop", sentBy: .host, "Nothing.")]
-  static let stateSchema = Schema.integer
   static let initialState = 0
   static func reducer(options: Options, services: Services) -> Feature { Feature() }
 }
@@ -46,7 +45,6 @@ private enum Fetcher: StoreDefinition {
   static let name = "fetcher"
   static let summary = "Fetches."
   static let actions = Greeter.actions
-  static let stateSchema = Schema.integer
   static let initialState = 0
   static func reducer(options: Options, services: Services) -> Feature { Feature() }
 }
@@ -128,11 +126,9 @@ private enum Drifted: StoreDefinition {
   static let summary = "Drifted."
   static let actions: [ActionDescriptor] = [
     .init("shown", sentBy: .host, "Matches."),
-    .init(
-      "renamed", sentBy: .host, "Its field was renamed.", payload: [.init("total", Schema.integer)]),
+    .init("renamed", sentBy: .host, "Described; its payload is read from the type."),
     .init("removed", sentBy: .host, "No such case any more."),
   ]
-  static let stateSchema = Schema.integer
   static let initialState = 0
   static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
 }
@@ -142,7 +138,6 @@ final class ActionDescriptionTests: XCTestCase {
     XCTAssertEqual(
       Drifted.actionDescriptionProblems,
       [
-        "drifted: renamed is described with the fields [total] but the case has [count]",
         "drifted: the case undescribed(value) is not described",
         "drifted: removed is described but is no case of the action type",
       ])
@@ -150,5 +145,17 @@ final class ActionDescriptionTests: XCTestCase {
 
   func testADescriptionThatMatchesHasNoProblems() {
     XCTAssertEqual(Greeter.actionDescriptionProblems, [])
+  }
+
+  /// `describe` lists every case of the type, payloads read from it: a case not described is
+  /// there too, as sent by effects, with no summary.
+  func testTheDescriptorIsDerivedFromTheTypes() {
+    let actions = Drifted.descriptor.actions
+    XCTAssertEqual(actions.map(\.type), ["shown", "renamed", "undescribed"])
+    XCTAssertEqual(actions.map(\.sentBy), [.host, .host, .effect])
+    XCTAssertEqual(actions[1].payload, [.init("count", ["type": "integer"])])
+    XCTAssertEqual(actions[2].payload, [.init("value", ["type": "string"])])
+    XCTAssertEqual(actions[2].summary, "")
+    XCTAssertEqual(Drifted.descriptor.stateSchema, ["type": "integer"])
   }
 }

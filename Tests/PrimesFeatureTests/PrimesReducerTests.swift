@@ -250,3 +250,16 @@ final class PrimesReducerTests: XCTestCase {
     XCTAssertEqual(PrimesStore.actionDescriptionProblems, [])
   }
 }
+
+final class PrimesSchemaTests: XCTestCase {
+  /// The state's schema is read from what it encodes: the derived members are in it.
+  func testTheStateSchemaListsEveryEncodedMember() {
+    let schema = PrimesStore.stateSchema
+    XCTAssertEqual(
+      schema["required"]?.arrayValue?.compactMap(\.stringValue),
+      PrimesState.encodedFields.map(\.key))
+    XCTAssertEqual(schema["properties"]?["isPrime"], ["type": "boolean"])
+    XCTAssertEqual(
+      schema["properties"]?["nthPrimeRequest"], ["oneOf": [["type": "null"], ["type": "integer"]]])
+  }
+}

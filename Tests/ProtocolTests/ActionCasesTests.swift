@@ -1,4 +1,5 @@
 import ComposableCore
+import JSON
 import Protocol
 import XCTest
 
@@ -23,20 +24,24 @@ final class ActionCasesTests: XCTestCase {
   }
 
   func testEveryCaseIsFoundWithItsFieldsAndChildrenAreSpelledOut() {
+    let integer: JSONValue = ["type": "integer"]
     XCTAssertEqual(
       ActionCoding.cases(of: Parent.self),
       [
-        ActionCase(type: "child.tapped", fields: []),
-        ActionCase(type: "child.answered", fields: ["value"]),
-        ActionCase(type: "child.moved", fields: ["from", "to"]),
-        ActionCase(type: "appeared", fields: []),
-        ActionCase(type: "pair", fields: ["_0", "_1"]),
-        ActionCase(type: "loaded", fields: ["value"]),
+        ActionCase(type: "child.tapped", payload: []),
+        ActionCase(
+          type: "child.answered",
+          payload: [.init("value", ["oneOf": [["type": "null"], integer]])]),
+        ActionCase(type: "child.moved", payload: [.init("from", integer), .init("to", integer)]),
+        ActionCase(type: "appeared", payload: []),
+        ActionCase(type: "pair", payload: [.init("_0", integer), .init("_1", ["type": "string"])]),
+        ActionCase(
+          type: "loaded", payload: [.init("value", ["type": "array", "items": ["type": "string"]])]),
       ])
   }
 
   func testAOneCaseEnumHasItsCase() {
-    XCTAssertEqual(ActionCoding.cases(of: Single.self), [ActionCase(type: "only", fields: [])])
+    XCTAssertEqual(ActionCoding.cases(of: Single.self), [ActionCase(type: "only", payload: [])])
   }
 
   /// Every case found decodes from its wire form, and the wire form of a value of each case is

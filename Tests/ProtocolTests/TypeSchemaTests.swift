@@ -60,7 +60,8 @@ final class TypeSchemaTests: XCTestCase {
   }
 
   func testAnEncodableOnlyValueIsDescribedByItsMembersTypes() {
-    let screen = Screen(box: Box(kind: .large, size: 1, todos: [], best: nil), count: 0, missing: nil)
+    let screen = Screen(
+      box: Box(kind: .large, size: 1, todos: [], best: nil), count: 0, missing: nil)
     let schema = TypeSchema.of(value: screen)
     XCTAssertEqual(schema["properties"]?["box"], TypeSchema.of(Box.self))
     XCTAssertEqual(schema["properties"]?["count"], ["type": "integer"])

@@ -138,7 +138,7 @@ extension StoreDefinition {
     options: any StoreOptions, services: Services, output: StoreOutput
   ) -> StoreFactory {
     let options = options as? Options ?? Options()
-    return StoreFactory(descriptor: descriptor) {
+    return StoreFactory(name: name, describe: { descriptor }) {
       _makeHostedStore(options: options, services: services, output: output)
     }
   }

@@ -17,7 +17,6 @@ import Protocol
 ///   public static let actions: [ActionDescriptor] = [
 ///     .init("incrementTapped", sentBy: .host, "Adds one."),
 ///   ]
-///   public static let stateSchema: JSONValue = Schema.object(["count": Schema.integer])
 ///   public static let initialState = Counter.State()
 ///   public static func reducer(options: NoOptions, services: Services) -> Counter { Counter() }
 /// }
@@ -34,9 +33,12 @@ public protocol StoreDefinition: Sendable {
   static var name: String { get }
   /// One sentence for `describe`.
   static var summary: String { get }
-  /// Every action, with who sends it: a host may send only the `host` ones.
+  /// Every case of the action type by its wire type, with who sends it (a host may send only
+  /// the `host` ones) and what it does. The payload schemas are read from the type; a payload
+  /// given here is not used.
   static var actions: [ActionDescriptor] { get }
-  /// JSON Schema (2020-12) of the encoded state.
+  /// JSON Schema (2020-12) of the encoded state: by default read from the state's type (see
+  /// ``TypeSchema``).
   static var stateSchema: JSONValue { get }
   /// Names of the dependencies a scenario scripts with steps of that name
   /// (`{"nthPrimes": {"6": 13}}`), read with ``Services/scripted(_:)``: for dependencies the
@@ -60,13 +62,15 @@ public protocol StoreDefinition: Sendable {
 extension StoreDefinition {
   public static var scriptedDependencies: [String] { [] }
 
+  public static var stateSchema: JSONValue { TypeSchema.of(value: initialState) }
+
   @StoreActor
   public static func _makeHostedStore(options: Options, services: Services, output: StoreOutput)
     -> any HostedStore
   {
     let store = Store(
       initialState: initialState, reducer: reducer(options: options, services: services))
-    return StoreHost(store: store, descriptor: descriptor, output: output)
+    return StoreHost(store: store, descriptor: hostDescriptor, output: output)
   }
 
 }
@@ -81,14 +85,15 @@ extension StoreDefinition where Feature.State: FieldwiseEncodable {
   {
     let store = Store(
       initialState: initialState, reducer: reducer(options: options, services: services))
-    return StoreHost(store: store, descriptor: descriptor, output: output)
+    return StoreHost(store: store, descriptor: hostDescriptor, output: output)
   }
 }
 
 extension StoreDefinition {
-  /// Where ``actions`` and the action type disagree: a case not described, a described action
-  /// that is no case, or payload fields named otherwise than the case's values. Empty when
-  /// they agree; a store's tests assert that, so its description cannot drift from its type.
+  /// Where ``actions`` and the action type disagree: a case not described, or a described
+  /// action that is no case; and any payload or state whose schema could not be read from its
+  /// type. Empty when all is well; a store's tests assert that, so that every action says who
+  /// sends it and a renamed or removed case cannot leave its description behind.
   ///
   /// ```swift
   /// XCTAssertEqual(TodoListStore.actionDescriptionProblems, [])
@@ -96,26 +101,46 @@ extension StoreDefinition {
   public static var actionDescriptionProblems: [String] {
     let cases = ActionCoding.cases(of: Feature.Action.self)
     var problems: [String] = []
-    for actionCase in cases {
-      guard let described = actions.first(where: { $0.type == actionCase.type }) else {
-        problems.append("\(name): the case \(actionCase) is not described")
-        continue
-      }
-      let fields = described.payload.map(\.name)
-      if fields != actionCase.fields {
-        problems.append(
-          "\(name): \(actionCase.type) is described with the fields [\(fields.joined(separator: ", "))] "
-            + "but the case has [\(actionCase.fields.joined(separator: ", "))]")
-      }
+    for actionCase in cases where !actions.contains(where: { $0.type == actionCase.type }) {
+      problems.append("\(name): the case \(actionCase) is not described")
     }
     for described in actions where !cases.contains(where: { $0.type == described.type }) {
       problems.append("\(name): \(described.type) is described but is no case of the action type")
     }
+    for actionCase in cases {
+      for field in actionCase.payload where field.schema == [:] {
+        problems.append(
+          "\(name): the type of \(actionCase.type)'s \(field.name) could not be read (a "
+            + "string-backed enum must be CaseIterable, or state its schema)")
+      }
+    }
+    if stateSchema == [:] {
+      problems.append(
+        "\(name): the state's schema could not be read (a string-backed enum must be "
+          + "CaseIterable, or state its schema)")
+    }
     return problems
   }
 
-  /// What `describe` and the schemas say of the store.
+  /// What the host of the store reads: its name and who sends each action. The payloads and
+  /// the state schema, read from the types, are for `describe`; walking the types when the
+  /// store is built would cost its first action milliseconds (the walk's dynamic casts scan
+  /// every protocol conformance of the binary).
+  public static var hostDescriptor: StoreDescriptor {
+    StoreDescriptor(name: name, summary: summary, actions: actions, stateSchema: [:])
+  }
+
+  /// What `describe` and the schemas say of the store: every case of the action type, with
+  /// its payload read from the type and its sender and summary from ``actions`` (a case not
+  /// described there is taken as sent by effects, with no summary).
   public static var descriptor: StoreDescriptor {
-    StoreDescriptor(name: name, summary: summary, actions: actions, stateSchema: stateSchema)
+    let described = ActionCoding.cases(of: Feature.Action.self).map { actionCase in
+      let doc = actions.first { $0.type == actionCase.type }
+      return ActionDescriptor(
+        actionCase.type, sentBy: doc?.sentBy ?? .effect, doc?.summary ?? "",
+        payload: actionCase.payload)
+    }
+    return StoreDescriptor(
+      name: name, summary: summary, actions: described, stateSchema: stateSchema)
   }
 }

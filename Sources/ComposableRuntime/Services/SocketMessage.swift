@@ -1,3 +1,6 @@
+import JSON
+import Protocol
+
 /// A WebSocket message as the feature sees it. On the wire `{"text": "…"}` or
 /// `{"binary": "<base64>"}`.
 public enum SocketMessage: Equatable, Sendable {
@@ -45,4 +48,22 @@ extension SocketMessage: Codable {
     case .binary(let bytes): try container.encode(Base64.encode(bytes), forKey: .binary)
     }
   }
+}
+
+// The hand-written Codable above is a choice between two members, which a walk of its
+// decoding cannot tell from two optional ones.
+extension SocketMessage: JSONSchemaDescribed {
+  public static let jsonSchema: JSONValue = [
+    "oneOf": [
+      [
+        "type": "object", "properties": ["text": ["type": "string"]], "required": ["text"],
+        "additionalProperties": false,
+      ],
+      [
+        "type": "object",
+        "properties": ["binary": ["type": "string", "contentEncoding": "base64"]],
+        "required": ["binary"], "additionalProperties": false,
+      ],
+    ]
+  ]
 }

@@ -1,15 +1,19 @@
 import ComposableCore
+import JSON
 
-/// One case of an action enum as the wire sees it: its dotted type and the names of its payload
-/// fields, in declaration order.
+/// One case of an action enum as the wire sees it: its dotted type and its payload fields, in
+/// declaration order, each with the JSON Schema of its type.
 public struct ActionCase: Equatable, Sendable, CustomStringConvertible {
   public let type: String
-  public let fields: [String]
+  public let payload: [ActionDescriptor.Field]
 
-  public init(type: String, fields: [String]) {
+  public init(type: String, payload: [ActionDescriptor.Field]) {
     self.type = type
-    self.fields = fields
+    self.payload = payload
   }
+
+  /// The payload fields' names.
+  public var fields: [String] { payload.map(\.name) }
 
   public var description: String {
     fields.isEmpty ? type : "\(type)(\(fields.joined(separator: ", ")))"
@@ -43,11 +47,14 @@ extension ActionCoding {
       caseCount = probe.caseCount
       guard let name = probe.caseName else { return }
       let path = prefix + name
-      if let child = probe.childAction, probe.fieldNames == ["_0"] {
+      if let child = probe.childAction {
         walk(child, prefix: path + ".", into: &found)
       } else {
-        let fields = probe.fieldNames == ["_0"] ? ["value"] : probe.fieldNames
-        found.append(ActionCase(type: path, fields: fields))
+        let lone = probe.fields.count == 1 && probe.fields[0].name == "_0"
+        let payload = probe.fields.map { field in
+          lone ? ActionDescriptor.Field("value", field.schema) : field
+        }
+        found.append(ActionCase(type: path, payload: payload))
       }
       choice += 1
     }
@@ -77,7 +84,8 @@ func allKeys<Key: CodingKey>(of _: Key.Type) -> [Key] {
 }
 
 /// A decoder that takes an action enum down one case: it offers the `choice`th case as the only
-/// key, notes the case's value names, and stops at the first value decoded.
+/// key and notes the schema of each of the case's values, handing back placeholders; a first
+/// value that is an action stops the walk, which goes on down that child's cases.
 private final class CaseProbe: Decoder {
   struct Stop: Error {}
 
@@ -86,7 +94,7 @@ private final class CaseProbe: Decoder {
   let choice: Int
   var caseCount = 0
   var caseName: String?
-  var fieldNames: [String] = []
+  var fields: [ActionDescriptor.Field] = []
   /// The type of the case's first value, when it is an action: the path continues there.
   var childAction: (any ComposableAction.Type)?
   private var isInsideCase = false
@@ -111,11 +119,20 @@ private final class CaseProbe: Decoder {
     isInsideCase = true
   }
 
-  /// A case's first value is asked for: its keys have cases, and they name the values.
-  fileprivate func firstValue<Key: CodingKey>(_ type: Any.Type, key: Key) -> Stop {
-    fieldNames = allKeys(of: Key.self).map(\.stringValue)
-    childAction = type as? any ComposableAction.Type
-    return Stop()
+  /// One of the case's values: a field, or, first and alone, the child action the path goes on
+  /// to (`Stop` then ends this walk).
+  fileprivate func value<T: Decodable>(_ type: T.Type, key: some CodingKey, isOptional: Bool)
+    throws -> T
+  {
+    if fields.isEmpty, key.stringValue == "_0", let child = T.self as? any ComposableAction.Type {
+      childAction = child
+      throw Stop()
+    }
+    let (value, schema) = try TypeSchema.sample(T.self)
+    // The codec reads every field, an optional one included (as null): each is required.
+    fields.append(
+      ActionDescriptor.Field(key.stringValue, isOptional ? TypeSchema.nullable(schema) : schema))
+    return value
   }
 }
 
@@ -127,14 +144,70 @@ private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   var allKeys: [Key] { keys }
 
   func contains(_ key: Key) -> Bool { true }
-  func decodeNil(forKey key: Key) throws -> Bool { throw probe.firstValue(Never.self, key: key) }
+  func decodeNil(forKey key: Key) throws -> Bool { false }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    throw probe.firstValue(T.self, key: key)
+    try probe.value(T.self, key: key, isOptional: false)
   }
 
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    throw probe.firstValue(T.self, key: key)
+    try probe.value(T.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+    try probe.value(Bool.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+    try probe.value(String.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+    try probe.value(Double.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+    try probe.value(Float.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+    try probe.value(Int.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+    try probe.value(Int8.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+    try probe.value(Int16.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+    try probe.value(Int32.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+    try probe.value(Int64.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+    try probe.value(UInt.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+    try probe.value(UInt8.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+    try probe.value(UInt16.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+    try probe.value(UInt32.self, key: key, isOptional: true)
+  }
+
+  func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+    try probe.value(UInt64.self, key: key, isOptional: true)
   }
 
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

@@ -12,9 +12,10 @@ public protocol JSONSchemaDescribed {
 /// A `Decodable` type is walked through its `init(from:)` with a decoder that answers every
 /// request with a placeholder and notes what was asked: a member decoded is a required
 /// property, one decoded if present is an optional, nullable one; an array's element is decoded
-/// once; a string-backed `CaseIterable` enum is an `enum` of its raw values. An `Encodable`-only
-/// type is walked by encoding a value of it, and its members are described by their types where
-/// those are `Decodable`.
+/// once; a string-backed `CaseIterable` enum is an `enum` of its raw values (one that is not
+/// `CaseIterable` cannot be walked: no placeholder is one of its values, and the walk gives
+/// the empty schema). A value, such as a store's state, is walked by encoding it, and its
+/// members are described by their types where those are `Decodable`.
 ///
 /// ```swift
 /// struct Todo: Codable { var id: Int; var title: String; var note: String? }
@@ -28,13 +29,21 @@ public enum TypeSchema {
     (try? SchemaProbe.describe(T.self, depth: 0).schema) ?? [:]
   }
 
-  /// The schema of `value`'s type: by its type when it is `Decodable`, else by encoding it.
+  /// The schema of what `value` encodes to: its members are found by encoding it (a state may
+  /// encode members it does not decode, such as derived ones), and each member is described by
+  /// its type where that is `Decodable`, so that an empty array or a nil still says what it
+  /// would hold.
   public static func of<T: Encodable>(value: T) -> JSONValue {
     if let described = T.self as? any JSONSchemaDescribed.Type { return described.jsonSchema }
-    if let decodable = T.self as? any Decodable.Type { return of(decodable) }
     let encoder = SchemaEncoder(depth: 0)
     guard (try? value.encode(to: encoder)) != nil else { return [:] }
     return encoder.schema
+  }
+
+  /// A value of `type`, made of placeholders, and the type's schema: what a walk that must go
+  /// on past a value hands back.
+  static func sample<T: Decodable>(_ type: T.Type) throws -> (value: T, schema: JSONValue) {
+    try SchemaProbe.describe(T.self, depth: 0)
   }
 
   static func nullable(_ schema: JSONValue) -> JSONValue {
@@ -68,7 +77,9 @@ private final class SchemaProbe: Decoder {
   }
 
   /// A value of `type` to hand back, and its schema.
-  static func describe<T: Decodable>(_ type: T.Type, depth: Int) throws -> (value: T, schema: JSONValue) {
+  static func describe<T: Decodable>(_ type: T.Type, depth: Int) throws -> (
+    value: T, schema: JSONValue
+  ) {
     guard depth < maxDepth else { throw Unsupported() }
     if let cases = caseList(T.self), let first = cases.first as? T {
       let values = cases.compactMap(rawJSON)
@@ -276,7 +287,9 @@ private final class SchemaEncoder: Encoder {
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer { UnkeyedSchemaEncoder(encoder: self) }
-  func singleValueContainer() -> any SingleValueEncodingContainer { SingleSchemaEncoder(encoder: self) }
+  func singleValueContainer() -> any SingleValueEncodingContainer {
+    SingleSchemaEncoder(encoder: self)
+  }
 
   fileprivate func member(_ name: String, _ schema: JSONValue) {
     properties[name] = schema
@@ -438,3 +451,7 @@ private struct Box<Value: Decodable>: Decodable {
     value = try decoder.singleValueContainer().decode(Value.self)
   }
 }
+/// string-backed `CaseIterable` enum is an `enum` of its raw values (one that is not
+/// `CaseIterable` cannot be walked: no placeholder is one of its values, and the walk gives
+/// the empty schema). A value, such as a store's state, is walked by encoding it, and its
+/// members are described by their types where those are `Decodable`.

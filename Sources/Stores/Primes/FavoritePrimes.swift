@@ -10,7 +10,7 @@ public enum FavoritePrimesAction: ComposableAction, Equatable {
   case storageFailed(operation: StorageOperation, message: String)
 }
 
-public enum StorageOperation: String, Codable, Sendable {
+public enum StorageOperation: String, Codable, CaseIterable, Sendable {
   case load
   case save
 }

@@ -67,7 +67,7 @@ public struct PrimesState: Equatable, Sendable {
 
 /// One entry of the activity feed.
 public struct Activity: Equatable, Codable, Sendable {
-  public enum Kind: String, Codable, Sendable {
+  public enum Kind: String, Codable, CaseIterable, Sendable {
     case addedFavoritePrime
     case removedFavoritePrime
   }

@@ -58,15 +58,13 @@ public enum PrimesStore: StoreDefinition {
     .init("counter.incrTapped", sentBy: .host, "Adds one to count."),
     .init("counter.decrTapped", sentBy: .host, "Subtracts one from count."),
     .init(
-      "counter.countChanged", sentBy: .host, "Sets count, as if typed into the field.",
-      payload: [.init("value", ["type": "integer"])]),
+      "counter.countChanged", sentBy: .host, "Sets count, as if typed into the field."),
     .init(
       "counter.nthPrimeButtonTapped", sentBy: .host,
       "Asks for the count-th prime; a newer request cancels an older one."),
     .init(
       "counter.nthPrimeResponse", sentBy: .effect,
-      "The answer: the prime, or null when there is none.",
-      payload: [.init("value", ["type": ["integer", "null"]])]),
+      "The answer: the prime, or null when there is none."),
     .init(
       "counter.alertDismissButtonTapped", sentBy: .host,
       "Dismisses the alert and cancels a request in flight."),
@@ -78,8 +76,7 @@ public enum PrimesStore: StoreDefinition {
       "Removes count from the favourites."),
     .init(
       "favoritePrimes.deleteFavoritePrimes", sentBy: .host,
-      "Removes the favourites at these positions; positions out of range are ignored.",
-      payload: [.init("indices", ["type": "array", "items": ["type": "integer"]])]),
+      "Removes the favourites at these positions; positions out of range are ignored."),
     .init(
       "favoritePrimes.saveButtonTapped", sentBy: .host,
       "Saves the favourites to <data-dir>/favorite-primes.json, atomically."),
@@ -87,50 +84,11 @@ public enum PrimesStore: StoreDefinition {
       "favoritePrimes.loadButtonTapped", sentBy: .host,
       "Loads the favourites from <data-dir>/favorite-primes.json."),
     .init(
-      "favoritePrimes.loadedFavoritePrimes", sentBy: .effect, "The favourites that were loaded.",
-      payload: [.init("value", ["type": "array", "items": ["type": "integer"]])]),
+      "favoritePrimes.loadedFavoritePrimes", sentBy: .effect, "The favourites that were loaded."),
     .init("favoritePrimes.savedFavoritePrimes", sentBy: .effect, "The save succeeded."),
     .init(
       "favoritePrimes.storageFailed", sentBy: .effect,
-      "A load or save failed; the favourites were kept.",
-      payload: [
-        .init("operation", ["enum": ["load", "save"]]),
-        .init("message", ["type": "string"]),
-      ]),
-  ]
-
-  public static let stateSchema: JSONValue = [
-    "type": "object",
-    "properties": [
-      "count": ["type": "integer"],
-      "favoritePrimes": ["type": "array", "items": ["type": "integer", "minimum": 2]],
-      "activityFeed": [
-        "type": "array",
-        "items": Schema.object(
-          [
-            "timestamp": [
-              "type": "integer", "description": "milliseconds since the Unix epoch",
-            ],
-            "type": ["enum": ["addedFavoritePrime", "removedFavoritePrime"]],
-            "prime": ["type": "integer"],
-          ]),
-      ],
-      "alertNthPrime": Schema.nullable(
-        Schema.object(["n": ["type": "integer"], "prime": ["type": "integer"]])),
-      "alertNthPrimeFailure": Schema.nullable(
-        Schema.object(["n": ["type": "integer"], "message": ["type": "string"]])),
-      "nthPrimeRequest": ["type": ["integer", "null"]],
-      "isNthPrimeButtonDisabled": ["type": "boolean"],
-      "isPrime": ["type": "boolean"],
-      "isFavorite": ["type": "boolean"],
-      "storageError": Schema.nullable(
-        Schema.object(["operation": ["enum": ["load", "save"]], "message": ["type": "string"]])),
-    ],
-    "required": [
-      "count", "favoritePrimes", "activityFeed", "alertNthPrime", "alertNthPrimeFailure",
-      "nthPrimeRequest", "isNthPrimeButtonDisabled", "isPrime", "isFavorite", "storageError",
-    ],
-    "additionalProperties": false,
+      "A load or save failed; the favourites were kept."),
   ]
 
 }

@@ -39,33 +39,11 @@ public enum RandomTodoStore: StoreDefinition {
       "Stops the automatic refresh. A fetch already in flight still completes and is shown."),
     .init("timerTicked", sentBy: .effect, "The automatic refresh's timer fired: fetches once."),
     .init(
-      "fetchResult.success", sentBy: .effect, "The todo that was fetched.",
-      payload: [.init("value", todo)]),
+      "fetchResult.success", sentBy: .effect, "The todo that was fetched."),
     .init(
       "fetchResult.failure", sentBy: .effect,
       "The fetch failed: no connection, a timeout, TLS, an HTTP status, or a body that is not "
-        + "a todo.",
-      payload: [.init("value", Schema.requestFailure)]),
+        + "a todo."),
   ]
 
-  public static let stateSchema: JSONValue = [
-    "type": "object",
-    "properties": [
-      "todo": Schema.nullable(todo),
-      "failure": Schema.nullable(Schema.requestFailure),
-      "isAutoRefreshing": Schema.boolean,
-      "isFetching": Schema.boolean,
-      "idText": ["type": "string", "description": "\"#17\", or empty before the first todo"],
-      "titleText": [
-        "type": "string", "description": "the todo's title, or the failure's message",
-      ],
-    ],
-    "required": ["todo", "failure", "isAutoRefreshing", "isFetching", "idText", "titleText"],
-    "additionalProperties": false,
-  ]
-
-  private static let todo = Schema.object([
-    "userId": Schema.integer, "id": Schema.integer, "title": Schema.string,
-    "completed": Schema.boolean,
-  ])
 }

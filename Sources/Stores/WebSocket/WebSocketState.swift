@@ -1,5 +1,5 @@
 public struct WebSocketState: Equatable, Codable, Sendable {
-  public enum ConnectivityState: String, Codable, Sendable {
+  public enum ConnectivityState: String, Codable, CaseIterable, Sendable {
     case disconnected, connecting, connected
   }
 

@@ -46,57 +46,29 @@ public enum WebSocketStore: StoreDefinition {
       "Connects when disconnected; when connecting or connected, disconnects and cancels the "
         + "socket's effects."),
     .init(
-      "messageToSendChanged", sentBy: .host, "Sets the message to send.",
-      payload: [.init("value", Schema.string)]),
+      "messageToSendChanged", sentBy: .host, "Sets the message to send."),
     .init(
       "sendButtonTapped", sentBy: .host,
       "Clears messageToSend at once, then sends it as a text message."),
     .init(
       "subscribeOrderBook", sentBy: .host,
-      "Sends Upbit's order-book request for these market codes on the open socket.",
-      payload: [.init("codes", Schema.array(of: Schema.string))]),
+      "Sends Upbit's order-book request for these market codes on the open socket."),
     .init(
-      "sendResponse", sentBy: .effect, "Whether a send succeeded; a failure shows an alert.",
-      payload: [.init("didSucceed", Schema.boolean)]),
+      "sendResponse", sentBy: .effect, "Whether a send succeeded; a failure shows an alert."),
     .init("alertDismissed", sentBy: .host, "Dismisses the alert."),
     .init(
       "webSocket.didOpen", sentBy: .effect,
-      "The socket is open: connected, received messages cleared.",
-      payload: [.init("protocol", Schema.nullable(Schema.string))]),
+      "The socket is open: connected, received messages cleared."),
     .init(
       "webSocket.didClose", sentBy: .effect,
-      "The socket closed (1006: it failed, with why): disconnected, effects cancelled.",
-      payload: [.init("code", Schema.integer), .init("reason", Schema.string)]),
+      "The socket closed (1006: it failed, with why): disconnected, effects cancelled."),
     .init(
       "receivedSocketMessage.success", sentBy: .effect,
       "A message: an order book updates orderBook, anything else is added to "
-        + "receivedMessages.",
-      payload: [.init("value", message)]),
+        + "receivedMessages."),
     .init(
       "receivedSocketMessage.failure", sentBy: .effect,
-      "Receiving failed (too large, not UTF-8): shown as an alert.",
-      payload: [.init("value", Schema.string)]),
-  ]
-
-  public static let stateSchema: JSONValue = [
-    "type": "object",
-    "properties": [
-      "connectivityState": ["enum": ["disconnected", "connecting", "connected"]],
-      "messageToSend": Schema.string,
-      "receivedMessages": [
-        "type": "array", "items": Schema.string,
-        "description": "the last --max-received messages, oldest first; binary as base64",
-      ],
-      "alert": Schema.nullable(Schema.string),
-      "orderBook": Schema.nullable(orderBook),
-      "lastClose": Schema.nullable(
-        Schema.object(["code": Schema.integer, "reason": Schema.string])),
-    ],
-    "required": [
-      "connectivityState", "messageToSend", "receivedMessages", "alert", "orderBook",
-      "lastClose",
-    ],
-    "additionalProperties": false,
+      "Receiving failed (too large, not UTF-8): shown as an alert."),
   ]
 
   static let message: JSONValue = [
@@ -106,16 +78,4 @@ public enum WebSocketStore: StoreDefinition {
     ]
   ]
 
-  private static let level = Schema.object([
-    "price": ["type": "number"], "size": ["type": "number"],
-  ])
-
-  private static let orderBook = Schema.object([
-    "code": Schema.string,
-    "timestamp": ["type": "integer", "description": "milliseconds since the Unix epoch"],
-    "totalAskSize": ["type": "number"],
-    "totalBidSize": ["type": "number"],
-    "asks": ["type": "array", "items": level, "description": "highest price first"],
-    "bids": ["type": "array", "items": level, "description": "highest price first"],
-  ])
 }

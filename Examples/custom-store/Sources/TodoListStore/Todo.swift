@@ -12,8 +12,4 @@ public struct Todo: Equatable, Codable, Sendable, Identifiable {
     self.title = title
     self.done = done
   }
-
-  static let schema = Schema.object([
-    "id": Schema.integer, "title": Schema.string, "done": Schema.boolean,
-  ])
 }

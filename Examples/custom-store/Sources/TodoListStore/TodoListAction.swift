@@ -25,7 +25,7 @@ public enum TodoListAction: ComposableAction, Equatable {
 }
 
 /// Which file operation failed: `isSaving` must end with a failed save, not with a failed load.
-public enum StorageOperation: String, Codable, Sendable {
+public enum StorageOperation: String, Codable, CaseIterable, Sendable {
   case save
   case load
 }

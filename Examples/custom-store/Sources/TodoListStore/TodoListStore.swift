@@ -36,23 +36,18 @@ public enum TodoListStore: StoreDefinition {
   public static let actions: [ActionDescriptor] = [
     .init(
       "add", sentBy: .host,
-      "Appends a todo with the next id; the title is trimmed, and a blank one adds nothing.",
-      payload: [.init("title", Schema.string)]),
+      "Appends a todo with the next id; the title is trimmed, and a blank one adds nothing."),
     .init(
-      "toggle", sentBy: .host, "Flips the todo's done; an unknown id does nothing.",
-      payload: [.init("id", Schema.integer)]),
+      "toggle", sentBy: .host, "Flips the todo's done; an unknown id does nothing."),
     .init(
-      "delete", sentBy: .host, "Removes the todo; an unknown id does nothing.",
-      payload: [.init("id", Schema.integer)]),
+      "delete", sentBy: .host, "Removes the todo; an unknown id does nothing."),
     .init(
       "move", sentBy: .host,
       "Moves the todo at position from so that it ends at position to (from 0); positions out "
-        + "of range move nothing.",
-      payload: [.init("from", Schema.integer), .init("to", Schema.integer)]),
+        + "of range move nothing."),
     .init(
       "filterChanged", sentBy: .host,
-      "Sets the filter text; the list is filtered once it stays unchanged for 300 ms.",
-      payload: [.init("text", Schema.string)]),
+      "Sets the filter text; the list is filtered once it stays unchanged for 300 ms."),
     .init("save", sentBy: .host, "Saves the list to <data-dir>/todos.json, atomically."),
     .init("load", sentBy: .host, "Replaces the list with the one in <data-dir>/todos.json."),
     .init(
@@ -65,43 +60,14 @@ public enum TodoListStore: StoreDefinition {
       "The filter stopped changing for 300 ms: visibleIDs now reflect it."),
     .init("saved", sentBy: .effect, "The save succeeded; lastSaved is now."),
     .init(
-      "loaded", sentBy: .effect, "The list that was loaded.",
-      payload: [.init("value", Schema.array(of: Todo.schema))]),
+      "loaded", sentBy: .effect, "The list that was loaded."),
     .init(
-      "storageFailed", sentBy: .effect, "A load or save failed; the list was kept.",
-      payload: [.init("operation", storageOperation), .init("message", Schema.string)]),
+      "storageFailed", sentBy: .effect, "A load or save failed; the list was kept."),
     .init(
-      "synced", sentBy: .effect, "The server's todos.",
-      payload: [.init("value", Schema.array(of: Todo.schema))]),
+      "synced", sentBy: .effect, "The server's todos."),
     .init(
       "syncFailed", sentBy: .effect,
       "The sync failed: no connection, a timeout, an HTTP status, or a body that is not a list "
-        + "of todos.",
-      payload: [.init("value", Schema.requestFailure)]),
+        + "of todos."),
   ]
-
-  public static let stateSchema: JSONValue = Schema.object([
-    "todos": Schema.array(of: Todo.schema),
-    "nextID": ["type": "integer", "description": "the id of the next todo added"],
-    "filter": ["type": "string", "description": "the filter as typed"],
-    "appliedFilter": [
-      "type": "string",
-      "description": "the filter visibleIDs reflect: filter, once unchanged for 300 ms",
-    ],
-    "visibleIDs": [
-      "type": "array", "items": Schema.integer,
-      "description": "ids of the todos whose title contains appliedFilter, ignoring case",
-    ],
-    "isSaving": Schema.boolean,
-    "lastSaved": [
-      "type": ["integer", "null"],
-      "description": "when the last save succeeded, in milliseconds since the Unix epoch",
-    ],
-    "storageError": Schema.nullable(
-      Schema.object(["operation": storageOperation, "message": Schema.string])),
-    "isSyncing": Schema.boolean,
-    "syncError": Schema.nullable(Schema.requestFailure),
-  ])
-
-  private static let storageOperation: JSONValue = ["enum": ["save", "load"]]
 }
