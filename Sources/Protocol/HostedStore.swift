@@ -31,17 +31,17 @@ public protocol HostedStore: AnyObject {
 /// host sees changes: a store is built in its initial state, and building runs no effect.
 public struct StoreFactory {
   public let name: String
-  private let describe: () -> StoreDescriptor
+  private let description: DescriptionCache
   let make: @StoreActor () -> any HostedStore
 
-  /// `describe` runs when `describe` asks: a description derived from the store's types walks
-  /// them, which `ready` need not wait for.
+  /// `describe` runs the first time the description is asked for: one derived from the store's
+  /// types walks them (about 10 ms for the four seed stores), which `ready` need not wait for.
   public init(
     name: String, describe: @escaping () -> StoreDescriptor,
     make: @escaping @StoreActor () -> any HostedStore
   ) {
     self.name = name
-    self.describe = describe
+    self.description = DescriptionCache(describe)
     self.make = make
   }
 
@@ -49,7 +49,24 @@ public struct StoreFactory {
     self.init(name: descriptor.name, describe: { descriptor }, make: make)
   }
 
-  public var descriptor: StoreDescriptor { describe() }
+  public var descriptor: StoreDescriptor { description.value }
+}
+
+/// A description made once, when first asked for.
+private final class DescriptionCache {
+  private let describe: () -> StoreDescriptor
+  private var made: StoreDescriptor?
+
+  init(_ describe: @escaping () -> StoreDescriptor) {
+    self.describe = describe
+  }
+
+  var value: StoreDescriptor {
+    if let made { return made }
+    let description = describe()
+    made = description
+    return description
+  }
 }
 
 /// Where every store of a session writes: the output lines, the `seq` they share, and whether

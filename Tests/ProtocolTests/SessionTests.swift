@@ -18,6 +18,28 @@ final class SessionTests: XCTestCase {
     XCTAssertEqual(lines.last?["stores"]?.arrayValue?.map { $0["name"] }, ["primes", "other"])
   }
 
+  func testAStoreIsDescribedOnceWhenFirstAsked() {
+    let executor = ManualExecutor()
+    StoreActor.install(executor: executor)
+    let descriptions = LockedBox(0)
+    StoreActor.assumeIsolated {
+      let output = OutputLines()
+      let factory = StoreFactory(
+        name: "walked",
+        describe: {
+          descriptions.withValue { $0 += 1 }
+          return StoreDescriptor(name: "walked", summary: "", actions: [], stateSchema: [:])
+        },
+        make: { fatalError("describing builds no store") })
+      let session = Session(stores: [factory], output: output, sequence: ActionSequence())
+      session.writeReady(version: "test")
+      XCTAssertEqual(descriptions.value, 0, "ready needs only the names")
+      Self.handle(#"{"cmd":"describe"}"#, in: session)
+      Self.handle(#"{"cmd":"describe"}"#, in: session)
+      XCTAssertEqual(descriptions.value, 1)
+    }
+  }
+
   func testTheFirstLineForAStoreBuildsItOnce() {
     let lines = run([
       #"{"store":"primes","action":"counter.incrTapped"}"#,
