@@ -177,10 +177,7 @@ final class ScenarioRunTests: XCTestCase {
     let file = try XCTUnwrap(fopen(path, "w"))
     fputs(scenario + "\n", file)
     fclose(file)
-    let harness = Harness(stores: StoreCatalog([TallyStore.self])) {
-      arguments throws(ArgumentsError) in
-      try Self.parse(arguments)
-    }
+    let harness = TallyStore.harness
     let loop = try EventLoop()
     StoreActor.install(executor: loop.executor)
     defer { try? loop.shutdown() }
@@ -194,9 +191,17 @@ final class ScenarioRunTests: XCTestCase {
       return Outcome(passed: report.passed, failed: report.failed, lines: lines)
     }
   }
+}
 
-  /// The little a scenario's arguments need here: the store's options, the data folder, and
-  /// the clock the harness adds.
+extension TallyStore {
+  /// The tally store with a parser of the little a scenario's or a recording's arguments need
+  /// here: the store's options, the data folder, and the virtual clock.
+  static var harness: Harness {
+    Harness(stores: StoreCatalog([TallyStore.self])) { arguments throws(ArgumentsError) in
+      try parse(arguments)
+    }
+  }
+
   private static func parse(_ arguments: [String]) throws(ArgumentsError) -> RunConfiguration {
     let catalog = StoreCatalog([TallyStore.self])
     let stores = removingOptions(["--clock", "--data-dir"], from: arguments)
