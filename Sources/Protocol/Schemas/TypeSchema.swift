@@ -58,6 +58,19 @@ public enum TypeSchema {
   }
 }
 
+/// The members of an object found so far.
+private struct ObjectSchema {
+  private var properties = JSONObject()
+  private var required: [String] = []
+
+  /// Adds a member; returns the object's schema with it.
+  mutating func adding(_ name: String, _ schema: JSONValue, isRequired: Bool) -> JSONValue {
+    properties[name] = schema
+    if isRequired { required.append(name) }
+    return TypeSchema.object(properties, required: required)
+  }
+}
+
 /// Deeper than this, a walk stops and says nothing: a recursive type would never end.
 private let maxDepth = 32
 
@@ -69,8 +82,7 @@ private final class SchemaProbe: Decoder {
   var userInfo: [CodingUserInfoKey: Any] { [:] }
   let depth: Int
   var schema: JSONValue = [:]
-  private var properties = JSONObject()
-  private var required: [String] = []
+  private var object = ObjectSchema()
 
   init(depth: Int) {
     self.depth = depth
@@ -107,9 +119,7 @@ private final class SchemaProbe: Decoder {
   }
 
   fileprivate func member(_ name: String, _ schema: JSONValue, isRequired: Bool) {
-    properties[name] = schema
-    if isRequired { required.append(name) }
-    self.schema = TypeSchema.object(properties, required: required)
+    self.schema = object.adding(name, schema, isRequired: isRequired)
   }
 
   fileprivate func value<T: Decodable>(_ type: T.Type) throws -> (value: T, schema: JSONValue) {
@@ -274,8 +284,7 @@ private final class SchemaEncoder: Encoder {
   var userInfo: [CodingUserInfoKey: Any] { [:] }
   let depth: Int
   var schema: JSONValue = [:]
-  private var properties = JSONObject()
-  private var required: [String] = []
+  private var object = ObjectSchema()
 
   init(depth: Int) {
     self.depth = depth
@@ -292,9 +301,7 @@ private final class SchemaEncoder: Encoder {
   }
 
   fileprivate func member(_ name: String, _ schema: JSONValue) {
-    properties[name] = schema
-    required.append(name)
-    self.schema = TypeSchema.object(properties, required: required)
+    self.schema = object.adding(name, schema, isRequired: true)
   }
 
   fileprivate func describe<T: Encodable>(_ value: T) -> JSONValue {
