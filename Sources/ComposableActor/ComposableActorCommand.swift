@@ -71,7 +71,7 @@ public struct ComposableActorCommand: ParsableCommand {
 
   /// The stores and `run`'s argument parser, for `test` and `replay`.
   static var harness: Harness {
-    Harness(stores: catalog) { arguments throws(ArgumentsError) in
+    Harness(stores: catalog, name: identity.name) { arguments throws(ArgumentsError) in
       do {
         return try Run.parse(arguments).configuration()
       } catch {

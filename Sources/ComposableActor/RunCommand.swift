@@ -113,7 +113,7 @@ extension ComposableActorCommand {
         code = try Runtime.run(ComposableActorCommand.catalog, configuration())
       } catch {
         // The process could not start its loop or its standard streams: EX_SOFTWARE.
-        let message = Array("composable-actor: \(error)\n".utf8)
+        let message = Array("\(ComposableActorCommand.identity.name): \(error)\n".utf8)
         _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         throw ExitCode(70)
       }

@@ -5,10 +5,15 @@ import ComposableRuntime
 /// stores exactly as `run` would.
 public struct Harness: Sendable {
   public let stores: StoreCatalog
+  /// The binary's name, which its messages start with.
+  public let name: String
   public let parseArguments: RunArgumentsParser
 
-  public init(stores: StoreCatalog, parseArguments: @escaping RunArgumentsParser) {
+  public init(
+    stores: StoreCatalog, name: String, parseArguments: @escaping RunArgumentsParser
+  ) {
     self.stores = stores
+    self.name = name
     self.parseArguments = parseArguments
   }
 

@@ -197,7 +197,8 @@ extension TallyStore {
   /// The tally store with a parser of the little a scenario's or a recording's arguments need
   /// here: the store's options, the data folder, and the virtual clock.
   static var harness: Harness {
-    Harness(stores: StoreCatalog([TallyStore.self])) { arguments throws(ArgumentsError) in
+    Harness(stores: StoreCatalog([TallyStore.self]), name: "harness-tests") {
+      arguments throws(ArgumentsError) in
       try parse(arguments)
     }
   }

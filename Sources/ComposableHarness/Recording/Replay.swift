@@ -133,7 +133,7 @@ public struct Replay: Sendable {
   }
 
   private func failure(_ message: String, code: Int32) -> ReplayExit {
-    let bytes = Array("composable-actor replay: \(message)\n".utf8)
+    let bytes = Array("\(harness.name) replay: \(message)\n".utf8)
     _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
     return ReplayExit(code: code)
   }

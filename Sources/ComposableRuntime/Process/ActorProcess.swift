@@ -15,7 +15,7 @@ public enum Runtime {
   /// code. Throws when the loop or the standard streams cannot be set up.
   public static func run(_ stores: StoreCatalog, _ options: RunConfiguration) throws -> Int32 {
     occupyClosedStandardDescriptors()
-    let logger = Logger.stderr(level: options.logLevel)
+    let logger = Logger.stderr(label: options.name, level: options.logLevel)
     SignalWatcher.ignoreSIGPIPE()
     let loop = try EventLoop()
     StoreActor.install(executor: loop.executor)
@@ -281,9 +281,9 @@ final class ActorProcess {
 
 extension Logger {
   /// Logs go to stderr only: stdout carries nothing but protocol lines.
-  static func stderr(level: Logger.Level) -> Logger {
-    var handler = StreamLogHandler.standardError(label: "composable-actor")
+  static func stderr(label: String, level: Logger.Level) -> Logger {
+    var handler = StreamLogHandler.standardError(label: label)
     handler.logLevel = level
-    return Logger(label: "composable-actor") { _ in handler }
+    return Logger(label: label) { _ in handler }
   }
 }
