@@ -137,7 +137,7 @@ private final class CaseProbe: Decoder {
 }
 
 /// The enum's container (its one key: the chosen case) and the case's (its values' keys).
-private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+private struct CaseContainer<Key: CodingKey>: ProbingContainer {
   let probe: CaseProbe
   let keys: [Key]
   var codingPath: [any CodingKey] { [] }
@@ -150,64 +150,8 @@ private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     try probe.value(T.self, key: key, isOptional: false)
   }
 
-  func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+  func decodeOptional<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     try probe.value(T.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-    try probe.value(Bool.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    try probe.value(String.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-    try probe.value(Double.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-    try probe.value(Float.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-    try probe.value(Int.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-    try probe.value(Int8.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-    try probe.value(Int16.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-    try probe.value(Int32.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-    try probe.value(Int64.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-    try probe.value(UInt.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-    try probe.value(UInt8.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-    try probe.value(UInt16.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-    try probe.value(UInt32.self, key: key, isOptional: true)
-  }
-
-  func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-    try probe.value(UInt64.self, key: key, isOptional: true)
   }
 
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

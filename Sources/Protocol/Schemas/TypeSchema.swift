@@ -127,7 +127,7 @@ private final class SchemaProbe: Decoder {
   }
 }
 
-private struct KeyedProbe<Key: CodingKey>: KeyedDecodingContainerProtocol {
+private struct KeyedProbe<Key: CodingKey>: ProbingContainer {
   let probe: SchemaProbe
   var codingPath: [any CodingKey] { [] }
   // A dictionary's keys are not known: it is described as an object with no properties.
@@ -142,55 +142,10 @@ private struct KeyedProbe<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return value
   }
 
-  func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+  func decodeOptional<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     let (_, schema) = try probe.value(T.self)
     probe.member(key.stringValue, TypeSchema.nullable(schema), isRequired: false)
     return nil
-  }
-
-  // The standard library's own `decodeIfPresent` for these types asks `decodeNil` and decodes
-  // as required; each goes through the generic one instead, which says the member is optional.
-  func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-    try decodeIfPresent(Box<Bool>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    try decodeIfPresent(Box<String>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-    try decodeIfPresent(Box<Double>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-    try decodeIfPresent(Box<Float>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-    try decodeIfPresent(Box<Int>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-    try decodeIfPresent(Box<Int8>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-    try decodeIfPresent(Box<Int16>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-    try decodeIfPresent(Box<Int32>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-    try decodeIfPresent(Box<Int64>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-    try decodeIfPresent(Box<UInt>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-    try decodeIfPresent(Box<UInt8>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-    try decodeIfPresent(Box<UInt16>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-    try decodeIfPresent(Box<UInt32>.self, forKey: key)?.value
-  }
-  func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-    try decodeIfPresent(Box<UInt64>.self, forKey: key)?.value
   }
 
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -449,16 +404,3 @@ private func rawJSON(_ value: Any) -> JSONValue? {
   }
   return encoded(raw)
 }
-
-/// Wraps a primitive so that `decodeIfPresent` of it takes the generic path.
-private struct Box<Value: Decodable>: Decodable {
-  let value: Value
-
-  init(from decoder: any Decoder) throws {
-    value = try decoder.singleValueContainer().decode(Value.self)
-  }
-}
-/// string-backed `CaseIterable` enum is an `enum` of its raw values (one that is not
-/// `CaseIterable` cannot be walked: no placeholder is one of its values, and the walk gives
-/// the empty schema). A value, such as a store's state, is walked by encoding it, and its
-/// members are described by their types where those are `Decodable`.
