@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every check of the example: builds the package and its tests, runs the reducer tests, the
-# scenario file, and the Python client against the fixture server. Exits non-zero on any
-# failure. TEST_STEP_SECONDS (600) bounds each step, as in the root Makefile.
+# scenario file, the Python client against the fixture server, and the Node client. Exits
+# non-zero on any failure. TEST_STEP_SECONDS (600) bounds each step, as in the root Makefile.
 set -euo pipefail
 cd "$(dirname "$0")"
 SWIFT=${SWIFT:-swift}
@@ -23,5 +23,8 @@ step "todo-actor test scenarios/todos.jsonl"
 
 step "python3 client.py --binary $bin/todo-actor"
 "${deadline[@]}" python3 client.py --binary "$bin/todo-actor"
+
+step "node client.mjs --binary $bin/todo-actor"
+"${deadline[@]}" node client.mjs --binary "$bin/todo-actor"
 
 echo "==> every check passed"
