@@ -1,10 +1,7 @@
 import ArgumentParser
+import ComposableRuntime
 import JSON
 import Protocol
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 extension ComposableActorCommand {
   /// Writes each store's action and state schemas, and the catalog that picks them by store
@@ -29,24 +26,23 @@ extension ComposableActorCommand {
           "the stores' descriptions disagree with their action types:\n"
             + problems.joined(separator: "\n"))
       }
-      for descriptor in ComposableActorCommand.catalog.descriptors {
+      // Each description walks the store's types: made once for all the files.
+      let descriptors = ComposableActorCommand.catalog.descriptors
+      for descriptor in descriptors {
         try write(descriptor.actionSchema, to: "\(output)/\(descriptor.name).actions.schema.json")
         try write(descriptor.stateDocument, to: "\(output)/\(descriptor.name).state.schema.json")
       }
-      try write(
-        StoreDescriptor.catalogSchema(ComposableActorCommand.catalog.descriptors),
-        to: "\(output)/catalog.schema.json")
+      try write(StoreDescriptor.catalogSchema(descriptors), to: "\(output)/catalog.schema.json")
     }
 
+    /// Atomically: a schema file is never left half-written for a host to read.
     private func write(_ document: JSONValue, to path: String) throws {
       var bytes = document.serialized
       bytes.append(UInt8(ascii: "\n"))
-      guard let file = fopen(path, "w") else {
-        throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
-      }
-      defer { fclose(file) }
-      guard fwrite(bytes, 1, bytes.count, file) == bytes.count else {
-        throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
+      do {
+        try FileIO.writeAtomically(bytes, to: path)
+      } catch {
+        throw ValidationError("cannot write \(path): \(error.reason)")
       }
     }
   }
