@@ -23,7 +23,7 @@ final class ScriptedSession {
       replaysTime ? .replayed(start: startTime) : .virtual(clock, start: startTime)
     self.time = time
     let services = ScriptedServices(
-      clock: clock, scripted: Set(stores.definitions.flatMap { $0.scriptedDependencies }))
+      clock: clock, scripted: stores.scriptedDependencies)
     self.services = services
     let sequence = ActionSequence()
     let storeServices = Services(

@@ -32,7 +32,7 @@ public final class TestReport {
 
   /// Runs every scenario of every file, one after the other, on `loop`.
   public func run(_ files: [String], on loop: EventLoop) async {
-    let scripted = Set(harness.stores.definitions.flatMap { $0.scriptedDependencies })
+    let scripted = harness.stores.scriptedDependencies
     for file in files {
       do throws(ScenarioError) {
         for scenario in try ScenarioFile.read(file, scripted: scripted) {

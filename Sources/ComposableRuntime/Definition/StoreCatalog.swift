@@ -33,6 +33,11 @@ public struct StoreCatalog: Sendable {
 
   public var names: [String] { definitions.map { $0.name } }
 
+  /// The names of every dependency the stores script: the steps a scenario may use for them.
+  public var scriptedDependencies: Set<String> {
+    Set(definitions.flatMap { $0.scriptedDependencies })
+  }
+
   public var descriptors: [StoreDescriptor] { definitions.map { $0.descriptor } }
 
   /// Every option the stores add, by store.
