@@ -164,8 +164,12 @@ extension ComposableActorCommand.Run {
     "http-timeout", "seed", "clock", "record", "allow-effect-actions", "help", "version",
   ]
 
-  /// The help's list of the stores' options.
+  /// The help's list of the stores' options. The parser reads the configuration whenever it
+  /// parses, so the list is made only for a run that asks for help: making it (each store's
+  /// defaults, described) would be a tenth of the start-up's instructions.
   static var storeOptionsHelp: String {
+    let helpWords: Set<String> = ["help", "--help", "-h"]
+    guard CommandLine.arguments.dropFirst().contains(where: helpWords.contains) else { return "" }
     var text = ""
     for (store, options) in ComposableActorCommand.catalog.options where !options.isEmpty {
       text += "\n\nOptions of the \(store) store:"

@@ -111,6 +111,9 @@ public struct StoreOptionHelp: Sendable {
 }
 
 extension StoreDefinition {
+  /// The names of the options the store adds to `run`, without their dashes.
+  public static var optionNames: [String] { Options.arguments.map(\.name) }
+
   fileprivate static var defaultOptions: any StoreOptions { Options() }
 
   fileprivate static var optionsHelp: [StoreOptionHelp] {
