@@ -6,12 +6,17 @@ extension JSONPatch {
   /// - equal values give `[]`;
   /// - a changed scalar, or a value whose type changed, is one `replace` at its path;
   /// - a new object key is one `add`, a removed one is one `remove`;
-  /// - in an array, elements outside the common prefix and suffix are compared pairwise (so an
-  ///   element changed in place recurses), and the surplus is removed or added: appending is one
-  ///   `add` at `/array/<old count>`, inserting or removing one element anywhere is one op.
+  /// - in an array, the elements between the common prefix and suffix are matched: by their `id`
+  ///   member when every one has a distinct one (as an identified collection's elements do), or
+  ///   else by a shortest edit script, searched within a budget of comparisons linear in the
+  ///   length. Matched elements that changed are diffed in place, the others removed or added,
+  ///   so that appending is one `add`, inserting or removing anywhere one op, dropping the first
+  ///   element of a full list and appending another a `remove` and an `add`, and a move a
+  ///   `remove` and an `add`. Past the budget, elements are compared pairwise and the surplus
+  ///   removed or added: still correct, but maybe longer than the shortest patch.
   ///
-  /// Other array edits (a rotation, say) are still correct but may take more operations than
-  /// the shortest patch; finding that needs an edit-distance search that costs too much here.
+  /// Cost: linear in the sizes of the two values, and O(n log n) for identified elements that
+  /// moved.
   public static func diff(from old: JSONValue, to new: JSONValue) -> [JSONPatchOperation] {
     var operations: [JSONPatchOperation] = []
     diff(from: old, to: new, at: "", into: &operations)
@@ -32,11 +37,11 @@ extension JSONPatch {
   }
 }
 
-/// The walk behind ``JSONPatch/diff(from:to:)``.
+/// The walk behind ``JSONPatch/diff(from:to:)``; arrays are in `JSONPatch+ArrayDiff.swift`.
 ///
 /// The path to the current value is kept as a stack of tokens and turned into pointer text only
 /// when an operation is emitted, so the unchanged parts of a document cost no string building.
-private struct Differ {
+struct Differ {
   enum Token {
     case key(String)
     case index(Int)
@@ -86,36 +91,8 @@ private struct Differ {
     }
   }
 
-  private mutating func compareArrays(_ old: [JSONValue], _ new: [JSONValue]) {
-    let shorterCount = min(old.count, new.count)
-    var prefix = 0
-    while prefix < shorterCount, old[prefix] == new[prefix] {
-      prefix += 1
-    }
-    var suffix = 0
-    while suffix < shorterCount - prefix, old[old.count - 1 - suffix] == new[new.count - 1 - suffix]
-    {
-      suffix += 1
-    }
-    let oldMiddle = old.count - prefix - suffix
-    let newMiddle = new.count - prefix - suffix
-    let paired = min(oldMiddle, newMiddle)
-    for index in prefix..<prefix + paired where old[index] != new[index] {
-      path.append(.index(index))
-      compare(old[index], new[index])
-      path.removeLast()
-    }
-    // Highest index first, so each remove leaves the indices still to come unchanged.
-    for index in (prefix + paired..<prefix + oldMiddle).reversed() {
-      operations.append(.remove(path: pointer(appending: .index(index))))
-    }
-    for index in prefix + paired..<prefix + newMiddle {
-      operations.append(.add(path: pointer(appending: .index(index)), value: new[index]))
-    }
-  }
-
   /// The pointer text of the current path, optionally one token deeper.
-  private func pointer(appending last: Token? = nil) -> String {
+  func pointer(appending last: Token? = nil) -> String {
     var text = base
     for token in path {
       append(token, to: &text)

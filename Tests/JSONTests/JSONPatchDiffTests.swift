@@ -1,5 +1,7 @@
-import JSON
+import ComposableTestSupport
 import XCTest
+
+@testable import JSON
 
 final class JSONPatchDiffTests: XCTestCase {
   let state: JSONValue = [
@@ -144,6 +146,110 @@ final class JSONPatchPropertyTests: XCTestCase {
       let reread = try JSONParser.parse(JSONValue.array(patch.map(\.jsonValue)).jsonString)
         .arrayValue!
       XCTAssertEqual(try reread.map(JSONPatchOperation.init(json:)), patch)
+    }
+  }
+}
+
+/// Arrays whose elements moved, were inserted or removed in the middle, or rotated: the patch
+/// is as small as the change.
+final class JSONPatchArrayDiffTests: XCTestCase {
+  func testDroppingTheFirstOfAFullListAndAppendingIsTwoOperations() {
+    let old = JSONValue.array((0..<1_000).map { .string("message \($0)") })
+    let new = JSONValue.array((1..<1_001).map { .string("message \($0)") })
+    XCTAssertEqual(
+      JSONPatch.diff(from: old, to: new),
+      [.remove(path: "/0"), .add(path: "/999", value: "message 1000")])
+  }
+
+  func testAnInsertInTheMiddleIsOneAdd() {
+    XCTAssertEqual(
+      JSONPatch.diff(from: [1, 2, 3, 4, 5, 6], to: [1, 2, 3, 9, 4, 5, 6]),
+      [.add(path: "/3", value: 9)])
+  }
+
+  func testARotationIsARemoveAndAnAdd() {
+    XCTAssertEqual(
+      JSONPatch.diff(from: ["a", "b", "c", "d", "e"], to: ["b", "c", "d", "e", "a"]),
+      [.remove(path: "/0"), .add(path: "/4", value: "a")])
+  }
+
+  func testAChangedElementBetweenEditsIsDiffedInPlace() {
+    XCTAssertEqual(
+      JSONPatch.diff(
+        from: [["n": 1], ["n": 2], ["n": 3], ["n": 4]],
+        to: [["n": 2], ["n": 30], ["n": 4], ["n": 5]]),
+      [
+        .remove(path: "/0"), .replace(path: "/1/n", value: 30), .add(path: "/3", value: ["n": 5]),
+      ])
+  }
+
+  func testIdentifiedElementsAreMatchedByID() {
+    let a: JSONValue = ["id": 1, "title": "a", "done": false]
+    let b: JSONValue = ["id": 2, "title": "b", "done": false]
+    let c: JSONValue = ["id": "c", "title": "c", "done": false]
+    let x: JSONValue = ["id": 9, "title": "x", "done": false]
+    let doneB: JSONValue = ["id": 2, "title": "b", "done": true]
+    // b is toggled, x inserted before it, c moved to the front.
+    XCTAssertEqual(
+      JSONPatch.diff(from: [a, b, c], to: [c, a, x, doneB]),
+      [
+        .remove(path: "/2"), .add(path: "/0", value: c), .add(path: "/2", value: x),
+        .replace(path: "/3/done", value: true),
+      ])
+  }
+
+  func testRepeatedIDsAreNotIdentities() throws {
+    let old: JSONValue = [["id": 1, "v": 1], ["id": 1, "v": 2]]
+    let new: JSONValue = [["id": 1, "v": 2], ["id": 1, "v": 3]]
+    XCTAssertEqual(try JSONPatch.apply(JSONPatch.diff(from: old, to: new), to: old), new)
+  }
+
+  func testLongestIncreasingSubsequence() {
+    XCTAssertEqual(longestIncreasingSubsequence([]), [])
+    XCTAssertEqual(longestIncreasingSubsequence([3, 1, 2]), [1, 2])
+    XCTAssertEqual(longestIncreasingSubsequence([0, 8, 4, 12, 2, 10, 6, 14, 1, 9]).count, 4)
+    XCTAssertEqual(longestIncreasingSubsequence([5, 4, 3]).count, 1)
+  }
+
+  /// Random arrays edited by inserts, deletes, moves, rotations and in-place changes, with and
+  /// without ids: every patch turns the old array into the new one, and a few edits take few
+  /// operations.
+  func testRandomArrayEditsPatchExactly() throws {
+    var random = SeededGenerator(seed: 5)
+    for round in 0..<1_500 {
+      let identified = round % 2 == 0
+      var nextID = 0
+      func element() -> JSONValue {
+        nextID += 1
+        let value = JSONValue.int(Int.random(in: 0..<4, using: &random))
+        return identified ? ["id": .int(nextID), "v": value] : value
+      }
+      let old = (0..<Int.random(in: 0..<40, using: &random)).map { _ in element() }
+      var new = old
+      let edits = Int.random(in: 1...3, using: &random)
+      for _ in 0..<edits {
+        switch Int.random(in: 0..<5, using: &random) {
+        case 0: new.insert(element(), at: Int.random(in: 0...new.count, using: &random))
+        case 1 where !new.isEmpty: new.remove(at: Int.random(in: 0..<new.count, using: &random))
+        case 2 where !new.isEmpty:
+          let moved = new.remove(at: Int.random(in: 0..<new.count, using: &random))
+          new.insert(moved, at: Int.random(in: 0...new.count, using: &random))
+        case 3 where !new.isEmpty:
+          let by = Int.random(in: 0..<new.count, using: &random)
+          new = Array(new[by...] + new[..<by])
+        default:
+          if !new.isEmpty, identified {
+            let index = Int.random(in: 0..<new.count, using: &random)
+            new[index] = ["id": new[index]["id"]!, "v": "changed"]
+          }
+        }
+      }
+      let patch = JSONPatch.diff(from: .array(old), to: .array(new))
+      XCTAssertEqual(try JSONPatch.apply(patch, to: .array(old)), .array(new), "round \(round)")
+      if identified {
+        // Each edit but a rotation costs at most two operations (a move is a remove and an add).
+        XCTAssertLessThanOrEqual(patch.count, max(2 * edits, 2 * old.count), "round \(round)")
+      }
     }
   }
 }

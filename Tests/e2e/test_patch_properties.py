@@ -37,12 +37,19 @@ def test_patches_replay_to_every_snapshot(actions):
         lines.append({"cmd": "snapshot", "store": "primes"})
     output, code, stderr = run_lines(lines, "--allow-effect-actions")
     assert code == 0, stderr
+    assert_patches_replay_to_snapshots(output)
+
+
+def assert_patches_replay_to_snapshots(output, check_state=lambda state: None):
+    """Applies every action line's patch to the first snapshot: each later snapshot is the state
+    the patches made."""
     state = None
     for line in output:
         if line["type"] == "snapshot":
             if state is None:
                 state = line["state"]
             assert line["state"] == state
+            check_state(state)
         elif line["type"] == "action":
             state = jsonpatch.apply_patch(state, line["patch"])
         else:
@@ -64,3 +71,35 @@ def test_tick_patches_replay_to_the_final_snapshot(actions):
             state = jsonpatch.apply_patch(state, line["patch"])
     assert state == snapshots[-1]["state"]
     assert sum(line["actions"] for line in output if line["type"] == "state") == len(actions)
+
+
+# The websocket store's bounded message list: appending to a full list drops its first
+# message, so its patches cover array inserts, deletes and shifts at random.
+SOCKET_ACTIONS = st.one_of(
+    st.builds(
+        lambda text: {"type": "receivedSocketMessage.success", "value": {"text": text}},
+        st.sampled_from(["a", "b", "c", "hello", ""]),
+    ),
+    st.builds(lambda text: {"type": "messageToSendChanged", "value": text}, st.text(max_size=3)),
+    st.just({"type": "webSocket.didOpen", "protocol": None}),
+    st.builds(
+        lambda code: {"type": "webSocket.didClose", "code": code, "reason": "bye"},
+        st.sampled_from([1000, 1006]),
+    ),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(SOCKET_ACTIONS, min_size=1, max_size=40), st.integers(1, 6))
+def test_bounded_list_patches_replay_to_every_snapshot(actions, cap):
+    lines = [{"cmd": "snapshot", "store": "websocket"}]
+    for action in actions:
+        lines.append({"store": "websocket", "action": action})
+        lines.append({"cmd": "snapshot", "store": "websocket"})
+    output, code, stderr = run_lines(lines, "--allow-effect-actions", "--max-received", str(cap))
+    assert code == 0, stderr
+
+    def holds_at_most_cap(state):
+        assert len(state["receivedMessages"]) <= cap
+
+    assert_patches_replay_to_snapshots(output, holds_at_most_cap)
