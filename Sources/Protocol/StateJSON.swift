@@ -4,43 +4,32 @@ import JSON
 /// A store's state as the host last saw it, in JSON, and the patches that bring it up to date.
 ///
 /// A state that lists its fields (``FieldwiseEncodable``) is compared field by field, and only
-/// the fields that changed are encoded and diffed; any other state is encoded whole and
-/// diffed. Both write the patch `JSONPatch.diff` makes from the two states' encodings.
+/// the fields that changed are encoded and diffed; any other state is walked by its
+/// `encode(to:)` with ``JSONPatchEncoder``, which skips the members whose bits did not change.
+/// Both write the patch `JSONPatch.diff` makes from the two states' encodings.
 struct StateJSON<State> {
-  /// The JSON of the last state.
-  let current: () -> JSONValue
+  /// The JSON of the last state, which is given.
+  let current: (_ last: State) -> JSONValue
   /// Appends the patch from the last state to this one, as a JSON array, and makes this one
   /// the last state.
   let writePatch: (_ to: State, _ into: inout [UInt8]) -> Void
 }
 
 extension StateJSON where State: Encodable {
-  static func encodingWholeState(_ initial: State, store: String) -> Self {
-    let tracker = WholeStateTracker(initial, store: store)
-    return StateJSON(current: { tracker.json }, writePatch: tracker.writePatch(to:into:))
+  static func memberwise(_ initial: State, store: String) -> Self {
+    let encoder = encode(store: store) { try JSONPatchEncoder(initial) }
+    return StateJSON(
+      current: { last in encode(store: store) { try JSONValueEncoder().encode(last) } },
+      writePatch: { state, bytes in
+        encode(store: store) { try encoder.writePatch(to: state, into: &bytes) }
+      })
   }
 }
 
 extension StateJSON where State: FieldwiseEncodable {
   static func fieldwise(_ initial: State, store: String) -> Self {
     let tracker = FieldwiseTracker(initial, store: store)
-    return StateJSON(current: tracker.json, writePatch: tracker.writePatch(to:into:))
-  }
-}
-
-private final class WholeStateTracker<State: Encodable> {
-  let store: String
-  var json: JSONValue
-
-  init(_ initial: State, store: String) {
-    self.store = store
-    self.json = encode(initial, store: store)
-  }
-
-  func writePatch(to state: State, into bytes: inout [UInt8]) {
-    let new = encode(state, store: store)
-    JSONPatch.write(JSONPatch.diff(from: json, to: new), into: &bytes)
-    json = new
+    return StateJSON(current: { _ in tracker.json() }, writePatch: tracker.writePatch(to:into:))
   }
 }
 
@@ -66,7 +55,9 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
       prefix.append(contentsOf: #","value":"#.utf8)
       return prefix
     }
-    self.members = fields.map { encode($0.value(initial), store: store) }
+    self.members = fields.map { field in
+      encode(store: store) { try JSONValueEncoder().encode(field.value(initial)) }
+    }
   }
 
   func json() -> JSONValue {
@@ -84,7 +75,7 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
     var operations: [JSONPatchOperation] = []
     bytes.append(UInt8(ascii: "["))
     for index in fields.indices where fields[index].differs(old, new) {
-      let member = encode(fields[index].value(new), store: store)
+      let member = encode(store: store) { try JSONValueEncoder().encode(fields[index].value(new)) }
       let previous = members[index]
       members[index] = member
       switch (previous, member) {
@@ -111,9 +102,9 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
   }
 }
 
-private func encode(_ value: some Encodable, store: String) -> JSONValue {
+private func encode<T>(store: String, _ body: () throws -> T) -> T {
   do {
-    return try JSONValueEncoder().encode(value)
+    return try body()
   } catch {
     // States are plain data; failing to encode one is a bug in the feature, not bad input.
     preconditionFailure("\(store): cannot encode the state: \(error)")

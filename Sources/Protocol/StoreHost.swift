@@ -41,7 +41,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   ) {
     self.init(
       store: store, descriptor: descriptor, output: output,
-      stateJSON: .encodingWholeState(store.state, store: descriptor.name))
+      stateJSON: .memberwise(store.state, store: descriptor.name))
   }
 
   /// For a state that lists its fields: each action encodes only the fields it changed.
@@ -118,7 +118,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
 
   public func snapshot() -> JSONValue {
     endTick()
-    return stateJSON.current()
+    return stateJSON.current(store.state)
   }
 
   public func endTick() {
@@ -149,7 +149,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     case .ticks:
       tick.actions += 1
       tick.lastSeq = seq
-      if let id, !tick.ids.contains(id) { tick.ids.append(id) }
+      if let id { tick.record(id) }
     }
   }
 
@@ -246,6 +246,14 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private struct Tick {
     var actions = 0
     var lastSeq = 0
-    var ids: [JSONValue] = []
+    /// The ids of the tick's actions, each once, in order of first appearance.
+    private(set) var ids: [JSONValue] = []
+    /// The same ids, to find a repeated one in constant time: a loop iteration can reduce
+    /// thousands of actions, and scanning `ids` for each made a tick quadratic.
+    private var seenIDs: Set<JSONValue> = []
+
+    mutating func record(_ id: JSONValue) {
+      if seenIDs.insert(id).inserted { ids.append(id) }
+    }
   }
 }

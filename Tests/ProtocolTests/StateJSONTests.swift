@@ -6,25 +6,29 @@ import XCTest
 
 @testable import Protocol
 
-/// The fieldwise patches of a ``FieldwiseEncodable`` state must be exactly the patches of
-/// encoding the whole state and diffing it: the product relies on the first, the second is
-/// correct by construction.
+/// The patches of a ``FieldwiseEncodable`` state, and those of walking any state with
+/// ``JSONPatchEncoder``, must be exactly the patches of encoding the whole state and diffing
+/// it, which are correct by construction.
 final class StateJSONTests: XCTestCase {
   func testFieldwisePatchesEqualWholeStateDiffs() throws {
     var random = RandomPrimesState(seed: 7)
     var state = random.state()
     let fieldwise = StateJSON.fieldwise(state, store: "primes")
-    let whole = StateJSON.encodingWholeState(state, store: "primes")
+    let memberwise = StateJSON.memberwise(state, store: "primes")
     for step in 0..<1_000 {
       let before = try JSONValueEncoder().encode(state)
       state = step % 10 == 0 ? random.state() : random.edited(state)
       let patch = try patchText(fieldwise, state)
-      XCTAssertEqual(patch, try patchText(whole, state), "step \(step)")
+      XCTAssertEqual(patch, try patchText(memberwise, state), "step \(step)")
+      var whole: [UInt8] = []
+      JSONPatch.write(
+        JSONPatch.diff(from: before, to: try JSONValueEncoder().encode(state)), into: &whole)
+      XCTAssertEqual(patch, String(decoding: whole, as: UTF8.self), "step \(step)")
       let after = try JSONValueEncoder().encode(state)
       XCTAssertEqual(
         try JSONPatch.apply(operations(patch), to: before), after, "step \(step): \(patch)")
       // Same members in the same order, as the host's snapshot prints them.
-      XCTAssertEqual(fieldwise.current().jsonString, after.jsonString, "step \(step)")
+      XCTAssertEqual(fieldwise.current(state).jsonString, after.jsonString, "step \(step)")
     }
   }
 

@@ -176,16 +176,22 @@ def test_ticks_merge_a_burst_into_state_lines(process):
         json.dumps({"store": "primes", "action": "counter.incrTapped", "id": i}).encode() + b"\n"
         for i in range(500)
     )
-    actor.send_raw(burst)
+    # Each id is sent twice in a row: a state line names each of its ids once.
+    repeated = b"".join(
+        json.dumps({"store": "primes", "action": "counter.decrTapped", "id": 1000 + i // 2}).encode() + b"\n"
+        for i in range(1000)
+    )
+    actor.send_raw(burst + repeated)
     state, actions, ids = initial, 0, []
-    while actions < 500:
+    while actions < 1500:
         line = actor.read()
         assert line["type"] == "state"
+        assert len(set(map(json.dumps, line["ids"]))) == len(line["ids"]), line["ids"]
         state = jsonpatch.apply_patch(state, line["patch"])
         actions += line["actions"]
-        ids += line["ids"]
-    assert state["count"] == 500
-    assert ids == list(range(500))
+        ids += [i for i in line["ids"] if not ids or i != ids[-1]]
+    assert state["count"] == -500
+    assert ids == list(range(500)) + list(range(1000, 1500))
     assert len(actor.lines) < 500  # merged: far fewer lines than actions
     assert actor.snapshot()["state"] == state
 

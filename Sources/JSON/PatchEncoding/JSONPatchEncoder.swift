@@ -1,0 +1,238 @@
+/// Encodes successive values of one `Encodable` type and writes, for each, the RFC 6902 patch
+/// from the value before: the cost of a patch follows what changed, not the size of the value.
+///
+/// The encoder walks each new value with `encode(to:)`, as `JSONValueEncoder` does, against
+/// what it remembers of the last one (``PatchNode``): a struct member by member, anything else
+/// as its JSON. A member whose value has the same bits as last time is skipped without being
+/// encoded (its retained ``Witness`` makes that sound); a changed scalar is one `replace`; a
+/// changed struct is walked the same way; a changed array or dictionary is encoded and diffed
+/// (`JSONPatch.diff`). The patch is the one `JSONPatch.diff` finds between the two values'
+/// encodings, up to the order of its operations.
+///
+/// ```swift
+/// let encoder = try JSONPatchEncoder(Counter(count: 1, name: "a"))
+/// var bytes: [UInt8] = []
+/// try encoder.writePatch(to: Counter(count: 2, name: "a"), into: &bytes)
+/// // [{"op":"replace","path":"/count","value":2}]
+/// ```
+///
+/// What a value must be: its encoding depends on its value alone (derived members, such as
+/// `isPrime` computed from `count`, are fine), and a class it holds never changes. After an
+/// error the encoder is of no further use.
+public final class JSONPatchEncoder<Value: Encodable> {
+  private let walk: PatchWalk
+
+  /// Remembers `initial` as the value the first patch starts from.
+  public init(_ initial: Value) throws {
+    // Walked from an empty object, so that the members are remembered with their witnesses
+    // from the start; the patch from `{}` is not needed.
+    walk = PatchWalk(root: PatchNode(key: "", parent: nil, json: .object(JSONObject())))
+    var unused: [UInt8] = []
+    try walk.writePatch(to: initial, into: &unused)
+  }
+
+  /// Appends the patch from the last value to `value`, as a JSON array, and remembers `value`.
+  public func writePatch(to value: Value, into bytes: inout [UInt8]) throws {
+    try walk.writePatch(to: value, into: &bytes)
+  }
+}
+
+/// The `Encoder` a new value is walked with: it compares what each member writes with its
+/// ``PatchNode`` and writes the operations for what differs.
+final class PatchWalk: Encoder {
+  let root: PatchNode
+  /// The node of the value whose `encode(to:)` is running.
+  @exclusivity(unchecked) private var node: PatchNode
+  /// Set when that value asked for an unkeyed or single-value container: it is then encoded
+  /// whole, by this plain encoder, and diffed.
+  @exclusivity(unchecked) private var plain: ValueEncoder?
+  @exclusivity(unchecked) private var generation: UInt = 0
+  /// The patch being written, and whether an operation was written yet.
+  @exclusivity(unchecked) private var bytes: [UInt8] = []
+  @exclusivity(unchecked) private var isFirstOperation = true
+  @exclusivity(unchecked) private var operations: [JSONPatchOperation] = []
+
+  init(root: PatchNode) {
+    self.root = root
+    self.node = root
+  }
+
+  var codingPath: [any CodingKey] { node.codingPath }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  func writePatch<Value: Encodable>(to value: Value, into bytes: inout [UInt8]) throws {
+    // The caller's buffer is swapped in and out rather than copied.
+    swap(&self.bytes, &bytes)
+    defer { swap(&self.bytes, &bytes) }
+    generation &+= 1
+    isFirstOperation = true
+    self.bytes.append(UInt8(ascii: "["))
+    try patch(value, at: root)
+    self.bytes.append(UInt8(ascii: "]"))
+  }
+
+  // MARK: Members
+
+  /// Brings `node` up to `value`, writing the operations for what changed.
+  func patch<T: Encodable>(_ value: T, at node: PatchNode) throws {
+    if node.hasWitness(value) { return }
+    if let known = KnownEncodable.encode(value) {
+      update(node, to: known)
+    } else if node.mayHaveMembers {
+      try walkMembers(of: value, at: node)
+    } else {
+      update(node, to: try ValueEncoder(codingPath: node.codingPath).encodeCurrent(value))
+    }
+    node.remember(value)
+  }
+
+  /// Runs the value's `encode(to:)` with `node` as the current node: a keyed container it asks
+  /// for patches the members.
+  private func walkMembers<T: Encodable>(of value: T, at node: PatchNode) throws {
+    let (enclosingNode, enclosingPlain) = (self.node, plain)
+    (self.node, plain) = (node, nil)
+    defer { (self.node, plain) = (enclosingNode, enclosingPlain) }
+    try value.encode(to: self)
+    if let plain {
+      update(node, to: plain.result.value)
+    } else if node.members != nil {
+      finishMembers(of: node)
+    } else {
+      // It wrote nothing at all, which encodes as `{}`.
+      update(node, to: .object(JSONObject()))
+    }
+  }
+
+  /// The member of `parent` for `key`, marked as written by this walk; nil when it is new.
+  func member(of parent: PatchNode, forKey key: String) -> PatchNode? {
+    guard let position = parent.memberPosition(forKey: key) else { return nil }
+    let member = parent.members![position]
+    member.generation = generation
+    return member
+  }
+
+  /// Adds a member that did not exist.
+  @discardableResult
+  func addMember(to parent: PatchNode, key: String, json: JSONValue) -> PatchNode {
+    let member = PatchNode(key: key, parent: parent, json: json)
+    member.generation = generation
+    parent.members!.append(member)
+    parent.nextMember = 0
+    writeOperation(prefix: #"{"op":"add","path":"#, member.pointer, value: json)
+    return member
+  }
+
+  /// After a struct's `encode(to:)`: its nested containers are read, and the members it did not
+  /// write this time are removed.
+  private func finishMembers(of node: PatchNode) {
+    for (key, pending) in node.later {
+      let json = pending.value
+      if let member = member(of: node, forKey: key) {
+        member.forgetWitness()
+        update(member, to: json)
+      } else {
+        addMember(to: node, key: key, json: json)
+      }
+    }
+    node.later.removeAll()
+    guard var members = node.members,
+      members.contains(where: { $0.generation != generation })
+    else { return }
+    members.removeAll { member in
+      guard member.generation != generation else { return false }
+      writeOperation(prefix: #"{"op":"remove","path":"#, member.pointer, value: nil)
+      return true
+    }
+    node.members = members
+  }
+
+  /// Sets a node remembered whole to `new`, writing a `replace` or the differ's operations.
+  func update(_ node: PatchNode, to new: JSONValue) {
+    if node.members != nil {
+      node.members = nil
+      node.json = new
+      writeReplace(node, new)
+      return
+    }
+    let old = node.json
+    node.json = new
+    switch (old, new) {
+    case (.array, .array), (.object, .object):
+      operations.removeAll(keepingCapacity: true)
+      JSONPatch.diff(from: old, to: new, at: node.pointer, into: &operations)
+      for operation in operations {
+        beginOperation()
+        operation.write(into: &bytes)
+      }
+    default:
+      if old != new { writeReplace(node, new) }
+    }
+  }
+
+  /// Sets a member that is a scalar to `new`.
+  func updateScalar(_ node: PatchNode, to new: JSONValue) {
+    node.forgetWitness()
+    if node.members == nil, node.json == new { return }
+    update(node, to: new)
+  }
+
+  // MARK: Writing operations
+
+  private func beginOperation() {
+    if !isFirstOperation { bytes.append(UInt8(ascii: ",")) }
+    isFirstOperation = false
+  }
+
+  private func writeReplace(_ node: PatchNode, _ value: JSONValue) {
+    beginOperation()
+    bytes.append(contentsOf: node.replacePrefix)
+    value.write(into: &bytes)
+    bytes.append(UInt8(ascii: "}"))
+  }
+
+  private func writeOperation(prefix: StaticString, _ pointer: String, value: JSONValue?) {
+    beginOperation()
+    prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    JSONWriter.writeString(pointer, into: &bytes)
+    if let value {
+      bytes.append(contentsOf: #","value":"#.utf8)
+      value.write(into: &bytes)
+    }
+    bytes.append(UInt8(ascii: "}"))
+  }
+
+  // MARK: Encoder
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    if plain == nil, let (key, container) = node.keyedContainer, key == ObjectIdentifier(Key.self),
+      node.members != nil
+    {
+      return unsafeBitCast(container, to: KeyedEncodingContainer<Key>.self)
+    }
+    // A dictionary is diffed whole: it changes by entries, which its JSON diff finds, and its
+    // keys are many.
+    if plain == nil, !DictionaryKeys.isDictionaryKey(Key.self), node.rememberMembers() {
+      let container = KeyedEncodingContainer(PatchKeyedContainer<Key>(walk: self, node: node))
+      node.keyedContainer = (
+        ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self)
+      )
+      return container
+    }
+    return plainEncoder().container(keyedBy: type)
+  }
+
+  func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    plainEncoder().unkeyedContainer()
+  }
+
+  func singleValueContainer() -> any SingleValueEncodingContainer {
+    plainEncoder().singleValueContainer()
+  }
+
+  private func plainEncoder() -> ValueEncoder {
+    if let plain { return plain }
+    let encoder = ValueEncoder(codingPath: node.codingPath)
+    plain = encoder
+    return encoder
+  }
+}

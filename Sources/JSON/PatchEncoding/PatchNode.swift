@@ -1,0 +1,154 @@
+/// What ``JSONPatchEncoder`` remembers of one value it encoded.
+///
+/// A value encoded as a keyed container (a struct) is remembered member by member, so that a
+/// later walk descends only into the members that changed; anything else (a scalar, an array,
+/// a dictionary, a single-value encoding) is remembered as its JSON and diffed whole when it
+/// changed.
+final class PatchNode {
+  /// The member's key in its parent; empty for the root.
+  let key: String
+  /// The parent, which owns this node.
+  unowned(unsafe) let parent: PatchNode?
+  /// The JSON of a value remembered whole; meaningless while `members` is set.
+  var json: JSONValue
+  /// The members of a value encoded as a keyed container, in the order they were first met.
+  var members: [PatchNode]?
+  /// A copy of the value last encoded here, while it is known: a later value with the same
+  /// bits is the same value, and is not encoded again.
+  ///
+  /// Equal bits mean an equal value because the copy retains what the value references: an
+  /// array or string it holds cannot be freed (so its address cannot come back holding
+  /// something else), nor changed in place (copy-on-write sees a second reference and copies).
+  /// This holds for values — a state's encoding must depend on its value alone, and a class a
+  /// state holds must not change. Unequal bits only mean "encode again": padding, or two
+  /// copies of an equal string, differ in bits and are re-encoded and found equal.
+  ///
+  /// The copy lives in raw memory with its type's identity beside it, rather than in a generic
+  /// box: checking a `Box<T>` would look up its metadata on every member of every walk.
+  private var witnessType: ObjectIdentifier?
+  private var witness: UnsafeMutableRawPointer?
+  private var destroyWitness: ((UnsafeMutableRawPointer) -> Void)?
+  /// The keyed container handed to this value's `encode(to:)`, kept for the next walk: making
+  /// one allocates a box and looks up its generic metadata.
+  var keyedContainer: (key: ObjectIdentifier, container: AnyObject)?
+  /// The walk that last wrote this member: members a walk did not write were removed.
+  var generation: UInt = 0
+  /// Where the next member is expected among `members`: one past the last one found.
+  var nextMember = 0
+  /// Nested containers and super encoders of this value, read when its `encode(to:)` returned.
+  var later: [(key: String, pending: PendingValue)] = []
+
+  init(key: String, parent: PatchNode?, json: JSONValue) {
+    self.key = key
+    self.parent = parent
+    self.json = json
+  }
+
+  /// The JSON Pointer text of this value, made on first use: most members never change.
+  private(set) lazy var pointer: String =
+    if let parent { parent.pointer + "/" + JSONPointer.escape(key) } else { "" }
+
+  /// `{"op":"replace","path":"<pointer>","value":`, for the members that change often.
+  private(set) lazy var replacePrefix: [UInt8] = {
+    var prefix = Array(#"{"op":"replace","path":"#.utf8)
+    JSONWriter.writeString(pointer, into: &prefix)
+    prefix.append(contentsOf: #","value":"#.utf8)
+    return prefix
+  }()
+
+  deinit {
+    forgetWitness()
+  }
+
+  /// Whether `value` has the bits of the value remembered.
+  func hasWitness<T>(_ value: T) -> Bool {
+    guard witnessType == ObjectIdentifier(T.self), let witness else { return false }
+    return withUnsafeBytes(of: value) {
+      hasSameBytes($0, UnsafeRawBufferPointer(start: witness, count: MemoryLayout<T>.size))
+    }
+  }
+
+  /// Remembers `value`, to recognize it next time.
+  func remember<T>(_ value: T) {
+    if witnessType == ObjectIdentifier(T.self), let witness {
+      witness.assumingMemoryBound(to: T.self).pointee = value
+      return
+    }
+    forgetWitness()
+    let witness = UnsafeMutableRawPointer.allocate(
+      byteCount: Swift.max(MemoryLayout<T>.size, 1), alignment: MemoryLayout<T>.alignment)
+    witness.initializeMemory(as: T.self, to: value)
+    self.witness = witness
+    witnessType = ObjectIdentifier(T.self)
+    destroyWitness = { $0.assumingMemoryBound(to: T.self).deinitialize(count: 1) }
+  }
+
+  /// Forgets the value: what is remembered now was not encoded from one.
+  func forgetWitness() {
+    guard let witness else { return }
+    destroyWitness?(witness)
+    witness.deallocate()
+    self.witness = nil
+    witnessType = nil
+    destroyWitness = nil
+  }
+
+  var codingPath: [any CodingKey] {
+    guard let parent else { return [] }
+    return parent.codingPath + [JSONKey(stringValue: key)]
+  }
+
+  /// Whether the value was a struct or another JSON object last time: a keyed container it
+  /// asks for now can be patched member by member.
+  var mayHaveMembers: Bool {
+    if members != nil { return true }
+    if case .object = json { return true }
+    return false
+  }
+
+  /// Turns a value remembered as a JSON object into one remembered member by member; true
+  /// when the value is now remembered that way.
+  func rememberMembers() -> Bool {
+    if members != nil { return true }
+    guard case .object(let object) = json else { return false }
+    members = object.entries.map { PatchNode(key: $0.key, parent: self, json: $0.value) }
+    json = .null
+    return true
+  }
+
+  /// The position of the member for `key`; nil when there is none. A struct writes its
+  /// members in the same order every time, so the one after the last found is tried first.
+  func memberPosition(forKey key: String) -> Int? {
+    guard let members else { return nil }
+    var found: Int?
+    if nextMember < members.count, members[nextMember].key.hasSameUTF8(as: key) {
+      found = nextMember
+    } else {
+      for position in members.indices where members[position].key.hasSameUTF8(as: key) {
+        found = position
+        break
+      }
+    }
+    if let found { nextMember = found + 1 == members.count ? 0 : found + 1 }
+    return found
+  }
+}
+
+/// Whether two buffers of the same length hold the same bytes.
+private func hasSameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+  let count = a.count
+  var offset = 0
+  while offset + 8 <= count {
+    if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+      != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+    {
+      return false
+    }
+    offset += 8
+  }
+  while offset < count {
+    if a[offset] != b[offset] { return false }
+    offset += 1
+  }
+  return true
+}
