@@ -26,14 +26,16 @@ where Base.State == PrimesState, Base.Action == PrimesAction {
     }
   }
 
-  /// Logs what actually changed: a save of a non-prime or a stale index adds nothing.
+  /// Logs what actually changed: a save of a non-prime or a stale index adds nothing. Sets
+  /// make it linear in the favourites: looking each one up in the other list was quadratic.
   private func record(from before: [Int], to after: [Int], in feed: inout [Activity]) {
     guard before != after else { return }
     let timestamp = now()
-    for prime in before where !after.contains(prime) {
+    let (beforeSet, afterSet) = (Set(before), Set(after))
+    for prime in before where !afterSet.contains(prime) {
       feed.append(Activity(timestamp: timestamp, type: .removedFavoritePrime, prime: prime))
     }
-    for prime in after where !before.contains(prime) {
+    for prime in after where !beforeSet.contains(prime) {
       feed.append(Activity(timestamp: timestamp, type: .addedFavoritePrime, prime: prime))
     }
   }
