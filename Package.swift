@@ -31,6 +31,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    // Deque, the ring buffer under IdentifiedArray: constant time at both ends.
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
   ],
   targets: [
     // libuv, the one C library linked, found through pkg-config.
@@ -56,14 +58,22 @@ let package = Package(
     // A pthread mutex, shared by every layer that guards state touched from several threads.
     .target(name: "Locks", swiftSettings: strict),
 
+    // Collections for state that tell what changed since an earlier version of them
+    // (IdentifiedArray), so that a host patches them in time proportional to the change.
+    .target(
+      name: "StateCollections",
+      dependencies: ["Locks", .product(name: "DequeModule", package: "swift-collections")],
+      swiftSettings: strict),
+
     // The architecture: pure Swift, no I/O.
-    .target(name: "ComposableCore", dependencies: ["Locks"], swiftSettings: strict),
+    .target(
+      name: "ComposableCore", dependencies: ["Locks", "StateCollections"], swiftSettings: strict),
     .target(
       name: "ComposableTestSupport", dependencies: ["ComposableCore", "Locks"],
       swiftSettings: strict),
 
     // JSON values, parsing, printing, RFC 6902 diffs, Codable bridges.
-    .target(name: "JSON", swiftSettings: strict),
+    .target(name: "JSON", dependencies: ["StateCollections"], swiftSettings: strict),
 
     // The libuv loop, its executor, clock, stdio streams, signals and thread pool.
     .target(name: "EventLoop", dependencies: ["CLibUV", "Locks"], swiftSettings: strict),
@@ -151,7 +161,10 @@ let package = Package(
       name: "ComposableCoreTests", dependencies: ["ComposableCore", "ComposableTestSupport"],
       swiftSettings: strict),
     .testTarget(
-      name: "JSONTests", dependencies: ["JSON", "ComposableTestSupport"], swiftSettings: strict),
+      name: "StateCollectionsTests", dependencies: ["StateCollections"], swiftSettings: strict),
+    .testTarget(
+      name: "JSONTests", dependencies: ["JSON", "ComposableTestSupport", "StateCollections"],
+      swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
       name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV"],
