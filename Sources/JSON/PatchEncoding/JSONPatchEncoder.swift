@@ -1,3 +1,5 @@
+import StateCollections
+
 /// Encodes successive values of one `Encodable` type and writes, for each, the RFC 6902 patch
 /// from the value before: the cost of a patch follows what changed, not the size of the value.
 ///
@@ -6,8 +8,10 @@
 /// as its JSON. A member whose value has the same bits as last time is skipped without being
 /// encoded (its retained ``Witness`` makes that sound); a changed scalar is one `replace`; a
 /// changed struct is walked the same way; a changed array or dictionary is encoded and diffed
-/// (`JSONPatch.diff`). The patch is the one `JSONPatch.diff` finds between the two values'
-/// encodings, up to the order of its operations.
+/// (`JSONPatch.diff`); a ``ChangeTrackedCollection`` member says which of its positions changed,
+/// and only those elements are encoded. The patch turns the last value's encoding into the new
+/// one's; but for tracked collections, it is the one `JSONPatch.diff` finds, up to the order of
+/// its operations.
 ///
 /// ```swift
 /// let encoder = try JSONPatchEncoder(Counter(count: 1, name: "a"))
@@ -24,11 +28,8 @@ public final class JSONPatchEncoder<Value: Encodable> {
 
   /// Remembers `initial` as the value the first patch starts from.
   public init(_ initial: Value) throws {
-    // Walked from an empty object, so that the members are remembered with their witnesses
-    // from the start; the patch from `{}` is not needed.
     walk = PatchWalk(root: PatchNode(key: "", parent: nil, json: .object(JSONObject())))
-    var unused: [UInt8] = []
-    try walk.writePatch(to: initial, into: &unused)
+    try walk.remember(initial)
   }
 
   /// Appends the patch from the last value to `value`, as a JSON array, and remembers `value`.
@@ -50,6 +51,8 @@ final class PatchWalk: Encoder {
   /// The patch being written, and whether an operation was written yet.
   @exclusivity(unchecked) private var bytes: [UInt8] = []
   @exclusivity(unchecked) private var isFirstOperation = true
+  /// Set while a value is walked only to be remembered: no operation is written.
+  @exclusivity(unchecked) private var isSilent = false
   @exclusivity(unchecked) private var operations: [JSONPatchOperation] = []
 
   init(root: PatchNode) {
@@ -71,36 +74,149 @@ final class PatchWalk: Encoder {
     self.bytes.append(UInt8(ascii: "]"))
   }
 
+  /// Walks `value` from the root without writing a patch, to remember it.
+  func remember<Value: Encodable>(_ value: Value) throws {
+    generation &+= 1
+    try walkSilently(value, at: root)
+  }
+
   // MARK: Members
 
   /// Brings `node` up to `value`, writing the operations for what changed.
   func patch<T: Encodable>(_ value: T, at node: PatchNode) throws {
     if node.hasWitness(value) { return }
-    if let known = KnownEncodable.encode(value) {
+    if let collection = value as? any ChangeTrackedCollection {
+      try patchTracked(collection, at: node)
+    } else if let known = KnownEncodable.encode(value) {
       update(node, to: known)
+      node.remember(value)
     } else if node.mayHaveMembers {
-      try walkMembers(of: value, at: node)
+      let walked = try walkMembers(of: value, at: node)
+      if walked && node.containsTracked { node.forgetWitness() } else { node.remember(value) }
     } else {
       update(node, to: try ValueEncoder(codingPath: node.codingPath).encodeCurrent(value))
+      try rememberFirstSight(value, at: node)
     }
-    node.remember(value)
+  }
+
+  /// Remembers a value just encoded whole. A struct (a JSON object) is walked again, silently,
+  /// so that its members are remembered one by one, and a tracked collection among them is
+  /// found before a copy of the struct is kept.
+  func rememberFirstSight<T: Encodable>(_ value: T, at node: PatchNode) throws {
+    if let collection = value as? any ChangeTrackedCollection {
+      node.track(collection.changeToken)
+    } else if case .object = node.json {
+      try walkSilently(value, at: node)
+    } else {
+      node.remember(value)
+    }
+  }
+
+  private func walkSilently<T: Encodable>(_ value: T, at node: PatchNode) throws {
+    let wasSilent = isSilent
+    isSilent = true
+    defer { isSilent = wasSilent }
+    node.members = nil
+    node.json = .object(JSONObject())
+    node.forgetWitness()
+    try patch(value, at: node)
   }
 
   /// Runs the value's `encode(to:)` with `node` as the current node: a keyed container it asks
-  /// for patches the members.
-  private func walkMembers<T: Encodable>(of value: T, at node: PatchNode) throws {
+  /// for patches the members. True when it did; false when the value was encoded whole.
+  private func walkMembers<T: Encodable>(of value: T, at node: PatchNode) throws -> Bool {
     let (enclosingNode, enclosingPlain) = (self.node, plain)
     (self.node, plain) = (node, nil)
     defer { (self.node, plain) = (enclosingNode, enclosingPlain) }
     try value.encode(to: self)
     if let plain {
       update(node, to: plain.result.value)
+      return false
     } else if node.members != nil {
       finishMembers(of: node)
     } else {
       // It wrote nothing at all, which encodes as `{}`.
       update(node, to: .object(JSONObject()))
     }
+    return true
+  }
+
+  // MARK: Tracked collections
+
+  /// Changes beyond which a tracked collection is written whole: following each change to the
+  /// end of the list costs the square of their number.
+  static let maxTrackedChanges = 256
+
+  /// Writes the changes a tracked collection reports since the version written last, or the
+  /// collection whole when they cannot be told.
+  private func patchTracked(_ collection: any ChangeTrackedCollection, at node: PatchNode) throws {
+    let token = collection.changeToken
+    if let written = node.tracked {
+      if written == token { return }
+      if let changes = token.changes(since: written), changes.count <= Self.maxTrackedChanges {
+        try writeChanges(changes, of: collection, at: node)
+        node.track(token)
+        return
+      }
+    }
+    update(node, to: try ValueEncoder(codingPath: node.codingPath).encodeCurrent(collection))
+    node.track(token)
+  }
+
+  /// The operations of the changes, each at the position it was made: an added element is
+  /// written as it is now, an updated one as the difference between the element it replaced
+  /// and what it is now. Positions are followed through the later changes to find an element
+  /// as it is now; one removed by a later change is not written again (an addition of it is
+  /// written as null, then removed), nor is an element written twice.
+  private func writeChanges(
+    _ records: [ChangeRecord], of collection: any ChangeTrackedCollection, at node: PatchNode
+  ) throws {
+    var written = Set<Int>()
+    for (index, record) in records.enumerated() {
+      let later = records[(index + 1)...]
+      switch record.change {
+      case .removed(let position):
+        writeOperation(
+          prefix: #"{"op":"remove","path":"#, "\(node.pointer)/\(position)", value: nil)
+      case .inserted(let position):
+        var json = JSONValue.null
+        if let final = finalPosition(position, after: later) {
+          written.insert(final)
+          json = try encodeElement(collection.encodableElement(at: final), position, at: node)
+        }
+        writeOperation(prefix: #"{"op":"add","path":"#, "\(node.pointer)/\(position)", value: json)
+      case .updated(let position):
+        guard let final = finalPosition(position, after: later), written.insert(final).inserted,
+          let previous = record.previous
+        else { continue }
+        let old = try encodeElement(
+          collection.encodable(previousElement: previous), position, at: node)
+        let new = try encodeElement(collection.encodableElement(at: final), position, at: node)
+        update(PatchNode(key: String(position), parent: node, json: old), to: new)
+      }
+    }
+  }
+
+  /// Where the element at `position` is after `later` changes; nil if one removes it. A later
+  /// addition or removal moves the positions at or after its own.
+  private func finalPosition(_ position: Int, after later: ArraySlice<ChangeRecord>) -> Int? {
+    var position = position
+    for record in later {
+      switch record.change {
+      case .inserted(let other) where other <= position: position += 1
+      case .removed(let other) where other == position: return nil
+      case .removed(let other) where other < position: position -= 1
+      default: break
+      }
+    }
+    return position
+  }
+
+  private func encodeElement(_ element: any Encodable, _ position: Int, at node: PatchNode) throws
+    -> JSONValue
+  {
+    try ValueEncoder(codingPath: node.codingPath + [JSONKey(intValue: position)])
+      .encodeCurrent(element)
   }
 
   /// The member of `parent` for `key`, marked as written by this walk; nil when it is new.
@@ -148,8 +264,10 @@ final class PatchWalk: Encoder {
 
   /// Sets a node remembered whole to `new`, writing a `replace` or the differ's operations.
   func update(_ node: PatchNode, to new: JSONValue) {
-    if node.members != nil {
+    if node.members != nil || node.tracked != nil {
+      // What was written last is not kept as JSON: replaced whole.
       node.members = nil
+      node.untrack()
       node.json = new
       writeReplace(node, new)
       return
@@ -158,10 +276,10 @@ final class PatchWalk: Encoder {
     node.json = new
     switch (old, new) {
     case (.array, .array), (.object, .object):
+      guard !isSilent else { return }
       operations.removeAll(keepingCapacity: true)
       JSONPatch.diff(from: old, to: new, at: node.pointer, into: &operations)
-      for operation in operations {
-        beginOperation()
+      for operation in operations where beginOperation() {
         operation.write(into: &bytes)
       }
     default:
@@ -172,28 +290,33 @@ final class PatchWalk: Encoder {
   /// Sets a member that is a scalar to `new`.
   func updateScalar(_ node: PatchNode, to new: JSONValue) {
     node.forgetWitness()
-    if node.members == nil, node.json == new { return }
+    if node.members == nil, node.tracked == nil, node.json == new { return }
     update(node, to: new)
   }
 
   // MARK: Writing operations
 
-  private func beginOperation() {
+  /// Starts an operation: false when none is to be written.
+  private func beginOperation() -> Bool {
+    if isSilent { return false }
     if !isFirstOperation { bytes.append(UInt8(ascii: ",")) }
     isFirstOperation = false
+    return true
   }
 
   private func writeReplace(_ node: PatchNode, _ value: JSONValue) {
-    beginOperation()
+    guard beginOperation() else { return }
     bytes.append(contentsOf: node.replacePrefix)
     value.write(into: &bytes)
     bytes.append(UInt8(ascii: "}"))
   }
 
-  private func writeOperation(prefix: StaticString, _ pointer: String, value: JSONValue?) {
-    beginOperation()
+  private func writeOperation(
+    prefix: StaticString, _ pointer: @autoclosure () -> String, value: JSONValue?
+  ) {
+    guard beginOperation() else { return }
     prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    JSONWriter.writeString(pointer, into: &bytes)
+    JSONWriter.writeString(pointer(), into: &bytes)
     if let value {
       bytes.append(contentsOf: #","value":"#.utf8)
       value.write(into: &bytes)

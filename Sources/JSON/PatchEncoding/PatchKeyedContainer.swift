@@ -34,7 +34,7 @@ struct PatchKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
       try walk.patch(value, at: member)
     } else {
       let json = try ValueEncoder(codingPath: codingPath + [key]).encodeCurrent(value)
-      walk.addMember(to: node, key: name, json: json).remember(value)
+      try walk.rememberFirstSight(value, at: walk.addMember(to: node, key: name, json: json))
     }
   }
 

@@ -1,3 +1,5 @@
+import StateCollections
+
 /// What ``JSONPatchEncoder`` remembers of one value it encoded.
 ///
 /// A value encoded as a keyed container (a struct) is remembered member by member, so that a
@@ -28,6 +30,13 @@ final class PatchNode {
   private var witnessType: ObjectIdentifier?
   private var witness: UnsafeMutableRawPointer?
   private var destroyWitness: ((UnsafeMutableRawPointer) -> Void)?
+  /// The version last written of a collection that tells what changed since; its JSON is not
+  /// kept (`json` is meaningless while this is set).
+  private(set) var tracked: ChangeToken?
+  /// Whether a change-tracked collection is below: a copy of this value, kept as a witness,
+  /// would share the collection's storage and make its next change copy all of it, so this
+  /// value is walked every time instead.
+  private(set) var containsTracked = false
   /// The keyed container handed to this value's `encode(to:)`, kept for the next walk: making
   /// one allocates a box and looks up its generic metadata.
   var keyedContainer: (key: ObjectIdentifier, container: AnyObject)?
@@ -81,6 +90,23 @@ final class PatchNode {
     self.witness = witness
     witnessType = ObjectIdentifier(T.self)
     destroyWitness = { $0.assumingMemoryBound(to: T.self).deinitialize(count: 1) }
+  }
+
+  /// Remembers the version of a change-tracked collection written here.
+  func track(_ token: ChangeToken) {
+    forgetWitness()
+    tracked = token
+    var ancestor = parent
+    while let node = ancestor, !node.containsTracked {
+      node.containsTracked = true
+      node.forgetWitness()
+      ancestor = node.parent
+    }
+  }
+
+  /// Forgets the tracked collection's version: the value here is something else now.
+  func untrack() {
+    tracked = nil
   }
 
   /// Forgets the value: what is remembered now was not encoded from one.

@@ -1,0 +1,127 @@
+import ComposableTestSupport
+import XCTest
+
+@testable import JSON
+@testable import StateCollections
+
+private struct Todo: Identifiable, Equatable, Codable {
+  var id: Int
+  var title: String
+  var done = false
+}
+
+private struct Board: Encodable {
+  struct Column: Encodable {
+    var name = "inbox"
+    var todos: IdentifiedArrayOf<Todo> = []
+  }
+
+  var column = Column()
+  var filter = ""
+}
+
+/// An ``IdentifiedArray`` member is patched from the changes it reports: one operation per
+/// change (a changed field of an element is that field), whatever it holds, and without
+/// copying its elements.
+final class TrackedCollectionPatchTests: XCTestCase {
+  func testEachChangeIsOneOperation() throws {
+    var board = Board()
+    for id in 0..<1_000 { board.column.todos.append(Todo(id: id, title: "t\(id)")) }
+    let encoder = try JSONPatchEncoder(board)
+    board.column.todos.removeFirst()
+    board.column.todos.append(Todo(id: 1_000, title: "new"))
+    board.column.todos[id: 5]?.done = true
+    XCTAssertEqual(
+      try patch(encoder, board),
+      #"[{"op":"remove","path":"/column/todos/0"},"#
+        + #"{"op":"add","path":"/column/todos/999","value":{"id":1000,"title":"new","done":false}},"#
+        + #"{"op":"replace","path":"/column/todos/4/done","value":true}]"#)
+    board.filter = "t"
+    XCTAssertEqual(try patch(encoder, board), #"[{"op":"replace","path":"/filter","value":"t"}]"#)
+  }
+
+  func testANewCollectionIsWrittenWhole() throws {
+    var board = Board()
+    board.column.todos = [Todo(id: 1, title: "a")]
+    let encoder = try JSONPatchEncoder(board)
+    board.column.todos = [Todo(id: 2, title: "b")]
+    XCTAssertEqual(
+      try patch(encoder, board),
+      #"[{"op":"replace","path":"/column/todos","value":[{"id":2,"title":"b","done":false}]}]"#)
+  }
+
+  /// The encoder keeps no copy of a tracked collection, nor of the structs holding one: the
+  /// reducer's next change is made in place.
+  func testPatchingKeepsNoCopyOfTheElements() throws {
+    var board = Board()
+    board.column.todos.append(Todo(id: 1, title: "a"))
+    let encoder = try JSONPatchEncoder(board)
+    for id in 2..<5 {
+      let storage = board.column.todos.storageIdentity
+      board.column.todos.append(Todo(id: id, title: "x"))
+      XCTAssertEqual(board.column.todos.storageIdentity, storage, "append \(id)")
+      _ = try patch(encoder, board)
+    }
+  }
+
+  /// Random edits of every kind: each patch turns the last encoding into the new one.
+  func testRandomEditsPatchExactly() throws {
+    var random = SeededGenerator(seed: 3)
+    var board = Board()
+    var nextID = 0
+    let encoder = try JSONPatchEncoder(board)
+    for step in 0..<2_000 {
+      let before = try JSONValueEncoder().encode(board)
+      for _ in 0..<Int.random(in: 1...4, using: &random) {
+        let todos = board.column.todos
+        switch Int.random(in: 0..<9, using: &random) {
+        case 0, 1:
+          nextID += 1
+          board.column.todos.insert(
+            Todo(id: nextID, title: "t"), at: Int.random(in: 0...todos.count, using: &random))
+        case 2 where !todos.isEmpty:
+          board.column.todos.remove(at: Int.random(in: 0..<todos.count, using: &random))
+        case 3 where !todos.isEmpty:
+          board.column.todos[Int.random(in: 0..<todos.count, using: &random)].done.toggle()
+        case 4 where !todos.isEmpty:
+          board.column.todos.move(
+            from: Int.random(in: 0..<todos.count, using: &random),
+            to: Int.random(in: 0..<todos.count, using: &random))
+        case 5 where todos.count > 1:
+          board.column.todos.removeFirst()
+        case 6:
+          board.filter = String(Int.random(in: 0..<3, using: &random))
+        case 7 where step % 50 == 0:
+          board.column.todos.sort { $0.id > $1.id }
+        default:
+          board.column.name = Bool.random(using: &random) ? "inbox" : "done"
+        }
+      }
+      let text = try patch(encoder, board)
+      let operations = try JSONParser.parse(Array(text.utf8)).arrayValue!.map {
+        try JSONPatchOperation(json: $0)
+      }
+      XCTAssertEqual(
+        try JSONPatch.apply(operations, to: before), try JSONValueEncoder().encode(board),
+        "step \(step): \(text)")
+    }
+  }
+
+  func testItEncodesAsAnArrayAndRefusesRepeatedIDs() throws {
+    let todos: IdentifiedArrayOf<Todo> = [Todo(id: 1, title: "a"), Todo(id: 2, title: "b")]
+    let json = try JSONValueEncoder().encode(todos)
+    XCTAssertEqual(
+      json, [["id": 1, "title": "a", "done": false], ["id": 2, "title": "b", "done": false]])
+    XCTAssertEqual(try JSONValueDecoder().decode(IdentifiedArrayOf<Todo>.self, from: json), todos)
+    XCTAssertThrowsError(
+      try JSONValueDecoder().decode(
+        IdentifiedArrayOf<Todo>.self,
+        from: [["id": 1, "title": "a", "done": false], ["id": 1, "title": "b", "done": false]]))
+  }
+
+  private func patch(_ encoder: JSONPatchEncoder<Board>, _ board: Board) throws -> String {
+    var bytes: [UInt8] = []
+    try encoder.writePatch(to: board, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
