@@ -89,7 +89,7 @@ final class VotesReducerTests: XCTestCase {
   private func receiveFirstPage(_ store: TestStore<VotesState, VotesAction>, stillRunning: Int) {
     let firstPage = Self.votes(page: 1, size: 2, category: nil)
     store.receive(.inner(.updateVoteItems(.success(firstPage)))) {
-      $0.voteItems = firstPage.items
+      $0.voteItems = IdentifiedArray(uniqueElements: firstPage.items)
       $0.page = 1
       $0.hasNext = true
       $0.pageInFlight = nil
@@ -180,7 +180,7 @@ final class VotesReducerTests: XCTestCase {
     store.advance(by: .milliseconds(50))
     let secondPage = Self.votes(page: 2, size: 2, category: nil)
     store.receive(.inner(.updateVoteItems(.success(secondPage)))) {
-      $0.voteItems += secondPage.items
+      $0.voteItems.append(contentsOf: secondPage.items)
       $0.page = 2
       $0.pageInFlight = nil
     }
@@ -194,7 +194,7 @@ final class VotesReducerTests: XCTestCase {
     store.receive(.isLoading(true)) { $0.isLoading = true }
     let lastPage = Self.votes(page: 3, size: 2, category: nil)
     store.receive(.inner(.updateVoteItems(.success(lastPage)))) {
-      $0.voteItems += lastPage.items
+      $0.voteItems.append(contentsOf: lastPage.items)
       $0.page = 3
       $0.hasNext = false
       $0.pageInFlight = nil
@@ -243,7 +243,7 @@ final class VotesReducerTests: XCTestCase {
     receiveCategories(store, stillRunning: 2)
     let techPage = Self.votes(page: 1, size: 2, category: "tech")
     store.receive(.inner(.updateVoteItems(.success(techPage)))) {
-      $0.voteItems = techPage.items
+      $0.voteItems = IdentifiedArray(uniqueElements: techPage.items)
       $0.page = 1
       $0.hasNext = false
       $0.pageInFlight = nil

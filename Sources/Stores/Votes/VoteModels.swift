@@ -1,5 +1,5 @@
 /// One entry of a vote list.
-public struct Vote: Equatable, Codable, Sendable {
+public struct Vote: Equatable, Codable, Sendable, Identifiable {
   public var id: Int
   public var title: String
   public var category: String

@@ -84,7 +84,8 @@ public struct VotesReducer: Reducer {
 
     case .inner(.updateVoteItems(.success(let page))):
       state.pageInFlight = nil
-      state.voteItems = page.page == 1 ? page.items : state.voteItems + page.items
+      if page.page == 1 { state.voteItems.removeAll() }
+      state.voteItems.append(contentsOf: page.items)
       state.page = page.page
       state.hasNext = page.hasNext
       state.errors.votes = nil

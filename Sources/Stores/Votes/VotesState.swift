@@ -9,7 +9,8 @@ public struct VotesState: Equatable, Codable, Sendable {
   public var runningTasks = 0
   public var categories: [VoteCategory] = []
   public var popularItems: [Vote] = []
-  public var voteItems: [Vote] = []
+  /// The votes of the pages loaded, in order; a vote a later page repeats is kept once.
+  public var voteItems: IdentifiedArrayOf<Vote> = []
   /// The category the votes are filtered by; `nil` shows all.
   public var selectedCategory: String?
   /// The last page of votes loaded; 0 before the first.

@@ -26,13 +26,11 @@ public struct TodoListReducer: Reducer {
       return .none
 
     case .toggle(let id):
-      guard let index = state.todos.firstIndex(where: { $0.id == id }) else { return .none }
-      state.todos[index].done.toggle()
+      state.todos[id: id]?.done.toggle()
       return .none
 
     case .delete(let id):
-      guard let index = state.todos.firstIndex(where: { $0.id == id }) else { return .none }
-      state.todos.remove(at: index)
+      guard state.todos.remove(id: id) != nil else { return .none }
       state.visibleIDs.removeAll { $0 == id }
       return .none
 
@@ -40,7 +38,7 @@ public struct TodoListReducer: Reducer {
       // Positions out of range name nothing: a host racing a delete moves nothing.
       guard from != to, state.todos.indices.contains(from), state.todos.indices.contains(to)
       else { return .none }
-      state.todos.insert(state.todos.remove(at: from), at: to)
+      state.todos.move(from: from, to: to)
       state.applyFilter()
       return .none
 
@@ -59,7 +57,7 @@ public struct TodoListReducer: Reducer {
 
     case .save:
       state.isSaving = true
-      return .run { [todos = state.todos, save = dependencies.save] send in
+      return .run { [todos = state.todos.elements, save = dependencies.save] send in
         try await save(todos)
         await send(.saved)
       } catch: { error, send in
@@ -104,7 +102,7 @@ public struct TodoListReducer: Reducer {
     case .synced(let server):
       state.isSyncing = false
       state.syncError = nil
-      state.replaceTodos(with: state.todos.merging(server))
+      state.replaceTodos(with: state.todos.elements.merging(server))
       return .none
 
     case .syncFailed(let failure):
@@ -125,7 +123,8 @@ extension TodoListState {
   /// Takes a list that came from outside (the file, the server), keeping `nextID` past every
   /// id in it so that the next todo added gets a fresh one.
   mutating func replaceTodos(with newTodos: [Todo]) {
-    todos = newTodos
+    todos = []
+    todos.append(contentsOf: newTodos)
     if let largest = newTodos.lazy.map(\.id).max(), largest >= nextID {
       nextID = largest == .max ? .max : largest + 1
     }

@@ -3,7 +3,7 @@ import ComposableActor
 public struct TodoListState: Equatable, Sendable, Encodable {
   /// In display order. Ids are unique: new ones come from `nextID`, and loading or syncing
   /// moves `nextID` past every id it brings in.
-  public var todos: [Todo]
+  public var todos: IdentifiedArrayOf<Todo>
   /// The id of the next todo added. A counter rather than a random id, so that a scenario or a
   /// recording gets the same ids on every run.
   public var nextID: Int
@@ -22,7 +22,7 @@ public struct TodoListState: Equatable, Sendable, Encodable {
   public var isSyncing: Bool
   public var syncError: RequestFailure?
 
-  public init(todos: [Todo] = [], nextID: Int = 1) {
+  public init(todos: IdentifiedArrayOf<Todo> = [], nextID: Int = 1) {
     self.todos = todos
     self.nextID = nextID
     filter = ""
