@@ -6,12 +6,12 @@ extension ComposableActorCommand {
   struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "replay",
-      abstract: "Re-reduce a --record log without running effects, checking every patch.",
+      abstract: "Re-reduce a --record log without running effects, checking every state.",
       discussion: """
         The actions effects sent are in the log, so no effect runs; each action's time is the \
-        recorded one. Replay stops at the first action whose patch differs from the recorded \
-        one and reports it on stderr. Exit codes: 0 when every patch matched, 1 at a \
-        divergence, 65 for an unreadable recording, 64 for bad arguments.
+        recorded one. Replay stops at the first action that does not lead to the state its \
+        recorded patch leads to, and reports it on stderr. Exit codes: 0 when every state \
+        matched, 1 at a divergence, 65 for an unreadable recording, 64 for bad arguments.
         """)
 
     @Argument(help: "A file written by `composable-actor --record`.")

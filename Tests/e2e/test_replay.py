@@ -47,7 +47,7 @@ def test_a_live_recording_replays_to_the_same_patches(tmp_path, fixture_server, 
     assert any(r["action"]["type"] == "fetchResult.success" for r in records[1:])
     result = replay(path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{path}: {len(printed)} actions replayed, every patch matched\n"
+    assert result.stdout == f"{path}: {len(printed)} actions replayed, every state matched\n"
     # --emit streams the lines as the run printed them.
     emitted = [json.loads(text) for text in replay(path, "--emit").stdout.splitlines()]
     assert emitted == printed

@@ -7,8 +7,9 @@ import Protocol
   import Glibc
 #endif
 
-/// `replay FILE`: re-reduces a recording without running effects and checks every patch; or
-/// prints it as a scenario, or stops at a seq and prints every store's snapshot there.
+/// `replay FILE`: re-reduces a recording without running effects and checks that every action
+/// leads to the state its recorded patch does; or prints it as a scenario, or stops at a seq
+/// and prints every store's snapshot there.
 public struct Replay: Sendable {
   public let file: String
   /// Stop after this seq and print every store's snapshot there (time travel).
@@ -78,11 +79,16 @@ public struct Replay: Sendable {
   private func replay(_ recording: RecordingFile, on stores: ScriptedSession)
     throws(ReplayExit)
   {
+    // Each store's state as the recording has it. A patch is one way to write a change: when
+    // the replayed one is written differently (a later version writes shorter patches), the
+    // step still matches if it leads to the same state.
+    var recordedStates: [String: JSONValue] = [:]
     for recorded in recording.actions {
       guard let store = stores.session.store(named: recorded.store) else {
         throw failure(
           "line \(recorded.line): no store named \"\(recorded.store)\" in this binary", code: 65)
       }
+      let before = recordedStates.removeValue(forKey: recorded.store) ?? store.snapshot()
       stores.time.replay(elapsed: recorded.elapsed)
       do {
         try store.replay(
@@ -95,9 +101,15 @@ public struct Replay: Sendable {
       stores.output.drain { printed.append(contentsOf: $0) }
       let actual = (try? JSONParser.parse(printed))?["patch"]
       if emit { write(printed) }
-      if actual != recorded.patch {
-        throw diverged(recorded, "the patch differs from the recorded one", actual: actual)
+      guard let after = Self.applying(recorded.patch, to: before) else {
+        throw diverged(recorded, "the recorded patch does not apply", actual: actual)
       }
+      if actual != recorded.patch, store.snapshot() != after {
+        throw diverged(
+          recorded, "the patch differs from the recorded one and leads to another state",
+          actual: actual)
+      }
+      recordedStates[recorded.store] = after
       if recorded.seq == until {
         for name in stores.session.storeNames {
           stores.output.snapshot(
@@ -110,8 +122,15 @@ public struct Replay: Sendable {
     }
     if !emit {
       write(
-        Array("\(file): \(recording.actions.count) actions replayed, every patch matched\n".utf8))
+        Array(
+          "\(file): \(recording.actions.count) actions replayed, every state matched\n".utf8))
     }
+  }
+
+  private static func applying(_ patch: JSONValue, to state: JSONValue) -> JSONValue? {
+    guard let operations = try? patch.arrayValue?.map({ try JSONPatchOperation(json: $0) })
+    else { return nil }
+    return try? JSONPatch.apply(operations, to: state)
   }
 
   private func diverged(_ recorded: RecordedAction, _ message: String, actual: JSONValue?)
