@@ -79,9 +79,8 @@ final class ActorProcess {
   private let writer: StdoutWriter
   private var signals: SignalWatcher?
   private var lingerTask: Task<Void, Never>?
+  /// The reader reported the end of input, which it does only after delivering every line.
   private var inputEnded = false
-  /// Input ended and every line of it was handled (none is held behind an `advance`).
-  private var allInputHandled = false
   private var isFinished = false
   /// Reading pauses while either holds: stdout is backed up, or an `advance` runs.
   private var isBackpressured = false
@@ -151,7 +150,7 @@ final class ActorProcess {
     session.writeReady(version: options.version)
     session.didRequestQuit = { [unowned self] in finish(.quit) }
     session.onStoreIdle { [unowned self] in
-      if allInputHandled && self.session.effectsInFlight == 0 { finish(.endOfInput) }
+      if inputEnded && self.session.effectsInFlight == 0 { finish(.endOfInput) }
     }
     let session = session
     writer.willFlush = { [unowned self] in StoreActor.assumeIsolated { drainOutput() } }
@@ -217,11 +216,8 @@ final class ActorProcess {
   private func endOfInput() {
     guard !inputEnded else { return }
     inputEnded = true
-    session.whenInputHandled { [unowned self] in
-      allInputHandled = true
-      guard let virtualTime else { return lingerForEffects() }
-      virtualTime.settle { [unowned self] in finish(.endOfInput) }
-    }
+    guard let virtualTime else { return lingerForEffects() }
+    virtualTime.settle { [unowned self] in finish(.endOfInput) }
   }
 
   private func lingerForEffects() {
