@@ -168,10 +168,13 @@ def test_a_stalled_host_keeps_memory_bounded_by_bytes_whatever_each_line_writes(
     baseline = rss_kib(actor.process.pid)
     peak_before = rss_kib(actor.process.pid, "VmHWM")
 
-    # Ids padded so that the stalled input is more than the pipe and a read buffer hold.
+    # Ids padded so that the stalled input is more than the pipe and a read buffer hold. A bad
+    # line halfway must be numbered as it would be without pauses.
     ids = [f"{k:04d}" + "-" * 300 for k in range(STALLED)]
+    bad_at = STALLED // 2
     stalled = b"".join(
-        json.dumps(message(GROWN + 1 + k, id=ids[k]), separators=(",", ":")).encode() + b"\n"
+        (b'{"cmd":"bogus"}\n' if k == bad_at else b"")
+        + json.dumps(message(GROWN + 1 + k, id=ids[k]), separators=(",", ":")).encode() + b"\n"
         + json.dumps({"cmd": "snapshot", "store": "websocket", "id": ids[k]}).encode() + b"\n"
         for k in range(STALLED)
     )
@@ -199,6 +202,10 @@ def test_a_stalled_host_keeps_memory_bounded_by_bytes_whatever_each_line_writes(
 
     written = 0
     for k in range(STALLED):
+        if k == bad_at:
+            error = actor.read()
+            # Lines 1 to GROWN grew the store, GROWN + 1 asked for a snapshot.
+            assert (error["code"], error["line"]) == ("unknown_command", GROWN + 2 + 2 * bad_at)
         action, snapshot = actor.read_bytes(timeout=30), actor.read_bytes(timeout=30)
         written += len(action) + len(snapshot)
         assert prefix_fields(action) == ("action", last_seq + 1 + k, ids[k])
