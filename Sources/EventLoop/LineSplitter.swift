@@ -27,26 +27,29 @@ final class LineSplitter {
     self.maxLineBytes = maxLineBytes
   }
 
-  /// Splits `chunk`, calling `emit` for each line ended in it; stops early when `emit` returns
-  /// false (the reader was closed from a callback) and then returns false too.
-  func split(_ chunk: UnsafeRawBufferPointer, _ emit: (Piece) -> Bool) -> Bool {
-    guard var position = chunk.baseAddress else { return true }
-    let end = position + chunk.count
+  /// Splits `chunk`, calling `emit` for each line ended in it, and returns how many of its bytes
+  /// it took. When `emit` returns false (the reader was paused or closed from a callback) it
+  /// stops right after that line's LF: splitting the rest later goes on as if it had not.
+  func split(_ chunk: UnsafeRawBufferPointer, _ emit: (Piece) -> Bool) -> Int {
+    guard let start = chunk.baseAddress else { return 0 }
+    let end = start + chunk.count
+    var position = start
     while position < end {
       guard let newline = memchr(position, 0x0A, end - position) else {
         keepPartial(UnsafeRawBufferPointer(start: position, count: end - position))
-        return true
+        break
       }
       let newlineAddress = UnsafeRawPointer(newline)
       let segment = UnsafeRawBufferPointer(start: position, count: newlineAddress - position)
       position = newlineAddress + 1
       completedLines += 1
-      if !endLine(with: segment, number: completedLines, emit) { return false }
+      if !endLine(with: segment, number: completedLines, emit) { return position - start }
     }
-    return true
+    return chunk.count
   }
 
-  /// Delivers a last line that has no LF; call once at end of input.
+  /// Delivers a last line that has no LF; call at end of input. Calling it again delivers
+  /// nothing.
   func finish(_ emit: (Piece) -> Bool) {
     _ = endLine(
       with: UnsafeRawBufferPointer(start: nil, count: 0), number: completedLines + 1, emit)

@@ -12,6 +12,11 @@ import CLibUV
 /// delivered at end of input. A line longer than `maxLineBytes` is not delivered and not kept in
 /// memory: `onOverlongLine` reports it once, when it ends, and reading goes on with the next.
 ///
+/// `pause()` takes effect at once, even from `onLine`: no line comes until `resume()`. The rest
+/// of a read the pause cut short is kept (the source reads nothing more meanwhile, so that is at
+/// most one read buffer) and delivered first after `resume()`, in order, with the same line
+/// numbers.
+///
 /// Loop thread only: create it, set the callbacks, then `start()`.
 public final class StdinLineReader: @unchecked Sendable {
   /// A line, without its line ending. The bytes are valid only during the call: usually a slice
@@ -34,6 +39,18 @@ public final class StdinLineReader: @unchecked Sendable {
   private let loop: EventLoop
   private let splitter: LineSplitter
   private var source: (any LineSource)?
+  private var isPaused = false
+  /// Bytes read but not split yet, because a pause cut their read short or came before it. They
+  /// lie in the source's buffer, which it does not reuse until it is resumed.
+  private var held = UnsafeRawBufferPointer(start: nil, count: 0)
+  /// How the input ended, when it ended while paused: it comes after the held lines.
+  private var heldEnding: Ending?
+  private var isDeliveryScheduled = false
+
+  private enum Ending {
+    case end
+    case failure(LoopError)
+  }
 
   /// Size of each read; lines are usually cut straight out of this buffer.
   static let readBufferSize = 64 * 1024
@@ -58,16 +75,28 @@ public final class StdinLineReader: @unchecked Sendable {
     source?.start()
   }
 
-  /// Stops reading until `resume()`, for back-pressure. Lines already read (at most one read
-  /// buffer) are still delivered.
+  /// Delivers nothing more until `resume()`: for back-pressure, and while the host waits for
+  /// something the next lines must come after. Called from `onLine`, the lines after that one
+  /// wait too.
   public func pause() {
     loop.assertOnLoopThread()
+    guard !isPaused else { return }
+    isPaused = true
     source?.pause()
   }
 
+  /// Delivers the held lines, in a loop job of their own (the caller may be in the middle of
+  /// something the next line must not interrupt), then reads on.
   public func resume() {
     loop.assertOnLoopThread()
-    source?.resume()
+    guard isPaused else { return }
+    isPaused = false
+    if held.isEmpty && heldEnding == nil {
+      source?.resume()
+    } else if !isDeliveryScheduled {
+      isDeliveryScheduled = true
+      loop.execute { [self] in deliverHeld() }
+    }
   }
 
   /// Stops for good; may be called from a callback, and then no further line of the current
@@ -77,6 +106,8 @@ public final class StdinLineReader: @unchecked Sendable {
     isClosed = true
     source?.close()
     source = nil
+    held = UnsafeRawBufferPointer(start: nil, count: 0)
+    heldEnding = nil
     onLine = { _, _ in }
     onOverlongLine = { _, _ in }
     onEnd = {}
@@ -85,24 +116,51 @@ public final class StdinLineReader: @unchecked Sendable {
 
   // MARK: Called by the source
 
+  /// `chunk` must stay as it is until the source is resumed: what a pause leaves of it is kept.
   func consume(_ chunk: UnsafeRawBufferPointer) {
-    _ = splitter.split(chunk, deliver)
+    assert(held.isEmpty, "a source read while the reader held bytes of its buffer")
+    let taken = isPaused ? 0 : splitter.split(chunk, deliver)
+    if !isClosed && taken < chunk.count {
+      held = UnsafeRawBufferPointer(rebasing: chunk[taken...])
+    }
   }
 
   func reachedEnd() {
-    splitter.finish(deliver)
+    end(.end)
+  }
+
+  func failed(_ error: LoopError) {
+    end(.failure(error))
+  }
+
+  private func end(_ ending: Ending) {
+    guard !isClosed else { return }
+    // When the last line pauses, the end waits, and finishing again then finds no line.
+    if case .end = ending, !isPaused { splitter.finish(deliver) }
+    guard !isClosed else { return }
+    guard !isPaused else {
+      heldEnding = ending
+      return
+    }
+    if case .failure(let error) = ending { onError(error.description) }
     if !isClosed {
       onEnd()
       close()
     }
   }
 
-  func failed(_ error: LoopError) {
-    guard !isClosed else { return }
-    onError(error.description)
-    if !isClosed {
-      onEnd()
-      close()
+  private func deliverHeld() {
+    isDeliveryScheduled = false
+    guard !isPaused, !isClosed else { return }
+    let chunk = held
+    held = UnsafeRawBufferPointer(start: nil, count: 0)
+    consume(chunk)
+    guard !isPaused, !isClosed else { return }
+    if let ending = heldEnding {
+      heldEnding = nil
+      end(ending)
+    } else {
+      source?.resume()
     }
   }
 
@@ -114,11 +172,15 @@ public final class StdinLineReader: @unchecked Sendable {
     case .overlong(let number, let bytes):
       onOverlongLine(number, bytes)
     }
-    return !isClosed
+    return !isClosed && !isPaused
   }
 }
 
 /// Where a `StdinLineReader` gets its bytes: a stream handle or file reads.
+///
+/// A paused source reads nothing into its buffer (a read already under way may still complete),
+/// so the bytes last handed to the reader stay as they are until `resume()`. Both calls may
+/// repeat.
 protocol LineSource: AnyObject {
   func start()
   func pause()

@@ -10,9 +10,10 @@ import Glibc
 /// with `uv_write`; regular files and character devices such as `/dev/null` with blocking
 /// `write(2)` (epoll cannot watch them, and they do not block for long).
 ///
-/// Back-pressure: when pending plus queued bytes rise above `highWaterMark`, `onBackpressure`
-/// gets `true`; once they fall to `lowWaterMark`, `false`. The host pauses and resumes its input
-/// with it, so a slow reader bounds memory instead of filling it.
+/// Back-pressure: when the bytes waiting (`waitingBytes`: pending, queued, and those the host
+/// gathered for its next `append`) rise above `highWaterMark`, `onBackpressure` gets `true`;
+/// once they fall to `lowWaterMark`, `false`. The host pauses and resumes its input with it, so
+/// a slow reader bounds memory instead of filling it.
 ///
 /// A write error (EPIPE when the reader went away, with SIGPIPE ignored: see
 /// `SignalWatcher.ignoreSIGPIPE()`) calls `onClosed` once; later appends are dropped.
@@ -35,6 +36,17 @@ public final class StdoutWriter: @unchecked Sendable {
 
   public let highWaterMark: Int
   public let lowWaterMark: Int
+  /// Bytes a host that batches its own output has gathered and not appended yet. It sets this as
+  /// it gathers (after each input line, say), so that its input stops before it hands them over;
+  /// each `append` takes its bytes off.
+  public var gatheredBytes: Int {
+    get { gathered }
+    set {
+      loop.assertOnLoopThread()
+      gathered = newValue
+      updateBackpressure()
+    }
+  }
   /// Bytes the descriptor accepted.
   public private(set) var writtenBytes = 0
   /// Write operations issued (`uv_write` calls or synchronous flushes), for tests and stats.
@@ -49,6 +61,7 @@ public final class StdoutWriter: @unchecked Sendable {
   }
 
   private let loop: EventLoop
+  private var gathered = 0
   private var pending = OutputBuffer()
   private var output: Output?
   private var flushCheck: LoopCheck?
@@ -76,10 +89,15 @@ public final class StdoutWriter: @unchecked Sendable {
     }
   }
 
-  /// Pending bytes plus bytes queued in libuv: what back-pressure is measured on.
+  /// Pending bytes plus bytes queued in libuv.
   public var bufferedBytes: Int {
     guard case .stream(let stream) = output else { return pending.count }
     return pending.count + stream.queuedBytes
+  }
+
+  /// What back-pressure is measured on: the bytes buffered and the host's gathered ones.
+  public var waitingBytes: Int {
+    gathered + bufferedBytes
   }
 
   public func append(_ bytes: UnsafeRawBufferPointer) {
@@ -89,8 +107,9 @@ public final class StdoutWriter: @unchecked Sendable {
       flushCheck?.start()
       pollNudge?.start()
     }
+    gathered = max(0, gathered - bytes.count)
     pending.append(bytes)
-    if !isBackpressured && bufferedBytes > highWaterMark {
+    if !isBackpressured && waitingBytes > highWaterMark {
       setBackpressure(true)
     }
   }
@@ -191,10 +210,10 @@ public final class StdoutWriter: @unchecked Sendable {
   }
 
   private func updateBackpressure() {
-    let buffered = bufferedBytes
-    if isBackpressured && buffered <= lowWaterMark {
+    let waiting = waitingBytes
+    if isBackpressured && waiting <= lowWaterMark {
       setBackpressure(false)
-    } else if !isBackpressured && buffered > highWaterMark {
+    } else if !isBackpressured && waiting > highWaterMark {
       setBackpressure(true)
     }
   }

@@ -43,7 +43,9 @@ final class StreamLineSource: LineSource, LoopHandleOwner {
     if let stream { uv_read_stop(stream) }
   }
 
+  /// uv_read_start fails on a stream that is reading already.
   func resume() {
+    guard isPaused else { return }
     isPaused = false
     startReading()
   }

@@ -22,8 +22,9 @@ public final class Session {
   /// Moves virtual time for `advance` and `settle`; nil under the live clock, where both are
   /// refused.
   public var timeControl: (any TimeControl)?
-  /// Called with true when an `advance` or `settle` starts holding input back, and with false
-  /// when the held lines were handled: the place to pause and resume reading.
+  /// Called with true when an `advance` or `settle` starts, and with false when it ended: no
+  /// line may be handed in between, as the lines after it must see its end. The caller pauses
+  /// its reader, which keeps what it read.
   public var isHoldingInputChanged: ((Bool) -> Void)?
 
   private let factories: [StoreFactory]
@@ -37,10 +38,7 @@ public final class Session {
   private let sequence: ActionSequence
   private var didBecomeIdle: (() -> Void)?
   private var hasQuit = false
-  /// Lines that arrived while an `advance` or `settle` ran; they wait for it, in order.
-  private var heldLines: [(bytes: [UInt8], lineNumber: Int)] = []
   private var isHoldingInput = false
-  private var afterHeldInput: [() -> Void] = []
 
   public init(
     stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64
@@ -94,18 +92,9 @@ public final class Session {
     for case let store? in built { store.endTick() }
   }
 
-  /// Runs `body` once every line received so far was handled: now, or when the running
-  /// `advance` or `settle` and the lines held behind it are done.
-  public func whenInputHandled(_ body: @escaping () -> Void) {
-    if isHoldingInput { afterHeldInput.append(body) } else { body() }
-  }
-
   public func handleLine(_ bytes: UnsafeRawBufferPointer, lineNumber: Int) {
+    precondition(!isHoldingInput, "a line was handed in while an advance or settle runs")
     guard !hasQuit, !Self.isBlank(bytes) else { return }
-    guard !isHoldingInput else {
-      heldLines.append((Array(bytes), lineNumber))
-      return
-    }
     if let line = CompactActionLine(bytes, maxDepth: maxDepth) {
       // A store finds an action it has seen before by its type's bytes; anything else (a
       // first sighting, an unknown store or action) takes the general route.
@@ -249,18 +238,9 @@ public final class Session {
     isHoldingInputChanged?(true)
   }
 
-  /// Handles the held lines in order until one of them holds input again.
   private func releaseInput() {
     isHoldingInput = false
-    while !isHoldingInput && !heldLines.isEmpty {
-      let (bytes, lineNumber) = heldLines.removeFirst()
-      bytes.withUnsafeBytes { handleLine($0, lineNumber: lineNumber) }
-    }
-    guard !isHoldingInput else { return }
     isHoldingInputChanged?(false)
-    let waiting = afterHeldInput
-    afterHeldInput = []
-    for body in waiting { body() }
   }
 
   private func storeIndex(named name: UnsafeRawBufferPointer) -> Int? {

@@ -179,7 +179,7 @@ final class StdinLineReaderTests: XCTestCase {
     XCTAssertEqual(events.current, [.line(1, "a"), .line(2, "quit")])
   }
 
-  func testPauseHoldsBackLaterReadsUntilResume() throws {
+  func testPauseHoldsBackTheRestOfTheReadAndLaterReadsUntilResume() throws {
     let pipe = TestPipe()
     pipe.write("1\n2\n")
     let events = Locked<[Event]>([])
@@ -202,9 +202,58 @@ final class StdinLineReaderTests: XCTestCase {
         pipe.closeWrite()
       }
     }
-    // Line 2 came in the same read as line 1, so it is delivered; line 3 waits for resume().
-    XCTAssertEqual(whilePaused.current, [.line(1, "1"), .line(2, "2")])
+    // Line 2 came in the same read as line 1: it waits with line 3.
+    XCTAssertEqual(whilePaused.current, [.line(1, "1")])
     XCTAssertEqual(events.current, [.line(1, "1"), .line(2, "2"), .line(3, "3"), .end])
+  }
+
+  /// Pausing from the callback of any line, or of every line, in a pipe or a file read whole:
+  /// nothing more comes until `resume()`, the end included, and then everything comes in order
+  /// with the numbers it has unpaused.
+  func testPauseFromALineHoldsTheRestOfItsBufferUntilResume() throws {
+    let input = Array(mixedInput.joined().utf8)
+    let pieces = mixedExpectation.count - 1  // all but the end
+    let pauseSets = (0..<pieces).map { Set([$0]) } + [Set(0..<pieces)]
+    for pauseAt in pauseSets {
+      for isFile in [false, true] {
+        let pipe = TestPipe()
+        let fd: Int32
+        if isFile {
+          fd = temporaryFile(input)
+        } else {
+          pipe.write(input)
+          pipe.closeWrite()
+          fd = pipe.readEnd
+        }
+        defer { if isFile { close(fd) } }
+        let events = Locked<[Event]>([])
+        let whilePaused = Locked<[[Event]]>([])
+        try runLoop { loop in
+          let reader = try StdinLineReader(loop: loop, fd: fd, maxLineBytes: 16)
+          let record: @Sendable (Event) -> Void = { event in
+            let index = events.withValue { events in
+              events.append(event)
+              return events.count - 1
+            }
+            guard pauseAt.contains(index) else { return }
+            reader.pause()
+            Task(executorPreference: loop.executor) {
+              try? await loop.clock.sleep(for: .milliseconds(10))
+              whilePaused.append(events.current)
+              reader.resume()
+            }
+          }
+          reader.onLine = { bytes, number in record(.line(number, text(bytes))) }
+          reader.onOverlongLine = { number, bytes in record(.overlong(number, bytes)) }
+          reader.onEnd = { events.append(.end) }
+          reader.start()
+        }
+        let label = "pausing at \(pauseAt.sorted()) in a \(isFile ? "file" : "pipe")"
+        XCTAssertEqual(events.current, mixedExpectation, label)
+        XCTAssertEqual(
+          whilePaused.current, pauseAt.sorted().map { Array(mixedExpectation[...$0]) }, label)
+      }
+    }
   }
 
   func testPausedBeforeStartReadsNothingUntilResume() throws {

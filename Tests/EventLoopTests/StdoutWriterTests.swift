@@ -106,6 +106,54 @@ final class StdoutWriterTests: XCTestCase {
     XCTAssertTrue(drained.current.allSatisfy { $0 == UInt8(ascii: "x") })
   }
 
+  /// A host that gathers its output and hands it over in `willFlush` is told to stop before it
+  /// hands anything over; the hand-over neither counts the bytes twice nor clears the signal.
+  func testGatheredBytesCountTowardBackpressureUntilAppended() throws {
+    let pipe = TestPipe()
+    let signals = Locked<[Bool]>([])
+    let gathered = Locked<[UInt8]>([])
+    let seen = Locked<[String]>([])
+    let drained = Locked(0)
+    let readerThread = Locked<TestThread?>(nil)
+    let batch = [UInt8](repeating: UInt8(ascii: "x"), count: 600 * 1024)
+    try runLoop { loop in
+      let writer = try StdoutWriter(loop: loop, fd: pipe.writeEnd)
+      writer.onBackpressure = { on in signals.append(on) }
+      writer.willFlush = {
+        let bytes = gathered.withValue { bytes in
+          defer { bytes = [] }
+          return bytes
+        }
+        writer.append(bytes)
+      }
+      Task(executorPreference: loop.executor) {
+        for _ in 1...2 {
+          writer.gatheredBytes = gathered.withValue { bytes in
+            bytes += batch
+            return bytes.count
+          }
+          seen.append("\(signals.current) waiting \(writer.waitingBytes)")
+        }
+        try? await loop.clock.sleep(for: .milliseconds(5))
+        seen.append("\(signals.current) gathered \(writer.gatheredBytes)")
+        readerThread.withValue {
+          $0 = TestThread { drained.withValue { $0 = pipe.readToEnd().count } }
+        }
+        for _ in 1...2_000 where writer.isBackpressured {
+          try? await loop.clock.sleep(for: .milliseconds(1))
+        }
+        writer.flushSynchronously()
+      }
+    }
+    pipe.closeWrite()
+    readerThread.current?.join()
+    XCTAssertEqual(
+      seen.current,
+      ["[] waiting 614400", "[true] waiting 1228800", "[true] gathered 0"])
+    XCTAssertEqual(signals.current, [true, false])
+    XCTAssertEqual(drained.current, 2 * batch.count)
+  }
+
   func testReaderGoneReportsClosedOnceAndDropsLaterAppends() throws {
     let pipe = TestPipe()
     pipe.closeRead()

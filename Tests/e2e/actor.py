@@ -44,7 +44,8 @@ class Actor:
             stderr=subprocess.PIPE,
             env={**os.environ, **(env or {})},
         )
-        self._buffer = b""
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of _buffer known to hold no newline
         self.lines: list[dict] = []
         self.ready = self.read()
         assert self.ready["type"] == "ready", self.ready
@@ -63,24 +64,31 @@ class Actor:
 
     def read(self, timeout=10.0) -> dict:
         """The next output line, parsed; fails the test if none comes in time."""
+        text = self.read_bytes(timeout).decode()
+        PRINTED.append(text)
+        parsed = json.loads(text)
+        self.lines.append(parsed)
+        return parsed
+
+    def read_bytes(self, timeout=10.0) -> bytes:
+        """The next output line as bytes, neither parsed nor kept: for lines of megabytes."""
         deadline = time.monotonic() + timeout
         fd = self.process.stdout.fileno()
-        while b"\n" not in self._buffer:
+        while (end := self._buffer.find(b"\n", self._scanned)) < 0:
+            self._scanned = len(self._buffer)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise AssertionError(f"no output line within {timeout} s; stderr: {self.stderr_so_far()}")
             readable, _, _ = select.select([fd], [], [], remaining)
             if readable:
-                chunk = os.read(fd, 65536)
+                chunk = os.read(fd, 1 << 20)
                 if not chunk:
                     raise AssertionError(f"stdout closed; stderr: {self.stderr_so_far()}")
                 self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        text = line.decode()
-        PRINTED.append(text)
-        parsed = json.loads(text)
-        self.lines.append(parsed)
-        return parsed
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
+        self._scanned = 0
+        return line
 
     def read_until(self, predicate, timeout=10.0) -> list[dict]:
         """Lines up to and including the first one matching `predicate`."""

@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 
 from actor import BINARY, PRINTED, run_lines
@@ -81,12 +82,13 @@ def test_a_closed_stdout_ends_the_process_cleanly():
     assert b"stdout closed" in process.stderr.read()
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
+    """The process's resident set now, or at its peak with `VmHWM`."""
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
-    raise AssertionError("no VmRSS")
+    raise AssertionError(f"no {field}")
 
 
 def test_a_slow_reader_pauses_input_and_memory_stays_bounded():
@@ -122,3 +124,99 @@ def test_a_slow_reader_pauses_input_and_memory_stays_bounded():
     assert actions == sent // len(line)
     assert errors == (1 if sent % len(line) else 0)
     assert json.loads(texts[-1])["reason"] == "eof"
+
+
+# A stalled host and a large state: each line's output is far larger than the line. Growing
+# ends past the cap so that the baseline holds the work of a full list (a patch of every
+# message, today), and the stall's snapshots keep each line's output large whatever its patch.
+HELD = 10_000
+GROWN = HELD + 100
+STALLED = 400
+# What a stalled host may add to the RSS of a process holding the same state: see README.md.
+STALL_BOUND_KIB = 64 * 1024
+
+
+def message(n, id=None):
+    text = f"message {n:06d} " + "x" * 65
+    line = {"store": "websocket", "action": {"type": "receivedSocketMessage.success", "value": {"text": text}}}
+    if id is not None:
+        line["id"] = id
+    return line
+
+
+def prefix_fields(line):
+    """type, seq and id of an output line, read from its first bytes (lines are megabytes)."""
+    head = line[:600].decode()
+    kind = head.split('"type":"', 1)[1].split('"', 1)[0]
+    seq = int(head.split('"seq":', 1)[1].split(",", 1)[0])
+    id = head.split('"id":"', 1)[1].split('"', 1)[0] if '"id":"' in head else None
+    return kind, seq, id
+
+
+def test_a_stalled_host_keeps_memory_bounded_by_bytes_whatever_each_line_writes(process):
+    actor = process("--max-received", str(HELD), "--allow-effect-actions")
+    # Grow in batches, reading as we go, so that growing is never stalled itself.
+    for start in range(1, GROWN + 1, 500):
+        batch = range(start, min(start + 500, GROWN + 1))
+        actor.send(*(message(n) for n in batch))
+        for _ in batch:
+            assert prefix_fields(actor.read_bytes())[0] == "action"
+    actor.send({"cmd": "snapshot", "store": "websocket"})
+    grown = actor.read_bytes()
+    assert grown.count(b'"message ') == HELD
+    last_seq = prefix_fields(grown)[1]
+    baseline = rss_kib(actor.process.pid)
+    peak_before = rss_kib(actor.process.pid, "VmHWM")
+
+    # Ids padded so that the stalled input is more than the pipe and a read buffer hold. A bad
+    # line halfway must be numbered as it would be without pauses.
+    ids = [f"{k:04d}" + "-" * 300 for k in range(STALLED)]
+    bad_at = STALLED // 2
+    stalled = b"".join(
+        (b'{"cmd":"bogus"}\n' if k == bad_at else b"")
+        + json.dumps(message(GROWN + 1 + k, id=ids[k]), separators=(",", ":")).encode() + b"\n"
+        + json.dumps({"cmd": "snapshot", "store": "websocket", "id": ids[k]}).encode() + b"\n"
+        for k in range(STALLED)
+    )
+    assert len(stalled) > 2 * 65536
+
+    def write_stalled():
+        try:
+            actor.process.stdin.write(stalled)
+            actor.process.stdin.flush()
+        except BrokenPipeError:
+            pass  # the process was killed after a failed assertion
+
+    writer = threading.Thread(target=write_stalled)
+    writer.start()
+    peak = baseline
+    deadline = time.monotonic() + 4
+    while time.monotonic() < deadline and peak - baseline <= STALL_BOUND_KIB:
+        peak = max(peak, rss_kib(actor.process.pid))
+        time.sleep(0.01)
+    peak = max(peak, rss_kib(actor.process.pid))
+    assert peak - baseline <= STALL_BOUND_KIB, f"RSS {baseline} KiB grew to {peak} KiB with a stalled host"
+    # The high-water mark also catches a spike between two samples.
+    assert rss_kib(actor.process.pid, "VmHWM") <= max(peak_before, baseline + STALL_BOUND_KIB)
+    assert writer.is_alive(), "the process read all its input while nobody read its output"
+
+    written = 0
+    for k in range(STALLED):
+        if k == bad_at:
+            error = actor.read()
+            # Lines 1 to GROWN grew the store, GROWN + 1 asked for a snapshot.
+            assert (error["code"], error["line"]) == ("unknown_command", GROWN + 2 + 2 * bad_at)
+        action, snapshot = actor.read_bytes(timeout=30), actor.read_bytes(timeout=30)
+        written += len(action) + len(snapshot)
+        assert prefix_fields(action) == ("action", last_seq + 1 + k, ids[k])
+        assert prefix_fields(snapshot) == ("snapshot", last_seq + 1 + k, ids[k])
+    writer.join(timeout=10)
+    assert not writer.is_alive()
+    # The output held back was far more than the bound: the bound is not the workload's size.
+    assert written > 4 * STALL_BOUND_KIB * 1024
+    state = json.loads(snapshot)["state"]["receivedMessages"]
+    assert state == [message(n)["action"]["value"]["text"] for n in range(GROWN + STALLED - HELD + 1, GROWN + STALLED + 1)]
+    assert actor.request({"cmd": "snapshot", "store": "primes"})["type"] == "snapshot"
+    rest, code = actor.finish()
+    assert code == 0 and rest[-1]["reason"] == "eof"
+    print(f"baseline {baseline} KiB, peak {peak} KiB with a stalled host, {written >> 20} MiB held back")

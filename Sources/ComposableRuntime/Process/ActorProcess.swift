@@ -79,11 +79,11 @@ final class ActorProcess {
   private let writer: StdoutWriter
   private var signals: SignalWatcher?
   private var lingerTask: Task<Void, Never>?
+  /// The reader reported the end of input, which it does only after delivering every line.
   private var inputEnded = false
-  /// Input ended and every line of it was handled (none is held behind an `advance`).
-  private var allInputHandled = false
   private var isFinished = false
-  /// Reading pauses while either holds: stdout is backed up, or an `advance` runs.
+  /// The reader pauses while either holds: too many bytes wait to be written, or an `advance`
+  /// or `settle` runs.
   private var isBackpressured = false
   private var isHoldingInput = false
   private(set) var exitCode: Int32 = 0
@@ -151,7 +151,7 @@ final class ActorProcess {
     session.writeReady(version: options.version)
     session.didRequestQuit = { [unowned self] in finish(.quit) }
     session.onStoreIdle { [unowned self] in
-      if allInputHandled && self.session.effectsInFlight == 0 { finish(.endOfInput) }
+      if inputEnded && self.session.effectsInFlight == 0 { finish(.endOfInput) }
     }
     let session = session
     writer.willFlush = { [unowned self] in StoreActor.assumeIsolated { drainOutput() } }
@@ -171,15 +171,25 @@ final class ActorProcess {
     writer.onClosed = { [unowned self] message in
       StoreActor.assumeIsolated { finish(.stdoutClosed(message)) }
     }
+    // After every line the writer hears how much output waits for it, so that back-pressure
+    // pauses the reader at the line that crossed the mark, whatever a line writes.
+    let output = output
+    let writer = writer
     reader.onLine = { line, lineNumber in
       // The callback runs on the loop thread and the session reads the bytes before returning,
       // so the buffer never crosses threads or outlives the call.
       nonisolated(unsafe) let line = line
-      StoreActor.assumeIsolated { session.handleLine(line, lineNumber: lineNumber) }
+      StoreActor.assumeIsolated {
+        session.handleLine(line, lineNumber: lineNumber)
+        writer.gatheredBytes = output.bytes.count
+      }
     }
     let limit = options.maxLineBytes
     reader.onOverlongLine = { lineNumber, _ in
-      StoreActor.assumeIsolated { session.rejectOverlongLine(lineNumber: lineNumber, limit: limit) }
+      StoreActor.assumeIsolated {
+        session.rejectOverlongLine(lineNumber: lineNumber, limit: limit)
+        writer.gatheredBytes = output.bytes.count
+      }
     }
     reader.onEnd = { [unowned self] in StoreActor.assumeIsolated { endOfInput() } }
     reader.onError = { [unowned self] message in
@@ -217,11 +227,8 @@ final class ActorProcess {
   private func endOfInput() {
     guard !inputEnded else { return }
     inputEnded = true
-    session.whenInputHandled { [unowned self] in
-      allInputHandled = true
-      guard let virtualTime else { return lingerForEffects() }
-      virtualTime.settle { [unowned self] in finish(.endOfInput) }
-    }
+    guard let virtualTime else { return lingerForEffects() }
+    virtualTime.settle { [unowned self] in finish(.endOfInput) }
   }
 
   private func lingerForEffects() {
