@@ -27,7 +27,7 @@ few, so the size stays what the column says. stdout is always read by a thread, 
 never stalls on a full pipe, and any `error` line fails the run.
 
 Batches: enough probes for about --batch-seconds (0.5 s; --callgrind-batch-seconds, 5 s, under
-callgrind), at least 3 (2), at most 2,000 (200), fewer where a probe grows the state.
+callgrind), at least 3 (2), at most 2,000 (200); a probe that grows the state has a fixed count.
 
 Actions that cost O(state) make growing quadratic, valgrind runs the binary about 12× slower
 uninstrumented and callgrind's instrumented batches about 100× slower: each scenario (one grown
@@ -71,7 +71,7 @@ WARMUP_PROBES = 2
 GROW_ID = "grow"
 #: Votes per injected page: a page line must stay under the binary's --max-line-bytes (1 MiB).
 VOTES_PER_PAGE = 5_000
-CALLGRIND_MAX_PROBES = 200
+MOST_PROBES = {"cpu": 2_000, "callgrind": 200}
 
 
 # --- the rows -------------------------------------------------------------------------------
@@ -86,7 +86,9 @@ class Probe:
     label: str
     lines: Callable[[int, int], bytes]
     actions: int = 1  # action lines each probe makes (every probe line makes exactly one)
-    max_probes: int = 2_000  # fewer where each probe grows a part of the state
+    #: For a probe that grows the state: exactly this many a batch (within the budget), so
+    #: that every run, and both methods, measure the same sizes.
+    count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -178,12 +180,11 @@ def primes_scenario() -> Scenario:
         probes=(
             Probe("primes.incr", "primes: a counter tap (counter.incrTapped)",
                   lambda size, index: action_line("primes", "counter.incrTapped")),
-            # Each save adds a favourite and an activity: few, so the size stays N, and as many
-            # under both methods, so that the two see the same lists.
+            # Each save adds a favourite and an activity: few, so the size stays N.
             Probe("primes.save",
                   "primes: save a favourite (countChanged to a new prime, then "
                   "saveFavoritePrimeTapped: 2 actions)",
-                  save, actions=2, max_probes=20),
+                  save, actions=2, count=10),
         ))
 
 
@@ -458,17 +459,16 @@ class Cell:
 
 
 def probe_count(cell: Cell, probe: Probe, pace: float) -> int:
-    """Probes for the batch: enough for about the target time, at least a few, within what
-    the budget has left (0: it cannot)."""
+    """Probes for the batch: the probe's count, or enough for about the target time, at least
+    a few; within what the budget has left (0: it cannot)."""
     least = LEAST_PROBES[cell.method]
     cost = max(cell.timings.batch_cost(cell.method, pace), 1e-6)
     affordable = int(0.8 * cell.budget.left() / cost)
     if affordable < least:
         return 0
-    most = probe.max_probes
-    if cell.method == "callgrind":
-        most = min(most, CALLGRIND_MAX_PROBES)
-    return min(most, affordable, max(least, round(cell.target_seconds / cost)))
+    wanted = probe.count or min(MOST_PROBES[cell.method],
+                                max(least, round(cell.target_seconds / cost)))
+    return min(wanted, affordable)
 
 
 def measure_probe(cell: Cell, probe: Probe) -> dict | None:
