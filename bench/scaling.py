@@ -335,12 +335,13 @@ class Actor:
 class Callgrind:
     """callgrind_control on a process started under callgrind with --instr-atstart=no."""
 
-    def __init__(self, actor: Actor, out: Path):
-        self.actor, self.out, self.dumps = actor, out, 0
+    def __init__(self, actor: Actor, workdir: Path):
+        self.actor, self.workdir, self.dumps = actor, workdir, 0
+        self.out = workdir / "callgrind.out"
 
     def control(self, *arguments: str):
-        subprocess.run(["callgrind_control", *arguments, str(self.actor.process.pid)],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(["callgrind_control", f"--vgdb-prefix={self.workdir / 'vgdb'}", *arguments,
+                        str(self.actor.process.pid)], check=True, capture_output=True, timeout=120)
 
     def start(self):
         self.control("--zero")
@@ -435,8 +436,10 @@ def command_for(scenario: Scenario, size: int, binaries: dict[str, Path], method
     binary = binaries[scenario.binary if method == "cpu" else scenario.binary + "_stripped"]
     command = [str(binary), "run", "--data-dir", str(workdir), *scenario.options(size)]
     if method == "callgrind":
+        # The control FIFOs go to the temporary directory too: a killed valgrind leaves them.
         command = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
-                   f"--callgrind-out-file={workdir / 'callgrind.out'}", *command]
+                   f"--callgrind-out-file={workdir / 'callgrind.out'}",
+                   f"--vgdb-prefix={workdir / 'vgdb'}", *command]
     return command
 
 
@@ -531,7 +534,7 @@ def measure_cell(scenario: Scenario, size: int, method: str, binaries: dict[str,
             start = time.monotonic()
             grow(actor, scenario, size)
             timings.record(method, "grow", size, time.monotonic() - start)
-            callgrind = Callgrind(actor, workdir / "callgrind.out") if method == "callgrind" else None
+            callgrind = Callgrind(actor, workdir) if method == "callgrind" else None
             cell = Cell(actor, size, method, budget, timings, callgrind, target_seconds)
             for probe in scenario.probes:
                 results[probe.key] = measure_probe(cell, probe)
