@@ -713,7 +713,7 @@ def main():
                         help="cpu, callgrind or both (default %(default)s)")
     parser.add_argument("--budget", type=float, default=150,
                         help="wall seconds per scenario for the CPU runs, all sizes (default %(default)s)")
-    parser.add_argument("--callgrind-budget", type=float, default=80,
+    parser.add_argument("--callgrind-budget", type=float, default=100,
                         help="the same for the callgrind runs (default %(default)s)")
     parser.add_argument("--batch-seconds", type=float, default=0.5,
                         help="about how long a CPU batch of probes runs (default %(default)s)")
