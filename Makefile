@@ -58,13 +58,21 @@ asan:
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
+TODO_ACTOR := Examples/custom-store/.build/release/todo-actor
+## The scaling table (issue 14) comes last: each store's cost per action at growing state sizes,
+## in CPU time and in callgrind's instructions (5 to 10 minutes). SCALING_ARGS passes options
+## (`python3 bench/scaling.py --help`), e.g. "--budget 300"; the figures also go to SCALING_JSON.
+SCALING_JSON ?= .build/bench-scaling.json
+SCALING_ARGS ?=
+
 bench: build
 	$(SWIFT) build -c release --product http-bench
 	$(SWIFT) build -c release --product ws-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --package-path Examples/custom-store --product todo-actor
 	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench --ws-bench .build/release/ws-bench \
-	  --todo-actor Examples/custom-store/.build/release/todo-actor
+	  --todo-actor $(TODO_ACTOR)
 	python3 bench/client_latency.py $(BIN)
+	python3 bench/scaling.py --actor $(BIN) --todo-actor $(TODO_ACTOR) --json $(SCALING_JSON) $(SCALING_ARGS)
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).
 schemas: build

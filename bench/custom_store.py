@@ -6,14 +6,15 @@ at a given size of the list: the list's size is what the cost of an action follo
 the rows show how it grows, not only one point.
 """
 
-import json
 import statistics
 import subprocess
 from pathlib import Path
 
+from lines import action_line
+
 
 def line(action: dict) -> bytes:
-    return json.dumps({"store": "todos", "action": action}, separators=(",", ":")).encode() + b"\n"
+    return action_line("todos", action)
 
 
 def adds(count: int) -> bytes:
