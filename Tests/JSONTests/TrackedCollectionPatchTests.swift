@@ -50,17 +50,26 @@ final class TrackedCollectionPatchTests: XCTestCase {
       #"[{"op":"replace","path":"/column/todos","value":[{"id":2,"title":"b","done":false}]}]"#)
   }
 
-  /// The encoder keeps no copy of a tracked collection, nor of the structs holding one: the
-  /// reducer's next change is made in place.
+  /// The encoder keeps no copy of a tracked collection, nor of the structs holding one: a copy
+  /// would make the reducer's next change copy every element.
   func testPatchingKeepsNoCopyOfTheElements() throws {
-    var board = Board()
-    board.column.todos.append(Todo(id: 1, title: "a"))
-    let encoder = try JSONPatchEncoder(board)
-    for id in 2..<5 {
-      let storage = board.column.todos.storageIdentity
-      board.column.todos.append(Todo(id: id, title: "x"))
-      XCTAssertEqual(board.column.todos.storageIdentity, storage, "append \(id)")
-      _ = try patch(encoder, board)
+    struct Notes: Encodable {
+      struct Inner: Encodable { var todos: IdentifiedArrayOf<Todo> = [] }
+      var inner = Inner()
+      var messages: TrackedArray<String> = []
+    }
+    var notes = Notes()
+    notes.inner.todos.reserveCapacity(16)
+    notes.messages.reserveCapacity(16)
+    let encoder = try JSONPatchEncoder(notes)
+    var bytes: [UInt8] = []
+    for id in 0..<4 {
+      let (todos, messages) = (notes.inner.todos.storageAddress, notes.messages.storageAddress)
+      notes.inner.todos.append(Todo(id: id, title: "t"))
+      notes.messages.append("m")
+      XCTAssertEqual(notes.inner.todos.storageAddress, todos, "append \(id)")
+      XCTAssertEqual(notes.messages.storageAddress, messages, "append \(id)")
+      try encoder.writePatch(to: notes, into: &bytes)
     }
   }
 

@@ -104,18 +104,4 @@ final class IdentifiedArrayTests: XCTestCase {
     recent = items.changeToken
     XCTAssertEqual(items.changeToken.changes(since: recent)?.count, 0)
   }
-
-  /// A change made while no one else holds the elements does not copy them.
-  func testAChangeToAnUnsharedValueIsMadeInPlace() {
-    var items: IdentifiedArrayOf<Item> = [Item(id: 1)]
-    let storage = items.storageIdentity
-    items.append(Item(id: 2))
-    items.removeFirst()
-    items[id: 2]?.title = "x"
-    XCTAssertEqual(items.storageIdentity, storage)
-    let copy = items
-    items.append(Item(id: 3))
-    XCTAssertNotEqual(items.storageIdentity, storage)
-    XCTAssertEqual(copy.ids, [2])
-  }
 }

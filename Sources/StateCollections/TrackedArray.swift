@@ -1,0 +1,147 @@
+import DequeModule
+
+/// An array for a store's state that remembers what changed (``ChangeTrackedCollection``), so
+/// the patch a host writes after an action lists the elements added, removed or changed, in
+/// time proportional to them, however many the array holds. It encodes as a plain array and
+/// has `Array`'s interface (`append`, `insert`, `remove(at:)`, `removeFirst(_:)`, subscripts,
+/// `removeAll(where:)`, …). Adding or removing at either end takes constant time, so a bounded
+/// log that drops its oldest entry stays cheap; in the middle, time proportional to the
+/// distance to the nearer end.
+///
+/// ```swift
+/// struct State: Equatable, Encodable {
+///   var messages: TrackedArray<String> = []
+/// }
+/// state.messages.append("hello")
+/// if state.messages.count > 100 { state.messages.removeFirst() }
+/// ```
+///
+/// Replacing the whole array (`state.messages = [...]`), sorting it, or changing more than a
+/// few hundred elements at once starts its history again: the host then writes it whole.
+public struct TrackedArray<Element> {
+  private var elements: Deque<Element>
+  private var journal: ChangeJournal
+  private var version: UInt64 = 0
+
+  public init() {
+    elements = []
+    journal = ChangeJournal()
+  }
+
+  /// Where the elements are, while they are in one piece: for tests that check a change did
+  /// not copy them.
+  var storageAddress: UnsafeRawPointer? {
+    elements.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+  }
+
+  private mutating func record(_ change: CollectionChange, replacing previous: Element? = nil) {
+    if let next = journal.record(change, replacing: previous, after: version) {
+      version = next
+    } else {
+      // A copy changed after another copy of the same version did: a history of its own.
+      journal = ChangeJournal()
+      version = 0
+    }
+  }
+}
+
+extension TrackedArray: RandomAccessCollection, MutableCollection {
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { elements.count }
+
+  public subscript(position: Int) -> Element {
+    get { elements[position] }
+    set {
+      let previous = elements[position]
+      elements[position] = newValue
+      record(.updated(position), replacing: previous)
+    }
+  }
+}
+
+extension TrackedArray: RangeReplaceableCollection {
+  public init(_ elements: some Sequence<Element>) {
+    self.init()
+    self.elements.append(contentsOf: elements)
+  }
+
+  /// Each element removed, then each inserted, is one change.
+  public mutating func replaceSubrange<C: Collection<Element>>(
+    _ subrange: Range<Int>, with newElements: C
+  ) {
+    elements.replaceSubrange(subrange, with: newElements)
+    for _ in subrange { record(.removed(subrange.lowerBound)) }
+    for offset in 0..<newElements.count { record(.inserted(subrange.lowerBound + offset)) }
+  }
+
+  public mutating func reserveCapacity(_ minimumCapacity: Int) {
+    elements.reserveCapacity(minimumCapacity)
+  }
+
+  /// Removes the elements that match, as that many removals (from the last one).
+  public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
+    var removed: [Int] = []
+    var kept = Deque<Element>()
+    for (position, element) in elements.enumerated() {
+      if try shouldBeRemoved(element) { removed.append(position) } else { kept.append(element) }
+    }
+    guard !removed.isEmpty else { return }
+    elements = kept
+    for position in removed.reversed() { record(.removed(position)) }
+  }
+
+  /// Empties the array; its history starts again, unless it was empty already.
+  public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
+    if !isEmpty { self = TrackedArray() }
+  }
+}
+
+extension TrackedArray: ExpressibleByArrayLiteral {
+  public init(arrayLiteral elements: Element...) {
+    self.init(elements)
+  }
+}
+
+extension TrackedArray: Equatable where Element: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.elements == rhs.elements
+  }
+}
+
+extension TrackedArray: Hashable where Element: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(elements)
+  }
+}
+
+extension TrackedArray: Sendable where Element: Sendable {}
+
+extension TrackedArray: CustomStringConvertible, CustomDebugStringConvertible {
+  public var description: String { Array(elements).description }
+  public var debugDescription: String { Array(elements).debugDescription }
+}
+
+extension TrackedArray: Encodable where Element: Encodable {
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.unkeyedContainer()
+    for element in elements { try container.encode(element) }
+  }
+}
+
+extension TrackedArray: Decodable where Element: Decodable {
+  public init(from decoder: any Decoder) throws {
+    self.init(try [Element](from: decoder))
+  }
+}
+
+extension TrackedArray: ChangeTrackedCollection where Element: Encodable {
+  public var changeToken: ChangeToken { ChangeToken(journal: journal, version: version) }
+
+  public func encodableElement(at position: Int) -> any Encodable {
+    elements[position]
+  }
+
+  public func encodable(previousElement: Any) -> any Encodable {
+    previousElement as! Element
+  }
+}
