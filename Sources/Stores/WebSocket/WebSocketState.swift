@@ -1,3 +1,5 @@
+import ComposableRuntime
+
 public struct WebSocketState: Equatable, Codable, Sendable {
   public enum ConnectivityState: String, Codable, CaseIterable, Sendable {
     case disconnected, connecting, connected
@@ -17,8 +19,9 @@ public struct WebSocketState: Equatable, Codable, Sendable {
   public var connectivityState = ConnectivityState.disconnected
   public var messageToSend = ""
   /// The last messages received that are not order books, oldest first: text as is, binary as
-  /// base64. At most `maxReceivedMessages` are kept.
-  public var receivedMessages: [String] = []
+  /// base64. At most `maxReceivedMessages` are kept; a `TrackedArray`, so that dropping the
+  /// oldest to make room costs the same however many are kept.
+  public var receivedMessages: TrackedArray<String> = []
   public var alert: String?
   public var orderBook: OrderBook?
   public var lastClose: Closure?

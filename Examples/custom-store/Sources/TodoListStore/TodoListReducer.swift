@@ -117,7 +117,7 @@ extension TodoListState {
   /// Recomputes `visibleIDs` from the list and the applied filter.
   mutating func applyFilter() {
     let filter = appliedFilter
-    visibleIDs = todos.filter { $0.matches(filter) }.map(\.id)
+    visibleIDs = TrackedArray(todos.filter { $0.matches(filter) }.map(\.id))
   }
 
   /// Takes a list that came from outside (the file, the server), keeping `nextID` past every

@@ -13,7 +13,7 @@ public struct TodoListState: Equatable, Sendable, Encodable {
   /// shows a "filtering…" hint while the two differ.
   public var appliedFilter: String
   /// The ids of the todos whose title contains `appliedFilter` (ignoring case), in list order.
-  public var visibleIDs: [Int]
+  public var visibleIDs: TrackedArray<Int>
   public var isSaving: Bool
   /// When the last save succeeded, in milliseconds since the Unix epoch.
   public var lastSaved: Int?
@@ -27,7 +27,7 @@ public struct TodoListState: Equatable, Sendable, Encodable {
     self.nextID = nextID
     filter = ""
     appliedFilter = ""
-    visibleIDs = todos.map(\.id)
+    visibleIDs = TrackedArray(todos.map(\.id))
     isSaving = false
     lastSaved = nil
     storageError = nil
