@@ -31,7 +31,7 @@ public struct TodoListReducer: Reducer {
 
     case .delete(let id):
       guard state.todos.remove(id: id) != nil else { return .none }
-      state.visibleIDs.removeAll { $0 == id }
+      if let index = state.visibleIDs.firstIndex(of: id) { state.visibleIDs.remove(at: index) }
       return .none
 
     case .move(let from, let to):
