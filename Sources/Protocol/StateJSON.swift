@@ -29,39 +29,26 @@ extension StateJSON where State: Encodable {
 extension StateJSON where State: FieldwiseEncodable {
   static func fieldwise(_ initial: State, store: String) -> Self {
     let tracker = FieldwiseTracker(initial, store: store)
-    return StateJSON(current: { _ in tracker.json() }, writePatch: tracker.writePatch(to:into:))
+    return StateJSON(
+      current: { last in encode(store: store) { try JSONValueEncoder().encode(last) } },
+      writePatch: tracker.writePatch(to:into:))
   }
 }
 
 private final class FieldwiseTracker<State: FieldwiseEncodable> {
   let store: String
   let fields = State.encodedFields
-  /// Each field's JSON Pointer text, `/key`.
-  let pointers: [String]
-  /// Each field's replace operation up to its value, `{"op":"replace","path":"/key","value":`:
-  /// a changed scalar member is written as that, its value, and `}`.
-  let replacePrefixes: [[UInt8]]
   var state: State
-  /// Each field's JSON in `state`, in field order.
-  var members: [JSONValue]
+  /// The fields' JSON as last written, patched one field at a time.
+  let members: JSONMemberPatchEncoder
 
   init(_ initial: State, store: String) {
     self.store = store
     self.state = initial
-    self.pointers = fields.map { "/" + JSONPointer.escape($0.key) }
-    self.replacePrefixes = pointers.map { pointer in
-      var prefix = Array(#"{"op":"replace","path":"#.utf8)
-      JSONWriter.writeString(pointer, into: &prefix)
-      prefix.append(contentsOf: #","value":"#.utf8)
-      return prefix
+    let fields = fields
+    members = encode(store: store) {
+      try JSONMemberPatchEncoder(keys: fields.map(\.key), values: fields.map { $0.value(initial) })
     }
-    self.members = fields.map { field in
-      encode(store: store) { try JSONValueEncoder().encode(field.value(initial)) }
-    }
-  }
-
-  func json() -> JSONValue {
-    .object(JSONObject(zip(fields, members).map { ($0.key, $1) }))
   }
 
   func writePatch(to new: State, into bytes: inout [UInt8]) {
@@ -72,30 +59,11 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
     swap(&old, &state)
     let fields = fields
     var isFirst = true
-    var operations: [JSONPatchOperation] = []
     bytes.append(UInt8(ascii: "["))
     for index in fields.indices where fields[index].differs(old, new) {
-      let member = encode(store: store) { try JSONValueEncoder().encode(fields[index].value(new)) }
-      let previous = members[index]
-      members[index] = member
-      switch (previous, member) {
-      case (.array, .array), (.object, .object):
-        // Containers of the same kind: the differ finds the elements or members that changed.
-        operations.removeAll(keepingCapacity: true)
-        JSONPatch.diff(from: previous, to: member, at: pointers[index], into: &operations)
-        for operation in operations {
-          if !isFirst { bytes.append(UInt8(ascii: ",")) }
-          isFirst = false
-          operation.write(into: &bytes)
-        }
-      default:
-        // Anything else is replaced whole when its JSON changed, as the differ would.
-        guard previous != member else { continue }
-        if !isFirst { bytes.append(UInt8(ascii: ",")) }
-        isFirst = false
-        bytes.append(contentsOf: replacePrefixes[index])
-        member.write(into: &bytes)
-        bytes.append(UInt8(ascii: "}"))
+      encode(store: store) {
+        try members.writePatch(
+          member: index, to: fields[index].value(new), into: &bytes, isFirstOperation: &isFirst)
       }
     }
     bytes.append(UInt8(ascii: "]"))

@@ -74,10 +74,23 @@ final class PatchWalk: Encoder {
     self.bytes.append(UInt8(ascii: "]"))
   }
 
-  /// Walks `value` from the root without writing a patch, to remember it.
-  func remember<Value: Encodable>(_ value: Value) throws {
+  /// Walks `value` from `node` (the root by default) without writing a patch, to remember it.
+  func remember<Value: Encodable>(_ value: Value, at node: PatchNode? = nil) throws {
     generation &+= 1
-    try walkSilently(value, at: root)
+    try walkSilently(value, at: node ?? root)
+  }
+
+  /// Appends to `bytes` the operations that bring `node` to `value`; `isFirstOperation` says
+  /// whether none was written before in this patch, and is false afterwards if one was.
+  func writePatch<Value: Encodable>(
+    of node: PatchNode, to value: Value, into bytes: inout [UInt8], isFirstOperation: inout Bool
+  ) throws {
+    swap(&self.bytes, &bytes)
+    defer { swap(&self.bytes, &bytes) }
+    self.isFirstOperation = isFirstOperation
+    defer { isFirstOperation = self.isFirstOperation }
+    generation &+= 1
+    try patch(value, at: node)
   }
 
   // MARK: Members
@@ -85,11 +98,13 @@ final class PatchWalk: Encoder {
   /// Brings `node` up to `value`, writing the operations for what changed.
   func patch<T: Encodable>(_ value: T, at node: PatchNode) throws {
     if node.hasWitness(value) { return }
-    if let collection = value as? any ChangeTrackedCollection {
-      try patchTracked(collection, at: node)
-    } else if let known = KnownEncodable.encode(value) {
+    // Scalars first: they are the common change, and no tracked collection is one of them,
+    // so the dynamic cast below is spared.
+    if let known = KnownEncodable.encode(value) {
       update(node, to: known)
       node.remember(value)
+    } else if let collection = value as? any ChangeTrackedCollection {
+      try patchTracked(collection, at: node)
     } else if node.mayHaveMembers {
       let walked = try walkMembers(of: value, at: node)
       if walked && node.containsTracked { node.forgetWitness() } else { node.remember(value) }
