@@ -6,9 +6,13 @@ import XCTest
 
 @testable import Protocol
 
-/// The patches of a ``FieldwiseEncodable`` state, and those of walking any state with
-/// ``JSONPatchEncoder``, must be exactly the patches of encoding the whole state and diffing
-/// it, which are correct by construction.
+/// The patches of a ``FieldwiseEncodable`` state, and those of walking it with
+/// ``JSONPatchEncoder``, must turn each state's encoding into the next one's. Where no tracked
+/// collection changed they are exactly the patches of encoding the whole state and diffing it,
+/// which are correct by construction; a tracked collection's changes are written from its
+/// journal instead (an element added and removed again in one patch is an `add` and a
+/// `remove`, where a diff sees nothing; a new collection is written whole unless the member
+/// list's `==` finds it equal).
 final class StateJSONTests: XCTestCase {
   func testFieldwisePatchesEqualWholeStateDiffs() throws {
     var random = RandomPrimesState(seed: 7)
@@ -17,16 +21,19 @@ final class StateJSONTests: XCTestCase {
     let memberwise = StateJSON.memberwise(state, store: "primes")
     for step in 0..<1_000 {
       let before = try JSONValueEncoder().encode(state)
+      let feed = state.activityFeed
       state = step % 10 == 0 ? random.state() : random.edited(state)
-      let patch = try patchText(fieldwise, state)
-      XCTAssertEqual(patch, try patchText(memberwise, state), "step \(step)")
-      var whole: [UInt8] = []
-      JSONPatch.write(
-        JSONPatch.diff(from: before, to: try JSONValueEncoder().encode(state)), into: &whole)
-      XCTAssertEqual(patch, String(decoding: whole, as: UTF8.self), "step \(step)")
       let after = try JSONValueEncoder().encode(state)
-      XCTAssertEqual(
-        try JSONPatch.apply(operations(patch), to: before), after, "step \(step): \(patch)")
+      let patches = [try patchText(fieldwise, state), try patchText(memberwise, state)]
+      for patch in patches {
+        XCTAssertEqual(
+          try JSONPatch.apply(operations(patch), to: before), after, "step \(step): \(patch)")
+      }
+      if state.activityFeed.changeToken == feed.changeToken {
+        var whole: [UInt8] = []
+        JSONPatch.write(JSONPatch.diff(from: before, to: after), into: &whole)
+        XCTAssertEqual(patches, Array(repeating: String(decoding: whole, as: UTF8.self), count: 2))
+      }
       // Same members in the same order, as the host's snapshot prints them.
       XCTAssertEqual(fieldwise.current(state).jsonString, after.jsonString, "step \(step)")
     }

@@ -28,7 +28,7 @@ where Base.State == PrimesState, Base.Action == PrimesAction {
 
   /// Logs what actually changed: a save of a non-prime or a stale index adds nothing. Sets
   /// make it linear in the favourites: looking each one up in the other list was quadratic.
-  private func record(from before: [Int], to after: [Int], in feed: inout [Activity]) {
+  private func record(from before: [Int], to after: [Int], in feed: inout TrackedArray<Activity>) {
     guard before != after else { return }
     let timestamp = now()
     let (beforeSet, afterSet) = (Set(before), Set(after))

@@ -7,11 +7,13 @@ public struct PrimesState: Equatable, Sendable {
   /// prime modal and the favourites, which share fields, see computed views.
   var counter: CounterState
   public var favoritePrimes: [Int]
-  public var activityFeed: [Activity]
+  /// Grows by one entry per favourite saved or removed: a `TrackedArray`, so that recording one
+  /// costs the same however long the feed is.
+  public var activityFeed: TrackedArray<Activity>
   public var storageError: StorageError?
 
   public init(
-    count: Int = 0, favoritePrimes: [Int] = [], activityFeed: [Activity] = [],
+    count: Int = 0, favoritePrimes: [Int] = [], activityFeed: TrackedArray<Activity> = [],
     alertNthPrime: PrimeAlert? = nil, alertNthPrimeFailure: NthPrimeFailure? = nil,
     nthPrimeRequest: Int? = nil, storageError: StorageError? = nil
   ) {
@@ -111,7 +113,7 @@ extension PrimesState: FieldwiseEncodable, Decodable {
     self.init(
       count: try container.decode(Int.self, forKey: .count),
       favoritePrimes: try container.decode([Int].self, forKey: .favoritePrimes),
-      activityFeed: try container.decode([Activity].self, forKey: .activityFeed),
+      activityFeed: try container.decode(TrackedArray<Activity>.self, forKey: .activityFeed),
       alertNthPrime: try container.decodeIfPresent(PrimeAlert.self, forKey: .alertNthPrime),
       alertNthPrimeFailure: try container.decodeIfPresent(
         NthPrimeFailure.self, forKey: .alertNthPrimeFailure),
