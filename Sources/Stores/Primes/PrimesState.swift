@@ -6,7 +6,12 @@ public struct PrimesState: Equatable, Sendable {
   /// view through a key path costs a getter, a setter and a write-back buffer per action. The
   /// prime modal and the favourites, which share fields, see computed views.
   var counter: CounterState
-  public var favoritePrimes: [Int]
+  public var favoritePrimes: [Int] {
+    didSet { favoriteSet = Set(favoritePrimes) }
+  }
+  /// The favourites again, as a set: `isFavorite` is read on every counter tap, and searching
+  /// the list made each tap cost the number of favourites.
+  private var favoriteSet: Set<Int>
   /// Grows by one entry per favourite saved or removed: a `TrackedArray`, so that recording one
   /// costs the same however long the feed is.
   public var activityFeed: TrackedArray<Activity>
@@ -21,6 +26,7 @@ public struct PrimesState: Equatable, Sendable {
       count: count, nthPrimeRequest: nthPrimeRequest, alertNthPrime: alertNthPrime,
       alertNthPrimeFailure: alertNthPrimeFailure)
     self.favoritePrimes = favoritePrimes
+    self.favoriteSet = Set(favoritePrimes)
     self.activityFeed = activityFeed
     self.storageError = storageError
   }
@@ -46,7 +52,7 @@ public struct PrimesState: Equatable, Sendable {
   public var isNthPrimeButtonDisabled: Bool { nthPrimeRequest != nil }
   /// Whether the prime modal would offer the favourite buttons.
   public var isPrime: Bool { Primality.isPrime(count) }
-  public var isFavorite: Bool { favoritePrimes.contains(count) }
+  public var isFavorite: Bool { favoriteSet.contains(count) }
 
   // The other child features' views of the app state, for `Scope`.
 
