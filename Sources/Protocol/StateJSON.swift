@@ -6,7 +6,8 @@ import JSON
 /// A state that lists its fields (``FieldwiseEncodable``) is compared field by field, and only
 /// the fields that changed are encoded and diffed; any other state is walked by its
 /// `encode(to:)` with ``JSONPatchEncoder``, which skips the members whose bits did not change.
-/// Both write the patch `JSONPatch.diff` makes from the two states' encodings.
+/// Both write a patch that turns the last state's encoding into the new one's: the one
+/// `JSONPatch.diff` makes, but for tracked collections, which are written from their journal.
 struct StateJSON<State> {
   /// The JSON of the last state, which is given.
   let current: (_ last: State) -> JSONValue
@@ -16,10 +17,16 @@ struct StateJSON<State> {
 }
 
 extension StateJSON where State: Encodable {
+  /// A snapshot is rare: the state is encoded whole rather than assembled from what the patch
+  /// encoder remembers, which keeps no JSON for what it skips.
+  private static func encodingWhole(store: String) -> (State) -> JSONValue {
+    { last in encode(store: store) { try JSONValueEncoder().encode(last) } }
+  }
+
   static func memberwise(_ initial: State, store: String) -> Self {
     let encoder = encode(store: store) { try JSONPatchEncoder(initial) }
     return StateJSON(
-      current: { last in encode(store: store) { try JSONValueEncoder().encode(last) } },
+      current: encodingWhole(store: store),
       writePatch: { state, bytes in
         encode(store: store) { try encoder.writePatch(to: state, into: &bytes) }
       })
@@ -29,9 +36,7 @@ extension StateJSON where State: Encodable {
 extension StateJSON where State: FieldwiseEncodable {
   static func fieldwise(_ initial: State, store: String) -> Self {
     let tracker = FieldwiseTracker(initial, store: store)
-    return StateJSON(
-      current: { last in encode(store: store) { try JSONValueEncoder().encode(last) } },
-      writePatch: tracker.writePatch(to:into:))
+    return StateJSON(current: encodingWhole(store: store), writePatch: tracker.writePatch(to:into:))
   }
 }
 

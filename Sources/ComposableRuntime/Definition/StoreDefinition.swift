@@ -68,11 +68,15 @@ extension StoreDefinition {
   public static func _makeHostedStore(options: Options, services: Services, output: StoreOutput)
     -> any HostedStore
   {
-    let store = Store(
-      initialState: initialState, reducer: reducer(options: options, services: services))
-    return StoreHost(store: store, descriptor: hostDescriptor, output: output)
+    StoreHost(store: makeStore(options, services), descriptor: hostDescriptor, output: output)
   }
 
+  @StoreActor
+  static func makeStore(_ options: Options, _ services: Services) -> Store<
+    Feature.State, Feature.Action
+  > {
+    Store(initialState: initialState, reducer: reducer(options: options, services: services))
+  }
 }
 
 // Being a requirement, `_makeHostedStore` takes the most constrained of these defaults that the
@@ -83,9 +87,7 @@ extension StoreDefinition where Feature.State: FieldwiseEncodable {
   public static func _makeHostedStore(options: Options, services: Services, output: StoreOutput)
     -> any HostedStore
   {
-    let store = Store(
-      initialState: initialState, reducer: reducer(options: options, services: services))
-    return StoreHost(store: store, descriptor: hostDescriptor, output: output)
+    StoreHost(store: makeStore(options, services), descriptor: hostDescriptor, output: output)
   }
 }
 

@@ -6,12 +6,12 @@ import StateCollections
 /// The encoder walks each new value with `encode(to:)`, as `JSONValueEncoder` does, against
 /// what it remembers of the last one (``PatchNode``): a struct member by member, anything else
 /// as its JSON. A member whose value has the same bits as last time is skipped without being
-/// encoded (its retained ``Witness`` makes that sound); a changed scalar is one `replace`; a
-/// changed struct is walked the same way; a changed array or dictionary is encoded and diffed
+/// encoded (the copy of it its node keeps makes that sound); a changed scalar is one `replace`;
+/// a changed struct is walked the same way; a changed array or dictionary is encoded and diffed
 /// (`JSONPatch.diff`); a ``ChangeTrackedCollection`` member says which of its positions changed,
 /// and only those elements are encoded. The patch turns the last value's encoding into the new
-/// one's; but for tracked collections, it is the one `JSONPatch.diff` finds, up to the order of
-/// its operations.
+/// one's. Where no tracked collection changed, it is the one `JSONPatch.diff` finds, up to the
+/// order of its operations; a tracked collection's part is written from its journal.
 ///
 /// ```swift
 /// let encoder = try JSONPatchEncoder(Counter(count: 1, name: "a"))
@@ -64,14 +64,10 @@ final class PatchWalk: Encoder {
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func writePatch<Value: Encodable>(to value: Value, into bytes: inout [UInt8]) throws {
-    // The caller's buffer is swapped in and out rather than copied.
-    swap(&self.bytes, &bytes)
-    defer { swap(&self.bytes, &bytes) }
-    generation &+= 1
-    isFirstOperation = true
-    self.bytes.append(UInt8(ascii: "["))
-    try patch(value, at: root)
-    self.bytes.append(UInt8(ascii: "]"))
+    var isFirstOperation = true
+    bytes.append(UInt8(ascii: "["))
+    try writePatch(of: root, to: value, into: &bytes, isFirstOperation: &isFirstOperation)
+    bytes.append(UInt8(ascii: "]"))
   }
 
   /// Walks `value` from `node` (the root by default) without writing a patch, to remember it.
@@ -85,6 +81,7 @@ final class PatchWalk: Encoder {
   func writePatch<Value: Encodable>(
     of node: PatchNode, to value: Value, into bytes: inout [UInt8], isFirstOperation: inout Bool
   ) throws {
+    // The caller's buffer is swapped in and out rather than copied.
     swap(&self.bytes, &bytes)
     defer { swap(&self.bytes, &bytes) }
     self.isFirstOperation = isFirstOperation
@@ -110,17 +107,24 @@ final class PatchWalk: Encoder {
       if walked && node.containsTracked { node.forgetWitness() } else { node.remember(value) }
     } else {
       update(node, to: try ValueEncoder(codingPath: node.codingPath).encodeCurrent(value))
-      try rememberFirstSight(value, at: node)
+      try rememberEncoded(value, at: node)
     }
   }
 
-  /// Remembers a value just encoded whole. A struct (a JSON object) is walked again, silently,
-  /// so that its members are remembered one by one, and a tracked collection among them is
-  /// found before a copy of the struct is kept.
+  /// Remembers a value just encoded whole, as a new member.
   func rememberFirstSight<T: Encodable>(_ value: T, at node: PatchNode) throws {
     if let collection = value as? any ChangeTrackedCollection {
       node.track(collection.changeToken)
-    } else if case .object = node.json {
+    } else {
+      try rememberEncoded(value, at: node)
+    }
+  }
+
+  /// Remembers a value, not a tracked collection, just encoded whole. A struct (a JSON object)
+  /// is walked again, silently, so that its members are remembered one by one, and a tracked
+  /// collection among them is found before a copy of the struct is kept.
+  private func rememberEncoded<T: Encodable>(_ value: T, at node: PatchNode) throws {
+    if case .object = node.json {
       try walkSilently(value, at: node)
     } else {
       node.remember(value)
