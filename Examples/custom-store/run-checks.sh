@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check of the example: builds the package and its tests, runs the reducer tests, the
-# scenario file, the Python client against the fixture server, and the Node client. Exits
+# scenario file, the Python client against the fixture server, the patch property test, and the
+# Node client. Exits
 # non-zero on any failure. TEST_STEP_SECONDS (600) bounds each step, as in the root Makefile.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,6 +24,11 @@ step "todo-actor test scenarios/todos.jsonl"
 
 step "python3 client.py --binary $bin/todo-actor"
 "${deadline[@]}" python3 client.py --binary "$bin/todo-actor"
+
+step "python3 -m pytest test_patch_properties.py"
+TODO_ACTOR="$bin/todo-actor" "${deadline[@]}" python3 -m pytest -q test_patch_properties.py \
+  -p no:cacheprovider
+rm -rf .hypothesis
 
 step "node client.mjs --binary $bin/todo-actor"
 "${deadline[@]}" node client.mjs --binary "$bin/todo-actor"
