@@ -169,6 +169,7 @@ public struct IdentifiedArray<Element: Identifiable> {
   }
 
   var storageAddress: UnsafeRawPointer? { storage.storageAddress }
+  var token: ChangeToken { storage.token }
 
   public mutating func reserveCapacity(_ minimumCapacity: Int) {
     storage.reserveCapacity(minimumCapacity)
@@ -230,7 +231,7 @@ extension IdentifiedArray: Decodable where Element: Decodable {
 }
 
 extension IdentifiedArray: ChangeTrackedCollection where Element: Encodable {
-  public var changeToken: ChangeToken { storage.changeToken }
+  public var changeToken: ChangeToken { token }
 
   public func encodableElement(at position: Int) -> any Encodable {
     storage.encodableElement(at: position)

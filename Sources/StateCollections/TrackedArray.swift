@@ -34,6 +34,9 @@ public struct TrackedArray<Element> {
     elements.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
   }
 
+  /// This value's version, whatever its elements.
+  var token: ChangeToken { ChangeToken(journal: journal, version: version) }
+
   private mutating func record(_ change: CollectionChange, replacing previous: Element? = nil) {
     if let next = journal.record(change, replacing: previous, after: version) {
       version = next
@@ -125,8 +128,15 @@ extension TrackedArray: CustomStringConvertible, CustomDebugStringConvertible {
 
 extension TrackedArray: Encodable where Element: Encodable {
   public func encode(to encoder: any Encoder) throws {
+    try elements.encodeAsArray(to: encoder)
+  }
+}
+
+extension Sequence where Element: Encodable {
+  /// The form of every state collection: a plain array of its elements.
+  func encodeAsArray(to encoder: any Encoder) throws {
     var container = encoder.unkeyedContainer()
-    for element in elements { try container.encode(element) }
+    for element in self { try container.encode(element) }
   }
 }
 
@@ -137,7 +147,7 @@ extension TrackedArray: Decodable where Element: Decodable {
 }
 
 extension TrackedArray: ChangeTrackedCollection where Element: Encodable {
-  public var changeToken: ChangeToken { ChangeToken(journal: journal, version: version) }
+  public var changeToken: ChangeToken { token }
 
   public func encodableElement(at position: Int) -> any Encodable {
     elements[position]

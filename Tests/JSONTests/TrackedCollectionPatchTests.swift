@@ -18,6 +18,7 @@ private struct Board: Encodable {
 
   var column = Column()
   var filter = ""
+  var tags: TrackedOrderedSet<Int> = []
 }
 
 /// An ``IdentifiedArray`` member is patched from the changes it reports: one operation per
@@ -83,7 +84,7 @@ final class TrackedCollectionPatchTests: XCTestCase {
       let before = try JSONValueEncoder().encode(board)
       for _ in 0..<Int.random(in: 1...4, using: &random) {
         let todos = board.column.todos
-        switch Int.random(in: 0..<9, using: &random) {
+        switch Int.random(in: 0..<11, using: &random) {
         case 0, 1:
           nextID += 1
           board.column.todos.insert(
@@ -102,6 +103,15 @@ final class TrackedCollectionPatchTests: XCTestCase {
           board.filter = String(Int.random(in: 0..<3, using: &random))
         case 7 where step % 50 == 0:
           board.column.todos.sort { $0.id > $1.id }
+        case 8:
+          let tag = Int.random(in: 0..<20, using: &random)
+          if board.tags.remove(tag) == nil {
+            board.tags.insert(tag, at: Int.random(in: 0...board.tags.count, using: &random))
+          }
+        case 9 where board.tags.count > 1:
+          board.tags.move(
+            from: Int.random(in: 0..<board.tags.count, using: &random),
+            to: Int.random(in: 0..<board.tags.count, using: &random))
         default:
           board.column.name = Bool.random(using: &random) ? "inbox" : "done"
         }
@@ -116,6 +126,21 @@ final class TrackedCollectionPatchTests: XCTestCase {
     }
   }
 
+  /// A value added to or removed from an ordered set is one operation, found without searching.
+  func testAnOrderedSetIsPatchedFromItsChanges() throws {
+    var board = Board()
+    board.tags = TrackedOrderedSet(0..<1_000)
+    let encoder = try JSONPatchEncoder(board)
+    board.tags.append(5)
+    board.tags.append(1_000)
+    board.tags.remove(500)
+    board.tags.insert(-1, at: 0)
+    XCTAssertEqual(
+      try patch(encoder, board),
+      #"[{"op":"add","path":"/tags/1000","value":1000},"#
+        + #"{"op":"remove","path":"/tags/500"},{"op":"add","path":"/tags/0","value":-1}]"#)
+  }
+
   func testItEncodesAsAnArrayAndRefusesRepeatedIDs() throws {
     let todos: IdentifiedArrayOf<Todo> = [Todo(id: 1, title: "a"), Todo(id: 2, title: "b")]
     let json = try JSONValueEncoder().encode(todos)
@@ -126,6 +151,17 @@ final class TrackedCollectionPatchTests: XCTestCase {
       try JSONValueDecoder().decode(
         IdentifiedArrayOf<Todo>.self,
         from: [["id": 1, "title": "a", "done": false], ["id": 1, "title": "b", "done": false]]))
+  }
+
+  func testAnOrderedSetEncodesAsAnArrayAndRefusesRepeatedValues() throws {
+    let set: TrackedOrderedSet<Int> = [5, 3]
+    XCTAssertEqual(try JSONValueEncoder().encode(set), [5, 3])
+    XCTAssertEqual(try JSONValueDecoder().decode(TrackedOrderedSet<Int>.self, from: [5, 3]), set)
+    XCTAssertThrowsError(
+      try JSONValueDecoder().decode(TrackedOrderedSet<Int>.self, from: [5, 3, 5])
+    ) { error in
+      XCTAssertTrue("\(error)".contains("the element 5 is repeated"), "\(error)")
+    }
   }
 
   private func patch(_ encoder: JSONPatchEncoder<Board>, _ board: Board) throws -> String {

@@ -31,7 +31,7 @@ public struct TodoListReducer: Reducer {
 
     case .delete(let id):
       guard state.todos.remove(id: id) != nil else { return .none }
-      if let index = state.visibleIDs.firstIndex(of: id) { state.visibleIDs.remove(at: index) }
+      state.visibleIDs.remove(id)
       return .none
 
     case .move(let from, let to):
@@ -117,7 +117,7 @@ extension TodoListState {
   /// Recomputes `visibleIDs` from the list and the applied filter.
   mutating func applyFilter() {
     let filter = appliedFilter
-    visibleIDs = TrackedArray(todos.filter { $0.matches(filter) }.map(\.id))
+    visibleIDs = TrackedOrderedSet(todos.filter { $0.matches(filter) }.map(\.id))
   }
 
   /// Takes a list that came from outside (the file, the server), keeping `nextID` past every

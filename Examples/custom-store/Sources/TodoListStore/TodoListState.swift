@@ -13,7 +13,8 @@ public struct TodoListState: Equatable, Sendable, Encodable {
   /// shows a "filtering…" hint while the two differ.
   public var appliedFilter: String
   /// The ids of the todos whose title contains `appliedFilter` (ignoring case), in list order.
-  public var visibleIDs: TrackedArray<Int>
+  /// An ordered set, so that deleting a todo finds its id without searching.
+  public var visibleIDs: TrackedOrderedSet<Int>
   public var isSaving: Bool
   /// When the last save succeeded, in milliseconds since the Unix epoch.
   public var lastSaved: Int?
@@ -27,7 +28,7 @@ public struct TodoListState: Equatable, Sendable, Encodable {
     self.nextID = nextID
     filter = ""
     appliedFilter = ""
-    visibleIDs = TrackedArray(todos.map(\.id))
+    visibleIDs = TrackedOrderedSet(todos.ids)
     isSaving = false
     lastSaved = nil
     storageError = nil
