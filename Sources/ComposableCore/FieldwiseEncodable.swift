@@ -23,8 +23,11 @@ public protocol FieldwiseEncodable: Encodable {
 /// One member of a ``FieldwiseEncodable`` state.
 public struct EncodedField<Root>: Sendable {
   public let key: String
-  /// True when the member's value differs between two roots.
-  public let differs: @Sendable (Root, Root) -> Bool
+  /// Given the root a reader starts from, what tells the reader whether a later root's member
+  /// differs from the last one's. Each reader keeps only the members, never a whole root: a
+  /// tracked collection is remembered by its version, as holding its elements would make the
+  /// store's next change to it copy them all.
+  public let changeDetector: @Sendable (_ initial: Root) -> FieldChangeDetector<Root>
   /// The member's value in a root.
   public let value: @Sendable (Root) -> any Encodable
 
@@ -32,8 +35,54 @@ public struct EncodedField<Root>: Sendable {
     _ key: String, _ read: @escaping @Sendable (Root) -> Value
   ) {
     self.key = key
-    self.differs = { read($0) != read($1) }
+    self.changeDetector = { initial in Self.detector(initial, read) }
     self.value = { read($0) }
+  }
+
+  /// A member that tells its changes (``ChangeTrackedCollection``): compared by version.
+  public init<Value: ChangeTrackedCollection & Equatable & Sendable>(
+    _ key: String, _ read: @escaping @Sendable (Root) -> Value
+  ) {
+    self.key = key
+    self.changeDetector = { initial in Self.detector(initial) { TrackedVersion(read($0)) } }
+    self.value = { read($0) }
+  }
+
+  @inline(__always)
+  private static func detector<Version: Equatable>(
+    _ initial: Root, _ version: @escaping (Root) -> Version
+  ) -> FieldChangeDetector<Root> {
+    var last = version(initial)
+    return FieldChangeDetector { root in
+      let current = version(root)
+      if current == last { return false }
+      last = current
+      return true
+    }
+  }
+}
+
+/// Tells whether a root's member differs from the last root's it was given, and remembers it.
+/// A struct rather than a bare function so that a reader keeps it, and calls it, in the form
+/// it was made in: an array of bare functions converts each call's root to another form,
+/// copying the whole root.
+public struct FieldChangeDetector<Root> {
+  public let changed: (Root) -> Bool
+}
+
+/// A tracked collection's version, as far as a reader can tell without its elements: two
+/// versions of one history, or two empty collections, are equal.
+private struct TrackedVersion: Equatable, Sendable {
+  let token: ChangeToken
+  let isEmpty: Bool
+
+  init(_ collection: some ChangeTrackedCollection) {
+    token = collection.changeToken
+    isEmpty = collection.count == 0
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.token == rhs.token || (lhs.isEmpty && rhs.isEmpty)
   }
 }
 

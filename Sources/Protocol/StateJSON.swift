@@ -43,29 +43,25 @@ extension StateJSON where State: FieldwiseEncodable {
 private final class FieldwiseTracker<State: FieldwiseEncodable> {
   let store: String
   let fields = State.encodedFields
-  var state: State
+  /// One per field: whether the field changed since the last state.
+  let detectors: [FieldChangeDetector<State>]
   /// The fields' JSON as last written, patched one field at a time.
   let members: JSONMemberPatchEncoder
 
   init(_ initial: State, store: String) {
     self.store = store
-    self.state = initial
     let fields = fields
+    detectors = fields.map { $0.changeDetector(initial) }
     members = encode(store: store) {
       try JSONMemberPatchEncoder(keys: fields.map(\.key), values: fields.map { $0.value(initial) })
     }
   }
 
   func writePatch(to new: State, into bytes: inout [UInt8]) {
-    // Swapped rather than copied: `old` takes the last state without retaining its members
-    // again. Locals, too: reading a stored property of a class in the loop would copy the
-    // whole state each time, as the closures could in principle change it.
-    var old = new
-    swap(&old, &state)
-    let fields = fields
+    let (fields, detectors) = (fields, detectors)
     var isFirst = true
     bytes.append(UInt8(ascii: "["))
-    for index in fields.indices where fields[index].differs(old, new) {
+    for index in fields.indices where detectors[index].changed(new) {
       encode(store: store) {
         try members.writePatch(
           member: index, to: fields[index].value(new), into: &bytes, isFirstOperation: &isFirst)

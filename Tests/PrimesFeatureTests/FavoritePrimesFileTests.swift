@@ -80,6 +80,7 @@ final class FavoritePrimesFileTests: XCTestCase {
     for (content, reason) in [
       ("[2,", "is not valid JSON"), ("{}", "it is not a JSON array"),
       ("[9]", "9 is not a prime"), ("[2.5]", "2.5 is not an integer"),
+      ("[3,2,3]", "3 is listed twice"),
     ] {
       try FileIO.writeAtomically(Array(content.utf8), to: path)
       XCTAssertThrowsError(try file.read()) {

@@ -3,6 +3,8 @@ import ComposableTestSupport
 import PrimesFeature
 import XCTest
 
+@testable import StateCollections
+
 /// Exhaustive tests of the PrimeTime app: every state change and every received action.
 final class PrimesReducerTests: XCTestCase {
   struct StorageFailure: Error, CustomStringConvertible {
@@ -160,6 +162,21 @@ final class PrimesReducerTests: XCTestCase {
         Activity(timestamp: 1_700_000_000_000, type: .removedFavoritePrime, prime: 7))
     }
     store.finish()
+  }
+
+  /// The modal and the favourites reach the favourites through views of the app state; a
+  /// change made there still copies none of the favourites held.
+  func testAFavoriteIsSavedAndRemovedWithoutCopyingTheOthers() {
+    let reducer = PrimesReducer(dependencies: dependencies(clock: VirtualClock()))
+    var state = PrimesState(count: 7, favoritePrimes: [2, 3, 5])
+    state.favoritePrimes.reserveCapacity(16)
+    let address = state.favoritePrimes.storageAddress
+    _ = reducer.reduce(into: &state, action: .primeModal(.saveFavoritePrimeTapped))
+    XCTAssertEqual(state.favoritePrimes, [2, 3, 5, 7])
+    _ = reducer.reduce(into: &state, action: .favoritePrimes(.deleteFavoritePrimes(indices: [3])))
+    XCTAssertEqual(state.favoritePrimes, [2, 3, 5])
+    XCTAssertEqual(state.favoritePrimes.storageAddress, address)
+    XCTAssertEqual(state.activityFeed.map(\.type), [.addedFavoritePrime, .removedFavoritePrime])
   }
 
   func testANonPrimeCannotBecomeAFavorite() {

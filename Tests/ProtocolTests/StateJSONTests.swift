@@ -5,6 +5,7 @@ import PrimesFeature
 import XCTest
 
 @testable import Protocol
+@testable import StateCollections
 
 /// The patches of a ``FieldwiseEncodable`` state, and those of walking it with
 /// ``JSONPatchEncoder``, must turn each state's encoding into the next one's. Where no tracked
@@ -21,7 +22,7 @@ final class StateJSONTests: XCTestCase {
     let memberwise = StateJSON.memberwise(state, store: "primes")
     for step in 0..<1_000 {
       let before = try JSONValueEncoder().encode(state)
-      let feed = state.activityFeed
+      let (feed, favorites) = (state.activityFeed, state.favoritePrimes)
       state = step % 10 == 0 ? random.state() : random.edited(state)
       let after = try JSONValueEncoder().encode(state)
       let patches = [try patchText(fieldwise, state), try patchText(memberwise, state)]
@@ -29,7 +30,9 @@ final class StateJSONTests: XCTestCase {
         XCTAssertEqual(
           try JSONPatch.apply(operations(patch), to: before), after, "step \(step): \(patch)")
       }
-      if state.activityFeed.changeToken == feed.changeToken {
+      if state.activityFeed.changeToken == feed.changeToken,
+        state.favoritePrimes.changeToken == favorites.changeToken
+      {
         var whole: [UInt8] = []
         JSONPatch.write(JSONPatch.diff(from: before, to: after), into: &whole)
         XCTAssertEqual(patches, Array(repeating: String(decoding: whole, as: UTF8.self), count: 2))
@@ -37,6 +40,28 @@ final class StateJSONTests: XCTestCase {
       // Same members in the same order, as the host's snapshot prints them.
       XCTAssertEqual(fieldwise.current(state).jsonString, after.jsonString, "step \(step)")
     }
+  }
+
+  /// The tracker keeps no copy of a tracked member: a copy would make the store's next change
+  /// to it copy every element.
+  func testPatchingKeepsNoCopyOfATrackedMember() throws {
+    var state = PrimesState(count: 7, favoritePrimes: [2, 3])
+    state.favoritePrimes.reserveCapacity(16)
+    state.activityFeed.reserveCapacity(16)
+    let fieldwise = StateJSON.fieldwise(state, store: "primes")
+    let (favorites, feed) = (state.favoritePrimes.storageAddress, state.activityFeed.storageAddress)
+    for prime in [5, 7, 11] {
+      state.favoritePrimes.append(prime)
+      state.activityFeed.append(Activity(timestamp: 0, type: .addedFavoritePrime, prime: prime))
+      XCTAssertEqual(
+        try patchText(fieldwise, state),
+        #"[{"op":"add","path":"/favoritePrimes/\#(state.favoritePrimes.count - 1)","value":\#(prime)},"#
+          + #"{"op":"add","path":"/activityFeed/\#(state.activityFeed.count - 1)","#
+          + #""value":{"timestamp":0,"type":"addedFavoritePrime","prime":\#(prime)}}"#
+          + (prime == 7 ? #",{"op":"replace","path":"/isFavorite","value":true}]"# : "]"))
+    }
+    XCTAssertEqual(state.favoritePrimes.storageAddress, favorites)
+    XCTAssertEqual(state.activityFeed.storageAddress, feed)
   }
 
   func testAnUnchangedStateGivesNoPatch() {
@@ -53,10 +78,12 @@ final class StateJSONTests: XCTestCase {
         + #"{"op":"replace","path":"/isPrime","value":true}]"#)
   }
 
-  func testAChangedArrayIsPatchedByElement() throws {
-    let fieldwise = StateJSON.fieldwise(PrimesState(favoritePrimes: [2, 3]), store: "primes")
+  func testAChangedCollectionIsPatchedByElement() throws {
+    var state = PrimesState(favoritePrimes: [2, 3])
+    let fieldwise = StateJSON.fieldwise(state, store: "primes")
+    state.favoritePrimes.append(5)
     XCTAssertEqual(
-      try patchText(fieldwise, PrimesState(favoritePrimes: [2, 3, 5])),
+      try patchText(fieldwise, state),
       #"[{"op":"add","path":"/favoritePrimes/2","value":5}]"#)
   }
 
@@ -108,7 +135,13 @@ private struct RandomPrimesState {
     case 0:
       state.count = int(in: -3...40)
     case 1:
-      state.favoritePrimes = (0..<int(in: 0...4)).map { _ in [2, 3, 5, 7, 11, 13][int(in: 0...5)] }
+      let prime = [2, 3, 5, 7, 11, 13][int(in: 0...5)]
+      if chance(4) {
+        state.favoritePrimes = TrackedOrderedSet(
+          (0..<int(in: 0...4)).map { _ in [2, 3, 5, 7, 11, 13][int(in: 0...5)] })
+      } else if state.favoritePrimes.remove(prime) == nil {
+        state.favoritePrimes.insert(prime, at: int(in: 0...state.favoritePrimes.count))
+      }
     case 2:
       if chance(3), !state.activityFeed.isEmpty {
         state.activityFeed.removeLast()

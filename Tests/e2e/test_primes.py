@@ -87,7 +87,8 @@ def test_favourites_are_saved_atomically_and_loaded(data_dir):
     lines, code, _ = run_lines([primes("favoritePrimes.loadButtonTapped")], data_dir=data_dir)
     loaded = [l for l in lines if l.get("action", {}).get("type") == "favoritePrimes.loadedFavoritePrimes"]
     assert loaded[0]["action"]["value"] == [7, 13]
-    assert {"op": "add", "path": "/favoritePrimes/0", "value": 7} in loaded[0]["patch"]
+    # A loaded list is a new list: written whole, in one operation.
+    assert {"op": "replace", "path": "/favoritePrimes", "value": [7, 13]} in loaded[0]["patch"]
 
 
 def test_the_data_directory_is_created_when_missing(tmp_path):

@@ -14,29 +14,36 @@ where Base.State == PrimesState, Base.Action == PrimesAction {
   let now: @Sendable () -> Int
 
   func reduce(into state: inout PrimesState, action: PrimesAction) -> Effect<PrimesAction> {
+    // The primes the action may add to or remove from the favourites, in the order their
+    // activities are logged.
+    let candidates: [Int]
     switch action {
-    case .primeModal(.saveFavoritePrimeTapped), .primeModal(.removeFavoritePrimeTapped),
-      .favoritePrimes(.deleteFavoritePrimes):
-      let before = state.favoritePrimes
-      let effect = base.reduce(into: &state, action: action)
-      record(from: before, to: state.favoritePrimes, in: &state.activityFeed)
-      return effect
+    case .primeModal(.saveFavoritePrimeTapped), .primeModal(.removeFavoritePrimeTapped):
+      candidates = [state.count]
+    case .favoritePrimes(.deleteFavoritePrimes(let indices)):
+      let favorites = state.favoritePrimes
+      candidates = Set(indices.filter(favorites.indices.contains)).sorted().map { favorites[$0] }
     default:
       return base.reduce(into: &state, action: action)
     }
+    let wereFavorite = candidates.map(state.favoritePrimes.contains)
+    let effect = base.reduce(into: &state, action: action)
+    record(candidates, wereFavorite: wereFavorite, in: &state)
+    return effect
   }
 
-  /// Logs what actually changed: a save of a non-prime or a stale index adds nothing. Sets
-  /// make it linear in the favourites: looking each one up in the other list was quadratic.
-  private func record(from before: [Int], to after: [Int], in feed: inout TrackedArray<Activity>) {
-    guard before != after else { return }
-    let timestamp = now()
-    let (beforeSet, afterSet) = (Set(before), Set(after))
-    for prime in before where !afterSet.contains(prime) {
-      feed.append(Activity(timestamp: timestamp, type: .removedFavoritePrime, prime: prime))
-    }
-    for prime in after where !beforeSet.contains(prime) {
-      feed.append(Activity(timestamp: timestamp, type: .addedFavoritePrime, prime: prime))
+  /// Logs what actually changed, one look-up per candidate: a save of a non-prime or of a
+  /// favourite adds nothing, nor does a stale index.
+  private func record(_ candidates: [Int], wereFavorite: [Bool], in state: inout PrimesState) {
+    var timestamp: Int?
+    for (prime, wasFavorite) in zip(candidates, wereFavorite)
+    where state.favoritePrimes.contains(prime) != wasFavorite {
+      let now = timestamp ?? self.now()
+      timestamp = now
+      state.activityFeed.append(
+        Activity(
+          timestamp: now, type: wasFavorite ? .removedFavoritePrime : .addedFavoritePrime,
+          prime: prime))
     }
   }
 }

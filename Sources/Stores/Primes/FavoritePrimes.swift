@@ -27,7 +27,7 @@ public struct StorageError: Equatable, Codable, Sendable {
 }
 
 public struct FavoritePrimesState: Equatable, Sendable {
-  public var favoritePrimes: [Int]
+  public var favoritePrimes: TrackedOrderedSet<Int>
   public var storageError: StorageError?
 }
 
@@ -49,7 +49,7 @@ public struct FavoritePrimesReducer: Reducer {
       return .none
 
     case .saveButtonTapped:
-      let primes = state.favoritePrimes
+      let primes = state.favoritePrimes.elements
       return .run { [storage] send in
         try await storage.save(primes)
         await send(.savedFavoritePrimes)
@@ -65,7 +65,7 @@ public struct FavoritePrimesReducer: Reducer {
       }
 
     case .loadedFavoritePrimes(let primes):
-      state.favoritePrimes = primes
+      state.favoritePrimes = TrackedOrderedSet(primes)
       state.storageError = nil
       return .none
 

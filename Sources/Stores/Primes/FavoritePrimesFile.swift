@@ -61,11 +61,13 @@ struct FavoritePrimesFile: Sendable {
       throw corrupt("it is not a JSON array")
     }
     var primes: [Int] = []
+    var seen = Set<Int>()
     for element in elements {
       guard case .int(let number) = element else {
         throw corrupt("\(element.jsonString) is not an integer")
       }
       guard Primality.isPrime(number) else { throw corrupt("\(number) is not a prime") }
+      guard seen.insert(number).inserted else { throw corrupt("\(number) is listed twice") }
       primes.append(number)
     }
     return primes

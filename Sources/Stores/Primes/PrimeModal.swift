@@ -9,7 +9,7 @@ public enum PrimeModalAction: ComposableAction, Equatable {
 
 public struct PrimeModalState: Equatable, Sendable {
   public var count: Int
-  public var favoritePrimes: [Int]
+  public var favoritePrimes: TrackedOrderedSet<Int>
 }
 
 public struct PrimeModalReducer: Reducer {
@@ -22,13 +22,11 @@ public struct PrimeModalReducer: Reducer {
   > {
     switch action {
     case .saveFavoritePrimeTapped:
-      if Primality.isPrime(state.count), !state.favoritePrimes.contains(state.count) {
-        state.favoritePrimes.append(state.count)
-      }
+      if Primality.isPrime(state.count) { state.favoritePrimes.append(state.count) }
       return .none
 
     case .removeFavoritePrimeTapped:
-      state.favoritePrimes.removeAll { $0 == state.count }
+      state.favoritePrimes.remove(state.count)
       return .none
     }
   }

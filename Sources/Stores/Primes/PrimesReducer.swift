@@ -14,11 +14,20 @@ public struct PrimesReducer: Reducer {
       Scope(state: \.counter, action: PrimesAction.Cases.counter) {
         CounterReducer(nthPrime: dependencies.nthPrime)
       }
-      Scope(state: \.primeModal, action: PrimesAction.Cases.primeModal) {
-        PrimeModalReducer()
-      }
-      Scope(state: \.favorites, action: PrimesAction.Cases.favoritePrimes) {
-        FavoritePrimesReducer(storage: dependencies.favoritePrimes)
+      // The modal's and the favourites' states are views that share the favourites; reduced
+      // through their `_modify` accessors rather than a key path, a change to the favourites
+      // copies none of them (see `PrimesState`).
+      Reduce {
+        [favorites = FavoritePrimesReducer(storage: dependencies.favoritePrimes)] state, action in
+        switch action {
+        case .primeModal(let action):
+          PrimeModalReducer().reduce(into: &state.primeModal, action: action)
+            .map(PrimesAction.primeModal)
+        case .favoritePrimes(let action):
+          favorites.reduce(into: &state.favorites, action: action).map(PrimesAction.favoritePrimes)
+        default:
+          .none
+        }
       }
     }
     .activityFeed(now: dependencies.now)

@@ -6,19 +6,17 @@ public struct PrimesState: Equatable, Sendable {
   /// view through a key path costs a getter, a setter and a write-back buffer per action. The
   /// prime modal and the favourites, which share fields, see computed views.
   var counter: CounterState
-  public var favoritePrimes: [Int] {
-    didSet { favoriteSet = Set(favoritePrimes) }
-  }
-  /// The favourites again, as a set: `isFavorite` is read on every counter tap, and searching
-  /// the list made each tap cost the number of favourites.
-  private var favoriteSet: Set<Int>
+  /// An ordered set: `isFavorite`, read on every counter tap, finds the count without
+  /// searching, and adding or removing one writes a patch of that one.
+  public var favoritePrimes: TrackedOrderedSet<Int>
   /// Grows by one entry per favourite saved or removed: a `TrackedArray`, so that recording one
   /// costs the same however long the feed is.
   public var activityFeed: TrackedArray<Activity>
   public var storageError: StorageError?
 
   public init(
-    count: Int = 0, favoritePrimes: [Int] = [], activityFeed: TrackedArray<Activity> = [],
+    count: Int = 0, favoritePrimes: TrackedOrderedSet<Int> = [],
+    activityFeed: TrackedArray<Activity> = [],
     alertNthPrime: PrimeAlert? = nil, alertNthPrimeFailure: NthPrimeFailure? = nil,
     nthPrimeRequest: Int? = nil, storageError: StorageError? = nil
   ) {
@@ -26,7 +24,6 @@ public struct PrimesState: Equatable, Sendable {
       count: count, nthPrimeRequest: nthPrimeRequest, alertNthPrime: alertNthPrime,
       alertNthPrimeFailure: alertNthPrimeFailure)
     self.favoritePrimes = favoritePrimes
-    self.favoriteSet = Set(favoritePrimes)
     self.activityFeed = activityFeed
     self.storageError = storageError
   }
@@ -52,15 +49,26 @@ public struct PrimesState: Equatable, Sendable {
   public var isNthPrimeButtonDisabled: Bool { nthPrimeRequest != nil }
   /// Whether the prime modal would offer the favourite buttons.
   public var isPrime: Bool { Primality.isPrime(count) }
-  public var isFavorite: Bool { favoriteSet.contains(count) }
+  public var isFavorite: Bool { favoritePrimes.contains(count) }
 
-  // The other child features' views of the app state, for `Scope`.
+  // The other child features' views of the app state. Each holds the favourites, which
+  // their reducers change: `_modify` moves the favourites into the view and back, so that a
+  // change does not copy them (a get then a set, as a key path does, would hold them twice
+  // while the child changes them). `PrimesReducer` reduces through these accessors directly.
 
   var primeModal: PrimeModalState {
     get { PrimeModalState(count: count, favoritePrimes: favoritePrimes) }
     set {
       count = newValue.count
       favoritePrimes = newValue.favoritePrimes
+    }
+    _modify {
+      var view = PrimeModalState(count: count, favoritePrimes: takeFavoritePrimes())
+      defer {
+        count = view.count
+        favoritePrimes = view.favoritePrimes
+      }
+      yield &view
     }
   }
 
@@ -70,6 +78,20 @@ public struct PrimesState: Equatable, Sendable {
       favoritePrimes = newValue.favoritePrimes
       storageError = newValue.storageError
     }
+    _modify {
+      var view = FavoritePrimesState(
+        favoritePrimes: takeFavoritePrimes(), storageError: storageError)
+      defer {
+        favoritePrimes = view.favoritePrimes
+        storageError = view.storageError
+      }
+      yield &view
+    }
+  }
+
+  private mutating func takeFavoritePrimes() -> TrackedOrderedSet<Int> {
+    defer { favoritePrimes = [] }
+    return favoritePrimes
   }
 }
 
@@ -118,7 +140,8 @@ extension PrimesState: FieldwiseEncodable, Decodable {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
       count: try container.decode(Int.self, forKey: .count),
-      favoritePrimes: try container.decode([Int].self, forKey: .favoritePrimes),
+      favoritePrimes: try container.decode(
+        TrackedOrderedSet<Int>.self, forKey: .favoritePrimes),
       activityFeed: try container.decode(TrackedArray<Activity>.self, forKey: .activityFeed),
       alertNthPrime: try container.decodeIfPresent(PrimeAlert.self, forKey: .alertNthPrime),
       alertNthPrimeFailure: try container.decodeIfPresent(
