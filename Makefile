@@ -43,9 +43,10 @@ unit:
 e2e:
 	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q Tests/e2e
 
+## Each client's checks (tests, types, packaging) are its own script.
 clients:
-	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q clients/python/tests
-	COMPOSABLE_ACTOR_BIN=$(BIN) $(DEADLINE) node --test clients/node/test/
+	COMPOSABLE_ACTOR_BIN=$(abspath $(BIN)) clients/python/check.sh
+	COMPOSABLE_ACTOR_BIN=$(abspath $(BIN)) TEST_STEP_SECONDS=$(TEST_STEP_SECONDS) clients/node/check.sh
 
 ## Examples/custom-store: its own package and binary, built against this one by path; its
 ## reducer tests, its scenario file through its binary's `test`, and its Python program.

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what only the tests need: Python test peers from PyPI, openssl for the test CA, and
-# Node for the Node client's tests (Debian's nodejs when no node is installed).
+# Installs what only the tests need: Python test peers and mypy from PyPI, openssl for the test
+# CA, Node for the Node client's tests (Debian's nodejs when no node is installed) and tsc
+# (Debian's node-typescript) to check the Node client's types.
 set -euo pipefail
 here=$(dirname "$0")
 node=()
 if ! command -v node >/dev/null; then node=(nodejs); fi
-"$here/install-deps.sh" openssl "${node[@]}"
+"$here/install-deps.sh" openssl node-typescript "${node[@]}"
 "$here/install-python-deps.sh" pytest pytest_timeout=pytest-timeout jsonschema jsonpatch \
-  hypothesis websockets
+  hypothesis websockets mypy
