@@ -51,3 +51,25 @@ extension JSONObject {
     buffer.append(UInt8(ascii: "}"))
   }
 }
+
+extension JSONValue {
+  /// Characters of a string quoted by ``excerpt``.
+  public static let excerptCharacters = 40
+
+  /// The value as an error message quotes it: scalars as JSON text, a string cut after
+  /// ``excerptCharacters`` characters (`"abc…"`), an array or object by its size. A value read
+  /// from a file or a peer can be of any size; a message quoting it whole could be as large.
+  public var excerpt: String {
+    switch self {
+    case .string(let text) where text.count > Self.excerptCharacters:
+      let cut = JSONValue.string(String(text.prefix(Self.excerptCharacters))).jsonString
+      return "\(cut.dropLast())…\" (\(text.utf8.count) bytes)"
+    case .array(let elements):
+      return "an array of \(elements.count) element\(elements.count == 1 ? "" : "s")"
+    case .object(let object):
+      return "an object of \(object.count) member\(object.count == 1 ? "" : "s")"
+    default:
+      return jsonString
+    }
+  }
+}

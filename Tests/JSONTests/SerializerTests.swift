@@ -95,6 +95,19 @@ final class SerializerTests: XCTestCase {
       XCTAssertEqual(back.bitPattern, double.bitPattern, "\(double)")
     }
   }
+
+  /// An error message quotes a value in a few dozen characters, whatever its size.
+  func testAnExcerptIsShortWhateverTheValue() {
+    XCTAssertEqual(JSONValue.int(-7).excerpt, "-7")
+    XCTAssertEqual(JSONValue.string("a\"b").excerpt, #""a\"b""#)
+    let long = String(repeating: "é", count: 1_000_000)
+    XCTAssertEqual(
+      JSONValue.string(long).excerpt,
+      "\"" + String(repeating: "é", count: JSONValue.excerptCharacters) + "…\" (2000000 bytes)")
+    XCTAssertEqual(JSONValue.array([1, 2]).excerpt, "an array of 2 elements")
+    XCTAssertEqual(
+      JSONValue.object(["a": .array([.string(long)])]).excerpt, "an object of 1 member")
+  }
 }
 
 extension String {

@@ -81,10 +81,16 @@ final class FavoritePrimesFileTests: XCTestCase {
       ("[2,", "is not valid JSON"), ("{}", "it is not a JSON array"),
       ("[9]", "9 is not a prime"), ("[2.5]", "2.5 is not an integer"),
       ("[3,2,3]", "3 is listed twice"),
+      // A value of any size is quoted in a few dozen characters.
+      (
+        "[\"\(String(repeating: "x", count: 100_000))\"]",
+        "(\"\(String(repeating: "x", count: 40))…\" (100000 bytes) is not an integer)"
+      ),
     ] {
       try FileIO.writeAtomically(Array(content.utf8), to: path)
       XCTAssertThrowsError(try file.read()) {
         XCTAssertTrue("\($0)".contains(reason), "\($0)")
+        XCTAssertLessThan("\($0)".utf8.count, 400)
       }
     }
   }

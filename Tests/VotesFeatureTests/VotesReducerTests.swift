@@ -209,6 +209,26 @@ final class VotesReducerTests: XCTestCase {
     XCTAssertEqual(votesRequests.value, ["1 all", "2 all", "3 all"])
   }
 
+  /// A server may answer any page number: after the largest there is no next page to ask for.
+  func testAServerAtTheLastPageNumberThereIsHasNoNextPage() {
+    var state = VotesState()
+    state.page = .max
+    state.hasNext = true
+    let store = TestStore(
+      initialState: state,
+      reducer: VotesReducer(
+        dependencies: VotesDependencies(
+          fetchCategories: { [] }, fetchPopular: { [] },
+          fetchVotes: { _, _, _ in
+            XCTFail("no page to fetch")
+            return Self.votes(page: 1, size: 2, category: nil)
+          },
+          clock: clock, pageSize: 2)),
+      clock: clock)
+    store.send(.loadNextPage)
+    store.finish()
+  }
+
   func testRefreshWhileLoadingCancelsAndCountsAgainFromZero() {
     let store = makeStore()
     appear(store)

@@ -33,6 +33,12 @@ def test_a_value_the_store_refuses_is_a_usage_error_that_says_why():
     result = run("--ping-interval=soon")
     assert result.returncode == 64
     assert "--ping-interval: \"soon\" is not a valid seconds" in result.stderr
+    # Past a day, the interval in milliseconds once overflowed the clock's integer, which killed
+    # the process when the store was first used.
+    for seconds in ("1e300", "0", "0.0001", "-1"):
+        result = run(f"--ping-interval={seconds}")
+        assert result.returncode == 64, seconds
+        assert "--ping-interval must be between 0.001 and 86400 seconds" in result.stderr
 
 
 def test_a_stores_option_reaches_its_store(tmp_path):

@@ -2,6 +2,7 @@
 
 import jsonpatch
 
+from actor import run_lines
 from test_random_todo import wait_for_outcome
 
 
@@ -127,3 +128,18 @@ def test_the_fixture_serves_the_documented_votes_api(fixture_server):
     ]:
         schema = {"$ref": f"urn:composable-actor:votes-api#/$defs/{definition}"}
         Draft202012Validator(schema, registry=REGISTRY).validate(fixture_server.control("GET", path))
+
+
+def test_a_page_number_at_the_largest_integer_does_not_crash_the_next_page():
+    """A server (here the host, injecting the effect's answer) may claim any page number; asking
+    for the page after the largest integer used to trap on the overflow and kill the process."""
+    page = {"items": [], "page": 2**63 - 1, "size": 20, "hasNext": True}
+    lines, code, _ = run_lines(
+        [votes({"type": "inner.updateVoteItems.success", "value": page}, id="page"),
+         votes("loadNextPage", id="next")],
+        "--allow-effect-actions")
+    assert code == 0
+    by_id = {line.get("id"): line for line in lines if line["type"] == "action"}
+    assert {"op": "replace", "path": "/page", "value": 2**63 - 1} in by_id["page"]["patch"]
+    assert by_id["next"]["patch"] == []
+    assert lines[-1]["type"] == "exit"

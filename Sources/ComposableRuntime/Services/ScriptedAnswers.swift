@@ -41,7 +41,7 @@ public final class ScriptedAnswers {
     do {
       return try JSONValueDecoder().decode(T.self, from: json)
     } catch {
-      problem("the \(name) answer for \(key) is not a \(T.self): \(json.jsonString)")
+      problem("the \(name) answer for \(key) is not a \(T.self): \(json.excerpt)")
       return nil
     }
   }

@@ -64,7 +64,7 @@ struct FavoritePrimesFile: Sendable {
     var seen = Set<Int>()
     for element in elements {
       guard case .int(let number) = element else {
-        throw corrupt("\(element.jsonString) is not an integer")
+        throw corrupt("\(element.excerpt) is not an integer")
       }
       guard Primality.isPrime(number) else { throw corrupt("\(number) is not a prime") }
       guard seen.insert(number).inserted else { throw corrupt("\(number) is listed twice") }

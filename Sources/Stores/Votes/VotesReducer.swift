@@ -53,8 +53,11 @@ public struct VotesReducer: Reducer {
       return loadVotes(page: 1, &state)
 
     case .loadNextPage:
-      guard state.hasNext, state.pageInFlight == nil else { return .none }
-      return loadVotes(page: state.page + 1, &state)
+      // The page number comes from the server: one that claims more pages after the largest
+      // number there is has none to give.
+      let (next, overflows) = state.page.addingReportingOverflow(1)
+      guard state.hasNext, state.pageInFlight == nil, !overflows else { return .none }
+      return loadVotes(page: next, &state)
 
     case .task(.willRun):
       state.runningTasks += 1

@@ -10,12 +10,16 @@ public enum WebSocketStore: StoreDefinition {
 
     public init() {}
 
+    /// A millisecond at least, so pings do not spin; a day at most, so that the interval in
+    /// milliseconds always fits the clock's integer.
+    static let pingIntervals = 0.001...86_400.0
+
     public static let arguments: [StoreOption<Self>] = [
       StoreOption("websocket-url", \.websocketURL, help: "URL the websocket store connects to."),
       StoreOption(
         "ping-interval", \.pingInterval, help: "Interval of the websocket store's pings.",
         valueName: "seconds"
-      ) { $0 > 0 ? nil : "must be > 0" },
+      ) { Self.pingIntervals.contains($0) ? nil : "must be between 0.001 and 86400 seconds" },
       StoreOption(
         "max-received", \.maxReceived, help: "Messages the websocket store keeps (the last ones)."
       ) {
