@@ -193,13 +193,16 @@ final class CodableTests: XCTestCase {
     try assertRoundTrip(Wrapper(payload: value))
   }
 
-  func testStrictDecoding() {
+  func testStrictDecoding() throws {
     assertDecodingFails(Int.self, from: "7", "expected an integer, got \"7\"")
     assertDecodingFails(Int.self, from: 1.5, "expected an integer, got 1.5")
     assertDecodingFails(Int.self, from: nil, "expected an integer, got null")
     assertDecodingFails(Int8.self, from: 300, "number out of range for Int8: 300")
     assertDecodingFails(UInt.self, from: -1, "number out of range for UInt: -1")
     assertDecodingFails(Int.self, from: .number(1e19), "number out of range for Int: 1e+19")
+    assertDecodingFails(
+      Int.self, from: try JSONParser.parse(Array("-9223372036854775809".utf8)),
+      "number out of range for Int: -9.223372036854776e+18")
     assertDecodingFails(Bool.self, from: 1, "expected a boolean, got 1")
     assertDecodingFails(String.self, from: true, "expected a string, got true")
     assertDecodingFails(Double.self, from: "1", "expected a number, got \"1\"")

@@ -30,6 +30,7 @@ CASES = [
     (b'{"store":"primes","action":{"type":"favoritePrimes.deleteFavoritePrimes","indices":[1.5]},"id":10}', "invalid_action", 10, "indices"),
     (b'{"store":"primes","action":{"type":"favoritePrimes.deleteFavoritePrimes","indices":[1e30]},"id":11}', "invalid_action", 11, "range"),
     (b'{"store":"primes","action":{"type":"counter.countChanged","value":9223372036854775808},"id":12}', "invalid_action", 12, "range"),
+    (b'{"store":"primes","action":{"type":"counter.countChanged","value":-9223372036854775809},"id":16}', "invalid_action", 16, "range"),
     (b'{"store":"primes","action":{"type":"counter.countChanged","value":1e400},"id":13}', "number_out_of_range", None, ""),
     (b'{"store":"primes","action":{"type":"counter.nthPrimeResponse","value":7},"id":14}', "effect_action", 14, "--allow-effect-actions"),
     (b'{"store":"randomTodo","action":"timerTicked","id":15}', "effect_action", 15, "randomTodo: timerTicked is sent by the store's effects"),

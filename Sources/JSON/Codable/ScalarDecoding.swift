@@ -15,7 +15,10 @@ enum ScalarDecoding {
       }
       return result
     case .number(let number) where number.isIntegral:
-      guard let result = number.exactInteger(as: T.self) else {
+      // An integer written as an integer is `.int` whenever it fits an `Int`, so a double of
+      // exactly -2^63 was rounded to it from a number below `Int.min` (-2^63-1 is that double):
+      // refused, rather than taken as another number.
+      guard number != -0x1p63, let result = number.exactInteger(as: T.self) else {
         throw DecodingFailure.outOfRange(T.self, found: value, path: path())
       }
       return result
