@@ -35,6 +35,22 @@ final class SavedFileTests: XCTestCase {
     XCTAssertEqual(entries(of: "\(directory)/nested"), ["list.json"])
   }
 
+  /// A process killed while saving leaves its temporary file; the next save removes it, and
+  /// only it: not a save in flight in this process, nor one of a process still running.
+  func testASaveRemovesTheTemporaryFilesOfProcessesThatAreGone() throws {
+    let saved = file("list.json")
+    let gone = Int32.max  // above any pid_max: no such process
+    let left = [
+      "list.json.tmp-\(gone)-12345", "list.json.tmp-\(getpid())-1", "list.json.tmp-1-2",
+      "list.json.tmp-\(gone)-x", "list.json.tmp-backup", "other.json.tmp-\(gone)-3",
+    ]
+    for name in left { try FileIO.writeAtomically([], to: "\(directory)/\(name)") }
+    XCTAssertEqual(entries(of: directory), left.sorted())
+    try saved.write([1], ticket: saved.takeTicket())
+    XCTAssertEqual(
+      entries(of: directory), (left.dropFirst() + ["list.json"]).sorted())
+  }
+
   func testAnOlderSaveThatFinishesLastWritesNothing() throws {
     let saved = file("list.json")
     let older = saved.takeTicket()

@@ -32,9 +32,13 @@ public enum FileIO {
 
   /// Replaces `path` with `bytes` so that readers, and the disk after a crash, see either the
   /// old content or the new one: temp file, fsync, rename, fsync of the directory.
+  ///
+  /// The temporary file is `<path>.tmp-<pid>-<random>`. A process killed while writing leaves
+  /// one behind; each write removes those of `path` whose process is gone.
   public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
     let directory = parentDirectory(of: path)
     try makeDirectories(directory)
+    removeStaleTemporaries(of: path, in: directory)
     let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw Failure(code: errno) }
@@ -59,6 +63,28 @@ public enum FileIO {
     if directoryFD >= 0 {
       fsync(directoryFD)
       close(directoryFD)
+    }
+  }
+
+  /// Removes the temporary files of `path` left by processes that no longer run. Those of
+  /// this process (a save still in flight) and of running ones (another process saving the
+  /// same file) stay; a file that merely looks alike but does not parse stays too.
+  static func removeStaleTemporaries(of path: String, in directory: String) {
+    let prefix =
+      "\(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]).tmp-"
+    guard let stream = opendir(directory) else { return }
+    defer { closedir(stream) }
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard name.hasPrefix(prefix) else { continue }
+      let parts = name.dropFirst(prefix.count).split(
+        separator: "-", omittingEmptySubsequences: false)
+      guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0, UInt32(parts[1]) != nil,
+        pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
+      else { continue }
+      unlink("\(directory)/\(name)")
     }
   }
 
