@@ -17,9 +17,10 @@ extension ComposableActorCommand {
         abstract:
           "Read JSON-lines actions on stdin; write each reduced action and its state patch.",
         discussion: """
-          Exit codes: 0 after end of input, {"cmd":"quit"}, or a closed stdout; 130 after \
-          SIGINT and 143 after SIGTERM (the exit line is still written); 64 for bad arguments; \
-          70 for an internal error.
+          Exit codes: 0 after end of input, {"cmd":"quit"}, or a closed stdout; 128 + the \
+          signal's number after SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 or SIGALRM \
+          (130 after SIGINT, 143 after SIGTERM; the exit line is still written); 64 for bad \
+          arguments; 70 for an internal error.
           """ + storeOptionsHelp)
     }
 

@@ -1,8 +1,8 @@
 import CLibUV
 import Glibc
 
-/// Calls back on the loop thread when the process receives one of `signals` (SIGINT and SIGTERM
-/// by default), through `uv_signal_t`s.
+/// Calls back on the loop thread when the process receives one of `signals` (by default the
+/// ones that would end it: ``endingSignals``), through `uv_signal_t`s.
 ///
 /// Unreferenced: watching for signals never keeps the loop alive by itself. While a watcher is
 /// open the signals no longer terminate the process; closing it restores their default action.
@@ -13,7 +13,7 @@ public final class SignalWatcher: LoopHandleOwner, @unchecked Sendable {
   private var onSignal: @Sendable (_ signal: Int32) -> Void
 
   public init(
-    loop: EventLoop, signals: [Int32] = [SIGINT, SIGTERM],
+    loop: EventLoop, signals: [Int32] = SignalWatcher.endingSignals.map(\.number),
     onSignal: @escaping @Sendable (_ signal: Int32) -> Void
   ) throws(LoopError) {
     loop.assertOnLoopThread()
@@ -38,6 +38,13 @@ public final class SignalWatcher: LoopHandleOwner, @unchecked Sendable {
     loop.assertOnLoopThread()
     for handle in handles { loop.closeHandle(handle) }
   }
+
+  /// The signals a process is sent to end it, or that end it by default (a closed terminal,
+  /// a stray user signal), with their names.
+  public static let endingSignals: [(number: Int32, name: String)] = [
+    (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"),
+    (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM"),
+  ]
 
   /// Makes writes to a closed pipe fail with EPIPE instead of killing the process; call once at
   /// start-up. Process-wide.

@@ -63,6 +63,12 @@ def test_sigint_ends_promptly_with_an_exit_line():
     terminate_with(signal.SIGINT, 130, "SIGINT")
 
 
+def test_every_signal_that_would_end_the_process_ends_it_with_an_exit_line():
+    # A closed terminal (SIGHUP) or a stray user signal used to kill the process silently.
+    for signum in (signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+        terminate_with(signum, 128 + signum, signum.name)
+
+
 def test_a_closed_stdout_ends_the_process_cleanly():
     process = subprocess.Popen(
         [str(BINARY), "--log-level", "notice"],

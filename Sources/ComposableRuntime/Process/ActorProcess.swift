@@ -55,7 +55,8 @@ private func occupyClosedStandardDescriptors() {
 ///
 /// End of input: lines already read are reduced, then the process waits until no effect is in
 /// flight, for at most `--linger` seconds, cancels what still runs, and ends with an `exit`
-/// line that counts the cancelled effects. `quit` and SIGINT/SIGTERM cancel at once.
+/// line that counts the cancelled effects. `quit` and the signals that end a process (SIGINT,
+/// SIGTERM, SIGHUP, …) cancel at once.
 @StoreActor
 final class ActorProcess {
   private enum Ending {
@@ -203,7 +204,7 @@ final class ActorProcess {
         StoreActor.assumeIsolated { finish(.signal(signal)) }
       }
     } catch {
-      logger.warning("cannot watch SIGINT/SIGTERM: \(error)")
+      logger.warning("cannot watch the signals that end the process: \(error)")
     }
     reader.start()
     // Hands the ready line to the writer now, which arms its flush: waiting for the first check
@@ -270,7 +271,7 @@ final class ActorProcess {
     case .signal(let signal):
       output.exit(
         reason: "signal", cancelledEffects: cancelled,
-        signal: signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "\(signal)")
+        signal: SignalWatcher.endingSignals.first { $0.number == signal }?.name ?? "\(signal)")
       exitCode = 128 + signal
     case .stdoutClosed(let message):
       logger.notice("stdout closed (\(message)); exiting")
