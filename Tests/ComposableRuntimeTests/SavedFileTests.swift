@@ -31,7 +31,8 @@ final class SavedFileTests: XCTestCase {
     try saved.write(["a", 1, nil], ticket: saved.takeTicket())
     XCTAssertEqual(try saved.read(), ["a", 1, nil])
     XCTAssertEqual(
-      String(decoding: try FileIO.readAll(saved.path), as: UTF8.self), "[\"a\",1,null]\n")
+      String(decoding: try FileIO.readAll(saved.path, limit: 100), as: UTF8.self),
+      "[\"a\",1,null]\n")
     XCTAssertEqual(entries(of: "\(directory)/nested"), ["list.json"])
   }
 
@@ -49,6 +50,26 @@ final class SavedFileTests: XCTestCase {
     try saved.write([1], ticket: saved.takeTicket())
     XCTAssertEqual(
       entries(of: directory), (left.dropFirst() + ["list.json"]).sorted())
+  }
+
+  /// A FIFO would hold the reading thread until a writer came, a device or a huge file would
+  /// fill the memory: each is refused at once, saying why.
+  func testOnlyARegularFileWithinTheLimitIsRead() throws {
+    let fifo = file("fifo.json")
+    XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+    let device = file("zero.json")
+    XCTAssertEqual(symlink("/dev/zero", device.path), 0)
+    let huge = file("huge.json")
+    try FileIO.writeAtomically([], to: huge.path)
+    XCTAssertEqual(truncate(huge.path, off_t(SavedFile.maximumBytes) + 1), 0)  // sparse
+    for (saved, reason) in [
+      (fifo, "it is not a regular file"), (device, "it is not a regular file"),
+      (huge, "it is larger than the limit of \(SavedFile.maximumBytes) bytes"),
+    ] {
+      XCTAssertThrowsError(try saved.read()) {
+        XCTAssertEqual($0 as? SavedFile.Failure, .unreadable(path: saved.path, reason: reason))
+      }
+    }
   }
 
   func testAnOlderSaveThatFinishesLastWritesNothing() throws {

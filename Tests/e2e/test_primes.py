@@ -106,11 +106,27 @@ def test_the_data_directory_is_created_when_missing(tmp_path):
         (b'{"primes": [2]}', "it is not a JSON array"),
         (b"[2, 4]", "4 is not a prime"),
         (b'[2, "3"]', "is not an integer"),
+        (b'["' + b"x" * 10_000_000 + b'"]', '"' + "x" * 40 + '…" (10000000 bytes) is not an integer'),
+        # A FIFO used to block a pool thread, so the process never exited; a device or a huge
+        # file used to fill the memory.
+        ("fifo", "it is not a regular file"),
+        ("/dev/zero", "it is not a regular file"),
+        ("sparse", "it is larger than the limit of 67108864 bytes"),
     ],
+    ids=["missing", "truncated", "object", "non-prime", "string", "huge-string", "fifo", "device",
+         "sparse"],
 )
 def test_loading_a_missing_or_corrupt_file_keeps_the_favourites(data_dir, content, fragment):
-    if content is not None:
-        (data_dir / "favorite-primes.json").write_bytes(content)
+    path = data_dir / "favorite-primes.json"
+    if content == "fifo":
+        os.mkfifo(path)
+    elif content == "/dev/zero":
+        path.symlink_to("/dev/zero")
+    elif content == "sparse":
+        with open(path, "wb") as file:
+            file.truncate(64 * 1024 * 1024 + 1)
+    elif content is not None:
+        path.write_bytes(content)
     lines, code, _ = run_lines(
         [count(3), primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.loadButtonTapped"),
          {"cmd": "snapshot", "store": "primes"}],
@@ -121,6 +137,7 @@ def test_loading_a_missing_or_corrupt_file_keeps_the_favourites(data_dir, conten
     assert failed, lines
     assert failed[0]["action"]["operation"] == "load"
     assert fragment in failed[0]["action"]["message"]
+    assert len(failed[0]["action"]["message"]) < 400
     final = [l for l in lines if l["type"] == "snapshot"]
     # The snapshot may come before the load finished; the patches tell the rest.
     assert all(op["path"] != "/favoritePrimes" for op in failed[0]["patch"])

@@ -43,13 +43,16 @@ struct RecordedAction {
 
 /// A recording read whole from disk.
 struct RecordingFile {
+  /// The largest recording read: about five million actions.
+  static let maximumBytes = 1 << 30
+
   let header: RecordingHeader
   let actions: [RecordedAction]
 
   init(path: String) throws(RecordingError) {
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.readAll(path)
+      bytes = try FileIO.readAll(path, limit: Self.maximumBytes)
     } catch {
       throw RecordingError(line: nil, "cannot read \(path): \(error.reason)")
     }

@@ -101,13 +101,16 @@ struct ScenarioError: Error, CustomStringConvertible {
 }
 
 enum ScenarioFile {
+  /// The largest scenario file read.
+  static let maximumBytes = 64 << 20
+
   /// The scenarios of a file: each starts at a `{"scenario":…}` line. Empty lines and lines
   /// starting with `#` are skipped.
   /// `scripted` names the steps that give a store's scripted dependency its answers.
   static func read(_ path: String, scripted: Set<String>) throws(ScenarioError) -> [Scenario] {
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.readAll(path)
+      bytes = try FileIO.readAll(path, limit: maximumBytes)
     } catch {
       throw ScenarioError("cannot read \(path): \(error.reason)")
     }

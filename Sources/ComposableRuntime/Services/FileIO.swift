@@ -6,18 +6,40 @@
 /// file before the loop runs).
 public enum FileIO {
   public struct Failure: Error, CustomStringConvertible {
+    /// The `errno` of the call that failed, or the closest one for a refusal of ours.
     public let code: Int32
-    public var reason: String { String(cString: strerror(code)) }
+    private let message: String?
+    public var reason: String { message ?? String(cString: strerror(code)) }
     public var description: String { reason }
 
-    public init(code: Int32) { self.code = code }
+    public init(code: Int32) {
+      self.code = code
+      message = nil
+    }
+
+    init(code: Int32, _ message: String) {
+      self.code = code
+      self.message = message
+    }
   }
 
-  public static func readAll(_ path: String) throws(Failure) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+  /// The bytes of the regular file at `path`, at most `limit` of them: a FIFO would block the
+  /// reading thread until a writer came, and a device or a huge file would fill the memory, so
+  /// both are refused with a clear reason.
+  public static func readAll(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
+    // Non-blocking, so that opening a FIFO does not wait for a writer before it is refused.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw Failure(code: errno) }
     defer { close(fd) }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else { throw Failure(code: errno) }
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      throw Failure(code: EINVAL, "it is not a regular file")
+    }
+    let tooLarge = Failure(code: EFBIG, "it is larger than the limit of \(limit) bytes")
+    guard status.st_size <= limit else { throw tooLarge }
     var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(status.st_size))
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
       let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -26,6 +48,8 @@ public enum FileIO {
         throw Failure(code: errno)
       }
       if count == 0 { return bytes }
+      // It may have grown since fstat.
+      guard bytes.count + count <= limit else { throw tooLarge }
       bytes.append(contentsOf: chunk[0..<count])
     }
   }

@@ -38,6 +38,9 @@ public final class SavedFile: @unchecked Sendable {
     }
   }
 
+  /// The largest file read: a larger one (or one that is not a regular file) is unreadable.
+  public static let maximumBytes = 64 << 20
+
   public let path: String
   private let threadPool: ThreadPool
   private let lock = Lock()
@@ -73,7 +76,7 @@ public final class SavedFile: @unchecked Sendable {
   public func read() throws(Failure) -> JSONValue {
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.readAll(path)
+      bytes = try FileIO.readAll(path, limit: Self.maximumBytes)
     } catch  where error.code == ENOENT {
       throw .missing(path: path)
     } catch {
