@@ -105,3 +105,20 @@ def test_every_fuzz_corpus_input_gets_one_line_and_the_process_survives():
     assert lines[-1]["reason"] == "eof"
     host_actions = [line for line in lines if line.get("source") == "host"]
     assert host_actions[-1]["action"] == {"type": "counter.incrTapped"}
+
+
+def test_a_socket_message_with_both_text_and_binary_is_refused_whole():
+    # Taking one member would silently drop the other.
+    def received(message, id):
+        action = {"type": "receivedSocketMessage.success", "value": message}
+        return {"store": "websocket", "action": action, "id": id}
+
+    lines, code, _ = run_lines(
+        [received({"binary": "AA==", "text": "x"}, 1), received({"binary": "not base64" * 100_000}, 2)],
+        "--allow-effect-actions")
+    assert code == 0
+    errors = [l for l in lines if l["type"] == "error"]
+    assert [e["id"] for e in errors] == [1, 2]
+    assert errors[0]["code"] == "invalid_action"
+    assert 'a message has "text" or "binary", not both' in errors[0]["message"]
+    assert "not base64" in errors[1]["message"] and len(errors[1]["message"]) < 400

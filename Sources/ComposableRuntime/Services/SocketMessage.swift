@@ -29,6 +29,13 @@ extension SocketMessage: Codable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
+    if container.contains(.text) && container.contains(.binary) {
+      // Taking one would silently drop the other.
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: decoder.codingPath,
+          debugDescription: "a message has \"text\" or \"binary\", not both"))
+    }
     if let text = try container.decodeIfPresent(String.self, forKey: .text) {
       self = .text(text)
       return
@@ -36,7 +43,8 @@ extension SocketMessage: Codable {
     let encoded = try container.decode(String.self, forKey: .binary)
     guard let bytes = Base64.decode(encoded) else {
       throw DecodingError.dataCorruptedError(
-        forKey: .binary, in: container, debugDescription: "not base64: \(encoded)")
+        forKey: .binary, in: container,
+        debugDescription: "not base64: \(JSONValue.string(encoded).excerpt)")
     }
     self = .binary(bytes)
   }
