@@ -190,3 +190,38 @@ def test_a_scenario_can_start_from_a_data_folder(tmp_path):
     )
     code, lines = run_json(path)
     assert code == 0, lines
+
+
+def test_a_data_folder_is_found_beside_the_scenario_and_copied_for_each_run(tmp_path):
+    """`dataDir` is relative to the scenario file, wherever `test` runs from, and each run works
+    on a copy: a scenario that saves used to overwrite its own fixture, failing the next run."""
+    folder = tmp_path / "scenarios"
+    (folder / "fixture" / "nested").mkdir(parents=True)
+    (folder / "fixture" / "favorite-primes.json").write_text("[3, 5]")
+    (folder / "fixture" / "nested" / "kept.txt").write_text("untouched")
+    path = write(
+        folder, "saves.jsonl",
+        {"scenario": "load, add 7, save", "store": "primes", "dataDir": "fixture", "exhaustive": False},
+        {"send": "favoritePrimes.loadButtonTapped"},
+        {"receive": {"type": "favoritePrimes.loadedFavoritePrimes", "value": [3, 5]}, "state": {"favoritePrimes": [3, 5]}},
+        {"send": {"type": "counter.countChanged", "value": 7}, "state": {"count": 7, "isPrime": True}},
+        {"send": "primeModal.saveFavoritePrimeTapped", "state": {"favoritePrimes": [3, 5, 7]}},
+        {"send": "favoritePrimes.saveButtonTapped"},
+        {"receive": "favoritePrimes.savedFavoritePrimes"},
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for _ in range(2):
+        result = subprocess.run([str(BINARY), "test", "--format", "json", str(path)], cwd=elsewhere,
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert (folder / "fixture" / "favorite-primes.json").read_text() == "[3, 5]"
+    assert (folder / "fixture" / "nested" / "kept.txt").read_text() == "untouched"
+    assert sorted(p.name for p in (folder / "fixture").iterdir()) == ["favorite-primes.json", "nested"]
+
+    write(folder, "missing.jsonl", {"scenario": "no such folder", "store": "primes", "dataDir": "nope"},
+          {"send": "counter.incrTapped"})
+    code, lines = run_json(folder / "missing.jsonl")
+    assert code == 1
+    message = lines[0]["failure"]["message"]
+    assert message.startswith('cannot copy "dataDir" ') and "/scenarios/nope: No such file" in message

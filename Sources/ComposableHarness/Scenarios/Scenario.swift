@@ -197,7 +197,9 @@ enum ScenarioFile {
       guard let value = dataDir.stringValue else {
         throw ScenarioError("\"dataDir\" must be a path")
       }
-      scenario.dataDir = value
+      // Relative to the scenario file, wherever `test` runs from.
+      scenario.dataDir =
+        value.hasPrefix("/") ? value : "\(FileIO.parentDirectory(of: file))/\(value)"
     }
     return scenario
   }

@@ -59,18 +59,28 @@ final class ScenarioRun {
   }
 
   func run() async -> ScenarioOutcome {
-    let dataDir: TemporaryDirectory?
+    // A fresh folder each run, a copy of `dataDir` if the scenario names one: a scenario that
+    // saves must not change its own fixture.
+    let dataDir: TemporaryDirectory
     do {
-      dataDir = scenario.dataDir == nil ? try TemporaryDirectory() : nil
+      dataDir = try TemporaryDirectory()
     } catch {
       return ScenarioOutcome(
         scenario: scenario, failure: failure("cannot create a data folder: \(error.reason)"))
     }
-    defer { dataDir?.remove() }
+    defer { dataDir.remove() }
+    if let source = scenario.dataDir {
+      do {
+        try dataDir.copyContents(of: source)
+      } catch {
+        return ScenarioOutcome(
+          scenario: scenario, failure: failure("cannot copy \"dataDir\" \(source): \(error)"))
+      }
+    }
     let configuration: RunConfiguration
     do {
       configuration = try harness.configuration(
-        arguments: scenario.arguments, dataDirectory: scenario.dataDir ?? dataDir!.path)
+        arguments: scenario.arguments, dataDirectory: dataDir.path)
     } catch {
       return ScenarioOutcome(scenario: scenario, failure: failure("bad \"arguments\": \(error)"))
     }

@@ -124,7 +124,8 @@ public enum FileIO {
     }
   }
 
-  static func parentDirectory(of path: String) -> String {
+  /// The folder `path` is in: `.` for a bare name.
+  public static func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
   }

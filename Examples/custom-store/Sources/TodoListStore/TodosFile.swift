@@ -40,8 +40,11 @@ struct TodosFile: Sendable {
     }
   }
 
+  /// Names the file as the data folder has it: where that folder is, is the run's choice (a
+  /// scenario's is a fresh copy each time), and the screen needs only the name.
   private func corrupt(_ reason: String) -> TodosFileError {
-    TodosFileError(
-      description: "\(file.path) does not hold a list of todos (\(reason)); the list was kept.")
+    let name = file.path.split(separator: "/").last.map(String.init) ?? file.path
+    return TodosFileError(
+      description: "\(name) does not hold a list of todos (\(reason)); the list was kept.")
   }
 }
