@@ -17,7 +17,7 @@ extension ComposableActorCommand {
       case typescript
     }
 
-    @Option(help: "python or typescript.")
+    @Option(help: "The language to write the types in.")
     var language: Language
 
     @Option(help: "File to write (default: standard output).")
