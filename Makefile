@@ -10,7 +10,7 @@ TEST_STEP_SECONDS ?= 600
 ## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
 DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
-.PHONY: demo demo-deps build deps test test-deps unit e2e clients example asan fuzz bench schemas format
+.PHONY: demo demo-deps build deps test test-deps unit e2e clients example asan fuzz bench schemas types format
 
 demo: build demo-deps
 	scripts/demo.sh $(BIN)
@@ -79,6 +79,12 @@ bench: build
 schemas: build
 	$(BIN) schemas --output schemas/stores
 	for file in schemas/stores/*.json; do python3 -m json.tool --indent 2 "$$file" "$$file.tmp" && mv "$$file.tmp" "$$file"; done
+
+## Regenerates the stores' Python and TypeScript types in Examples/clients/types (a test checks
+## they match).
+types: build
+	$(BIN) types --language python --output Examples/clients/types/stores.py
+	$(BIN) types --language typescript --output Examples/clients/types/stores.d.ts
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

@@ -1,0 +1,90 @@
+/// The types of a binary's stores, before a language is chosen: what `types` prints as Python
+/// `TypedDict`s or TypeScript interfaces.
+///
+/// The model knows only what both languages can say (records, aliases, unions, string literals),
+/// so each printer is a plain walk and the two files cannot describe different types.
+/// Declarations come in the order they may be printed in: a record's nested records before it,
+/// because a Python module evaluates a class's annotations when the class is defined.
+public struct TypeModule: Equatable, Sendable {
+  public let declarations: [TypeDeclaration]
+
+  public init(_ declarations: [TypeDeclaration]) {
+    self.declarations = declarations
+  }
+}
+
+/// One named type of a module.
+public struct TypeDeclaration: Equatable, Sendable {
+  public enum Body: Equatable, Sendable {
+    /// An object with named members: a `TypedDict`, an `interface`.
+    case record([TypeField])
+    /// Another name for a type: a union of actions, a literal, a state that is no object.
+    case alias(TypeExpression)
+  }
+
+  /// An identifier in both languages, unique in the module.
+  public let name: String
+  public let documentation: String?
+  public let body: Body
+
+  public init(_ name: String, documentation: String? = nil, _ body: Body) {
+    self.name = name
+    self.documentation = documentation
+    self.body = body
+  }
+}
+
+/// A member of a record. Its name is the wire name, which need not be an identifier.
+public struct TypeField: Equatable, Sendable {
+  public let name: String
+  public let type: TypeExpression
+  /// A member the JSON object may lack (not in the schema's `required`).
+  public let isRequired: Bool
+  public let documentation: String?
+
+  public init(
+    _ name: String, _ type: TypeExpression, required: Bool = true, documentation: String? = nil
+  ) {
+    self.name = name
+    self.type = type
+    self.isRequired = required
+    self.documentation = documentation
+  }
+}
+
+/// The type of a value.
+public indirect enum TypeExpression: Equatable, Sendable {
+  case string
+  case integer
+  case number
+  case boolean
+  case null
+  /// One of these strings.
+  case literal([String])
+  case array(TypeExpression)
+  /// An object used as a dictionary: any member names, every value of this type.
+  case map(TypeExpression)
+  /// Any of these, in order; no member at all is a type without values. Build it with
+  /// ``union(of:)``, which keeps `null` last, as `X | None` and `X | null` read.
+  case union([TypeExpression])
+  /// A declaration of the module, by name.
+  case reference(String)
+  /// Any JSON value: what a schema says that neither language can. The reason is printed
+  /// beside it, so a reader knows the loss is the generator's and not the schema's.
+  case unknown(reason: String)
+
+  /// The union of `members`: nested unions flattened, repeats dropped, `null` moved last, and a
+  /// single member standing for itself.
+  public static func union(of members: [TypeExpression]) -> TypeExpression {
+    var flat: [TypeExpression] = []
+    for member in members {
+      let parts = if case .union(let inner) = member { inner } else { [member] }
+      for part in parts where !flat.contains(part) { flat.append(part) }
+    }
+    if let null = flat.firstIndex(of: .null) {
+      flat.remove(at: null)
+      flat.append(.null)
+    }
+    return flat.count == 1 ? flat[0] : .union(flat)
+  }
+}
