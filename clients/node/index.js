@@ -182,7 +182,10 @@ export function findBinary(binary) {
   throw new Error(`no composable-actor binary found: pass its path as the binary option, set ${ENV_BINARY}, put it on PATH or build it; looked in:\n  ${looked.join('\n  ')}`);
 }
 
-/** An executable regular file (symbolic links followed). @param {string} path */
+/**
+ * An executable regular file (symbolic links followed).
+ * @param {string} path
+ */
 function isExecutable(path) {
   try {
     if (!statSync(path).isFile()) return false;
@@ -380,6 +383,7 @@ export class Client extends EventEmitter {
     return this.ready.stores ?? [];
   }
 
+  /** @returns {number | undefined} */
   get pid() {
     return this.#child.pid;
   }
@@ -497,6 +501,7 @@ export class Client extends EventEmitter {
   /**
    * The local mirror of the store's state (a copy), current with every line read.
    * @param {string} store
+   * @returns {any}  the state (JSON); its type is the store's (schemas/stores/), not checked here
    */
   state(store) {
     this.#checkStore(store);
@@ -504,7 +509,10 @@ export class Client extends EventEmitter {
     return structuredClone(this.#mirror.get(store));
   }
 
-  /** The store's state as the process has it now. @param {string} store @param {{timeout?: number}} [options] */
+  /**
+   * The store's state as the process has it now.
+   * @param {string} store @param {{timeout?: number}} [options]
+   */
   async snapshot(store, options = {}) {
     this.#checkStore(store);
     checkOptions(options, ['timeout'], 'snapshot');
@@ -599,7 +607,10 @@ export class Client extends EventEmitter {
     }
   }
 
-  /** Whether the process ends within `ms`. @param {number} ms @returns {Promise<boolean>} */
+  /**
+   * Whether the process ends within `ms`.
+   * @param {number} ms @returns {Promise<boolean>}
+   */
   #exits(ms) {
     /** @type {NodeJS.Timeout | undefined} */
     let timer;
@@ -798,7 +809,10 @@ export class Client extends EventEmitter {
     }
   }
 
-  /** Appends to the backlog, dropping the oldest line past the limit. @param {Line} line @returns {number} its number */
+  /**
+   * Appends to the backlog, dropping the oldest line past the limit.
+   * @param {Line} line @returns {number} its number
+   */
   #keep(line) {
     this.#backlog.push(line);
     const number = this.#received++;
@@ -814,7 +828,10 @@ export class Client extends EventEmitter {
     return number;
   }
 
-  /** Fails every pending call and every later one. @param {Error | null} failure */
+  /**
+   * Fails every pending call and every later one.
+   * @param {Error | null} failure
+   */
   #end(failure) {
     if (this.#failure) return;
     this.#failure = failure ?? new ProcessExitedError(this.#exitLine);
