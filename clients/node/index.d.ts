@@ -22,7 +22,8 @@ export const ENV_BINARY: "COMPOSABLE_ACTOR_BIN";
  * @property {string} [binary]  path of the binary; else $COMPOSABLE_ACTOR_BIN, else
  *   `composable-actor` on PATH, else the repository's release build
  * @property {string[]} [args]  command-line arguments, e.g. ['--clock', 'virtual']
- * @property {number} [timeout]  default milliseconds a call waits for its answer (10,000)
+ * @property {number} [timeout]  default milliseconds a call waits for its answer (10,000;
+ *   Infinity waits for ever)
  * @property {Record<string, string>} [env]  added to this process's environment
  * @property {number} [backlog]  output lines kept for `waitFor` and `events` (10,000); the
  *   oldest are dropped first
@@ -97,8 +98,9 @@ export class UnknownActionError extends Error {
  *
  * Every output line after `ready` is kept, in order, in a bounded backlog (`backlog` lines, 10,000
  * by default; the oldest are dropped first): `waitFor` finds lines that came before it was called,
- * and `events()` starts at the backlog's start. Emits `line` for every output line after `ready`,
- * and `end` once the output ends.
+ * and `events()` starts at the backlog's start. Lines read back from the backlog are parsed
+ * afresh: equal to, not the same objects as, those `send` resolved to. Emits `line` for every
+ * output line after `ready`, and `end` once the output ends.
  *
  * Ids: every line carries the id of the input line that caused it, and the lines of a
  * long-running effect (a socket's messages, a timer's ticks) carry the id of the action that
@@ -220,7 +222,8 @@ export type Options = {
      */
     args?: string[] | undefined;
     /**
-     * default milliseconds a call waits for its answer (10,000)
+     * default milliseconds a call waits for its answer (10,000;
+     * Infinity waits for ever)
      */
     timeout?: number | undefined;
     /**

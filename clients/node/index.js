@@ -30,7 +30,8 @@ const BUILD_BINARY = fileURLToPath(new URL('../../.build/release/composable-acto
  * @property {string} [binary]  path of the binary; else $COMPOSABLE_ACTOR_BIN, else
  *   `composable-actor` on PATH, else the repository's release build
  * @property {string[]} [args]  command-line arguments, e.g. ['--clock', 'virtual']
- * @property {number} [timeout]  default milliseconds a call waits for its answer (10,000)
+ * @property {number} [timeout]  default milliseconds a call waits for its answer (10,000;
+ *   Infinity waits for ever)
  * @property {Record<string, string>} [env]  added to this process's environment
  * @property {number} [backlog]  output lines kept for `waitFor` and `events` (10,000); the
  *   oldest are dropped first
@@ -205,6 +206,10 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGTERM');
 });
 
+/** The default of options and payloads: nothing to check. */
+const NONE = Object.freeze({});
+/** Node's longest timer (a longer one fires at once). */
+const MAX_TIMER = 2 ** 31 - 1;
 const ANSWERS = { snapshot: 'snapshot', describe: 'describe', advance: 'advanced', settle: 'settled' };
 const never = () => false;
 /** @param {Line} line  the host's own line: `action`, or under --emit ticks the `state` line naming it */
@@ -225,6 +230,7 @@ const isPlainObject = (value) => typeof value === 'object' && value !== null && 
  * @param {unknown} options @param {string[]} known @param {string} where
  */
 function checkOptions(options, known, where) {
+  if (options === NONE) return;
   if (!isPlainObject(options)) throw new TypeError(`${where}: options must be an object, not ${describeValue(options)}`);
   for (const name of Object.keys(options)) {
     if (!known.includes(name)) {
@@ -253,19 +259,14 @@ function idsOf(line) {
   return [];
 }
 
-/** @param {Line} line  at most 200 characters of it */
-const shortLine = (line) => {
-  const text = JSON.stringify(line);
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-};
-
 /**
  * One composable-actor process. `await Client.start()`, then `await close()` (in `finally`).
  *
  * Every output line after `ready` is kept, in order, in a bounded backlog (`backlog` lines, 10,000
  * by default; the oldest are dropped first): `waitFor` finds lines that came before it was called,
- * and `events()` starts at the backlog's start. Emits `line` for every output line after `ready`,
- * and `end` once the output ends.
+ * and `events()` starts at the backlog's start. Lines read back from the backlog are parsed
+ * afresh: equal to, not the same objects as, those `send` resolved to. Emits `line` for every
+ * output line after `ready`, and `end` once the output ends.
  *
  * Ids: every line carries the id of the input line that caused it, and the lines of a
  * long-running effect (a socket's messages, a timer's ticks) carry the id of the action that
@@ -282,7 +283,9 @@ export class Client extends EventEmitter {
   /** @type {Set<Wait>} */ #waits = new Set();
   /** @type {Set<() => void>} events() iterators waiting for a line */ #readers = new Set();
   /** @type {Map<string, unknown>} */ #mirror = new Map();
-  /** @type {Line[]} the backlog from index #head on */ #backlog = [];
+  // The backlog keeps each line's text, parsed again when read: thousands of parsed lines kept
+  // alive would outlive the young generation and make every collection dearer.
+  /** @type {string[]} the backlog from index #head on */ #backlog = [];
   #head = 0;
   /** the number (counting every line since ready from 0) of the oldest line kept */ #first = 0;
   /** the number of lines received since ready */ #received = 0;
@@ -355,9 +358,8 @@ export class Client extends EventEmitter {
 
   async #start() {
     const lines = createInterface({ input: this.#child.stdout, crlfDelay: Infinity });
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
-    this.#hold();
+    /** @type {() => void} */
+    let cancel = () => {};
     try {
       const first = await new Promise((resolve, reject) => {
         // Follows on from inside the first line's handler, so no later line can slip past.
@@ -367,13 +369,12 @@ export class Client extends EventEmitter {
         });
         lines.once('close', () => reject(this.#failure ?? new ProcessExitedError(null)));
         this.#child.once('error', reject);
-        timer = setTimeout(() => reject(new TimeoutError(`no ready line in ${this.timeout} ms`)), this.timeout);
+        cancel = this.#deadline(this.timeout, () => reject(new TimeoutError(`no ready line in ${this.timeout} ms`)));
       });
       lines.once('close', () => this.#end(null));
       this.ready = parseReady(first);
     } finally {
-      clearTimeout(timer);
-      this.#release();
+      cancel();
     }
     for (const store of this.stores) await this.snapshot(store);
   }
@@ -410,14 +411,14 @@ export class Client extends EventEmitter {
    * @param {SendOptions} [options]
    * @returns {Promise<Line[]>}
    */
-  async send(store, action, payload = {}, options = {}) {
+  async send(store, action, payload = NONE, options = NONE) {
     this.#checkStore(store);
     if (typeof action === 'string') {
       if (!action) throw new TypeError('the action type is empty');
     } else if (!isPlainObject(action) || typeof action.type !== 'string') {
       throw new TypeError(`action must be an action type (a string) or an object with a string type, not ${describeValue(action)}`);
     }
-    if (!isPlainObject(payload)) {
+    if (payload !== NONE && !isPlainObject(payload)) {
       throw new TypeError(`payload must be an object of the action's fields, e.g. { value: ${JSON.stringify(payload)} }, not ${describeValue(payload)}`);
     }
     checkOptions(options, ['until', 'settle', 'timeout'], 'send');
@@ -432,7 +433,7 @@ export class Client extends EventEmitter {
     }
     const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
     const match = until === undefined ? null : this.#matcher(until, store, `send(${JSON.stringify(store)}, …)`, types);
-    const fields = Object.keys(payload).length > 0;
+    const fields = payload !== NONE && Object.keys(payload).length > 0;
     const message = typeof action === 'string' ? (fields ? { type: action, ...payload } : action) : { ...action, ...payload };
     const call = this.#request({ store, action: message }, match ? never : settle ? never : isOwnLine, match);
     const what = () => `send(${JSON.stringify(store)}, ${JSON.stringify(typeof action === 'string' ? action : action.type)})`;
@@ -456,23 +457,22 @@ export class Client extends EventEmitter {
    * @param {WaitOptions} [options]
    * @returns {Promise<Line>}
    */
-  async waitFor(until, options = {}) {
+  async waitFor(until, options = NONE) {
     checkOptions(options, ['store', 'timeout'], 'waitFor');
     const { store, timeout = this.timeout } = options;
     if (store !== undefined) this.#checkStore(store);
     const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
     const match = this.#matcher(until, store, 'waitFor', types);
     for (let number = Math.max(this.#cursor, this.#first); number < this.#received; number++) {
-      const line = this.#backlog[this.#head + number - this.#first];
+      const line = this.#line(number);
       if (match(line)) {
         this.#cursor = number + 1;
         return line;
       }
     }
     if (this.#failure) throw this.#failure;
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
-    this.#hold();
+    /** @type {() => void} */
+    let cancel = () => {};
     try {
       return await new Promise((resolve, reject) => {
         /** @type {Wait} */
@@ -486,15 +486,13 @@ export class Client extends EventEmitter {
         };
         this.#waits.add(wait);
         const what = `waitFor ${this.#describeUntil(until)}${store === undefined ? '' : ` in store ${JSON.stringify(store)}`}`;
-        timer = setTimeout(() => {
+        cancel = this.#deadline(timeout, () => {
           this.#waits.delete(wait);
           reject(this.#timeoutError(what, timeout));
-        }, timeout);
-        timer.unref();
+        });
       });
     } finally {
-      clearTimeout(timer);
-      this.#release();
+      cancel();
     }
   }
 
@@ -513,14 +511,14 @@ export class Client extends EventEmitter {
    * The store's state as the process has it now.
    * @param {string} store @param {{timeout?: number}} [options]
    */
-  async snapshot(store, options = {}) {
+  async snapshot(store, options = NONE) {
     this.#checkStore(store);
     checkOptions(options, ['timeout'], 'snapshot');
     return (await this.#command('snapshot', { store }, options.timeout)).at(-1)?.state;
   }
 
   /** @param {{timeout?: number}} [options] @returns {Promise<Line>} */
-  async describe(options = {}) {
+  async describe(options = NONE) {
     checkOptions(options, ['timeout'], 'describe');
     const description = /** @type {Line} */ ((await this.#command('describe', {}, options.timeout)).at(-1));
     // Kept to check the action types given to until and waitFor.
@@ -535,7 +533,7 @@ export class Client extends EventEmitter {
    * Moves virtual time by `ms`; resolves to the lines echoing this command, `advanced` last.
    * @param {number} ms @param {{timeout?: number}} [options]
    */
-  async advance(ms, options = {}) {
+  async advance(ms, options = NONE) {
     if (typeof ms !== 'number') throw new TypeError(`ms must be a number of milliseconds, not ${describeValue(ms)}`);
     checkOptions(options, ['timeout'], 'advance');
     return this.#command('advance', { ms }, options.timeout);
@@ -545,7 +543,7 @@ export class Client extends EventEmitter {
    * Waits until no effect can progress without time or I/O; resolves to lines ending with `settled`.
    * @param {{timeout?: number}} [options]
    */
-  async settle(options = {}) {
+  async settle(options = NONE) {
     checkOptions(options, ['timeout'], 'settle');
     return this.#command('settle', {}, options.timeout);
   }
@@ -562,7 +560,7 @@ export class Client extends EventEmitter {
       for (;;) {
         if (number < client.#first) number = client.#first;
         if (number < client.#received) {
-          yield client.#backlog[client.#head + number++ - client.#first];
+          yield client.#line(number++);
         } else if (client.#failure) {
           return;
         } else {
@@ -587,7 +585,7 @@ export class Client extends EventEmitter {
    * Asks the process to quit, then terminates or kills it if it lingers; resolves to its exit status.
    * @param {{timeout?: number}} [options]
    */
-  async close(options = {}) {
+  async close(options = NONE) {
     checkOptions(options, ['timeout'], 'close');
     const { timeout = 2000 } = options;
     this.#hold();
@@ -618,8 +616,25 @@ export class Client extends EventEmitter {
     return Promise.race([this.#exited.then(() => true), late]).finally(() => clearTimeout(timer));
   }
 
-  // While a call waits, the child's stdout holds the event loop (and so the script) open; when
-  // none does, nothing of the client does.
+  /**
+   * Calls `late` after `ms` unless cancelled first. Until then the event loop (and so the script)
+   * is held open: by the timer, or for a timeout too long for one (Infinity), by the child's
+   * stdout. Nothing else of the client holds it.
+   * @param {number} ms @param {() => void} late @returns {() => void} the cancel
+   */
+  #deadline(ms, late) {
+    if (ms <= MAX_TIMER) {
+      const timer = setTimeout(late, ms);
+      return () => clearTimeout(timer);
+    }
+    this.#hold();
+    let held = true;
+    return () => {
+      if (held) this.#release();
+      held = false;
+    };
+  }
+
   #hold() {
     if (this.#holds++ === 0) {
       this.#child.ref();
@@ -684,8 +699,8 @@ export class Client extends EventEmitter {
   /** @param {string} what @param {number} ms */
   #timeoutError(what, ms) {
     const last = this.#backlog.slice(Math.max(this.#head, this.#backlog.length - 5));
-    const shown = last.length > 0 ? last.map((line) => `\n  ${shortLine(line)}`).join('') : ' none';
-    return new TimeoutError(`${what}: nothing matched in ${ms} ms; the last ${last.length} lines received:${shown}`, last);
+    const shown = last.length > 0 ? last.map((text) => `\n  ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`).join('') : ' none';
+    return new TimeoutError(`${what}: nothing matched in ${ms} ms; the last ${last.length} lines received:${shown}`, last.map((text) => JSON.parse(text)));
   }
 
   /** @param {string} cmd @param {Record<string, unknown>} fields @param {number} [timeout] */
@@ -721,27 +736,21 @@ export class Client extends EventEmitter {
    * @param {Call} waited @param {Call} answer @param {number | undefined} timeout @param {() => string} what
    */
   async #wait(waited, answer, timeout = this.timeout, what) {
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
+    /** @type {() => void} */
+    let cancel = () => {};
     try {
       if (!waited.finished) {
-        this.#hold();
-        try {
-          await new Promise((resolve, reject) => {
-            waited.wake = () => resolve(undefined);
-            timer = setTimeout(() => reject(this.#timeoutError(what(), timeout)), timeout);
-            timer.unref();
-          });
-        } finally {
-          this.#release();
-        }
+        await new Promise((resolve, reject) => {
+          waited.wake = () => resolve(undefined);
+          cancel = this.#deadline(timeout, () => reject(this.#timeoutError(what(), timeout)));
+        });
       }
     } finally {
-      clearTimeout(timer);
-      for (const call of [waited, answer]) {
-        this.#calls.delete(call.id);
-        this.#watching.delete(call);
-      }
+      cancel();
+      this.#calls.delete(waited.id);
+      this.#calls.delete(answer.id);
+      this.#watching.delete(waited);
+      this.#watching.delete(answer);
     }
     const error = answer.error ?? waited.error;
     if (error) throw error;
@@ -768,7 +777,7 @@ export class Client extends EventEmitter {
       // mirror, not silently replace it.
       this.#mirror.set(line.store, line.state);
     }
-    const number = this.#keep(line);
+    const number = this.#keep(text);
     for (const id of idsOf(line)) {
       const call = this.#calls.get(/** @type {number} */ (id));
       if (!call) continue;
@@ -801,7 +810,7 @@ export class Client extends EventEmitter {
         this.#waits.delete(wait);
       }
     }
-    for (const wake of this.#readers) wake();
+    if (this.#readers.size > 0) for (const wake of this.#readers) wake();
     this.emit('line', line);
     if (line.type === 'exit') {
       this.#exitLine = line;
@@ -810,14 +819,22 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * Appends to the backlog, dropping the oldest line past the limit.
-   * @param {Line} line @returns {number} its number
+   * Line `number` (counted from 0 since ready) of the backlog, parsed afresh.
+   * @param {number} number @returns {Line}
    */
-  #keep(line) {
-    this.#backlog.push(line);
+  #line(number) {
+    return JSON.parse(this.#backlog[this.#head + number - this.#first]);
+  }
+
+  /**
+   * Appends a line's text to the backlog, dropping the oldest line past the limit.
+   * @param {string} text @returns {number} its number
+   */
+  #keep(text) {
+    this.#backlog.push(text);
     const number = this.#received++;
     if (this.#received - this.#first > this.#limit) {
-      this.#backlog[this.#head++] = /** @type {Line} */ (/** @type {unknown} */ (undefined));
+      this.#backlog[this.#head++] = '';
       this.#first++;
       // Shifting the array by one for every line would cost the whole backlog each time.
       if (this.#head >= 1024 && this.#head * 2 >= this.#backlog.length) {

@@ -201,3 +201,13 @@ test('under --emit ticks an action type is refused: no line names one', LIMIT, a
   assert.equal(lines.length, 1);
   assert.equal(lines[0].type, 'state');
 });
+
+test('an infinite timeout waits', LIMIT, async () => {
+  // (Node fires a timer longer than 2^31 - 1 ms at once.)
+  const actor = await start([], { timeout: Infinity });
+  await actor.send('primes', 'counter.countChanged', { value: 2_000_000 });
+  const waiting = actor.waitFor('counter.nthPrimeResponse', { timeout: 2 ** 40 });
+  const lines = await actor.send('primes', 'counter.nthPrimeButtonTapped', {}, { until: 'counter.nthPrimeResponse' });
+  assert.equal(lines.at(-1)?.action.value, 32_452_843);
+  assert.equal((await waiting).action.value, 32_452_843);
+});
