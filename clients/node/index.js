@@ -301,6 +301,7 @@ export class Client extends EventEmitter {
   /** @type {Line | null} */ #exitLine = null;
   /** @type {number} */ timeout;
   /** @type {Line} */ ready = {};
+  /** @type {Set<unknown>} the store names, from ready */ #stores = new Set();
 
   /** @param {Options} [options] */
   static async start(options = {}) {
@@ -373,6 +374,7 @@ export class Client extends EventEmitter {
       });
       lines.once('close', () => this.#end(null));
       this.ready = parseReady(first);
+      this.#stores = new Set(this.stores);
     } finally {
       cancel();
     }
@@ -412,6 +414,20 @@ export class Client extends EventEmitter {
    * @returns {Promise<Line[]>}
    */
   async send(store, action, payload = NONE, options = NONE) {
+    // The plain case on a path of its own, small enough to be optimized after a few calls.
+    if (payload === NONE && options === NONE && typeof action === 'string' && action && !this.#gate && this.#stores.has(store)) {
+      const call = this.#request({ store, action }, isOwnLine);
+      return this.#wait(call, call, undefined, () => `send(${JSON.stringify(store)}, ${JSON.stringify(action)})`);
+    }
+    return this.#send(store, action, payload, options);
+  }
+
+  /**
+   * `send` with its arguments checked, payload, options.
+   * @param {string} store @param {string | {type: string, [field: string]: unknown}} action
+   * @param {Record<string, unknown>} payload @param {SendOptions} options @returns {Promise<Line[]>}
+   */
+  async #send(store, action, payload, options) {
     this.#checkStore(store);
     if (typeof action === 'string') {
       if (!action) throw new TypeError('the action type is empty');
@@ -786,36 +802,41 @@ export class Client extends EventEmitter {
       else if (call.until) call.own ||= isOwnLine(line);
       if (call.error || call.done(line) || (call.own && call.matched)) this.#finish(call);
     }
-    if (this.#watching.size > 0) {
-      for (const call of this.#watching) {
-        try {
-          if (!call.until?.(line)) continue;
-          call.matched = line;
-        } catch (error) {
-          // Only the call whose predicate threw fails.
-          call.error = error;
-        }
-        this.#watching.delete(call);
-        if (call.error || call.own) this.#finish(call);
-      }
-    }
-    if (this.#waits.size > 0) {
-      for (const wait of this.#waits) {
-        try {
-          if (!wait.match(line)) continue;
-          wait.found(line, number);
-        } catch (error) {
-          wait.fail(error);
-        }
-        this.#waits.delete(wait);
-      }
-    }
-    if (this.#readers.size > 0) for (const wake of this.#readers) wake();
+    if (this.#watching.size > 0 || this.#waits.size > 0 || this.#readers.size > 0) this.#notify(line, number);
     this.emit('line', line);
     if (line.type === 'exit') {
       this.#exitLine = line;
       this.#end(null);
     }
+  }
+
+  /**
+   * Shows a line to the calls watching every line: `until`, `waitFor`, `events()`. (Apart from
+   * #receive, which runs for every line, so that it stays small enough to be optimized early.)
+   * @param {Line} line @param {number} number
+   */
+  #notify(line, number) {
+    for (const call of this.#watching) {
+      try {
+        if (!call.until?.(line)) continue;
+        call.matched = line;
+      } catch (error) {
+        // Only the call whose predicate threw fails.
+        call.error = error;
+      }
+      this.#watching.delete(call);
+      if (call.error || call.own) this.#finish(call);
+    }
+    for (const wait of this.#waits) {
+      try {
+        if (!wait.match(line)) continue;
+        wait.found(line, number);
+      } catch (error) {
+        wait.fail(error);
+      }
+      this.#waits.delete(wait);
+    }
+    for (const wake of this.#readers) wake();
   }
 
   /**
