@@ -43,6 +43,7 @@ declare var console: { log(...data: unknown[]): void; error(...data: unknown[]):
 declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): NodeJS.Timeout;
 declare function clearTimeout(timeout: NodeJS.Timeout | undefined): void;
 declare function structuredClone<T>(value: T): T;
+declare var performance: { now(): number };
 declare class URL {
   constructor(input: string, base?: string | URL);
   href: string;
