@@ -211,3 +211,21 @@ test('an infinite timeout waits', LIMIT, async () => {
   assert.equal(lines.at(-1)?.action.value, 32_452_843);
   assert.equal((await waiting).action.value, 32_452_843);
 });
+
+test('timeouts of different lengths at once each fire on time', LIMIT, async () => {
+  const actor = await start();
+  const began = Date.now();
+  /** @param {Line} line */
+  const never = (line) => line.type === 'never';
+  const long = actor.waitFor(never, { timeout: 1500 }).catch((error) => [error, Date.now() - began]);
+  const short = actor.waitFor(never, { timeout: 100 }).catch((error) => [error, Date.now() - began]);
+  const middle = actor.send('primes', 'counter.incrTapped', {}, { until: never, timeout: 600 }).catch((error) => [error, Date.now() - began]);
+  const answered = await actor.send('primes', 'counter.decrTapped', {}, { timeout: 50 });
+  assert.equal(answered[0].action.type, 'counter.decrTapped');
+  const results = await Promise.all([short, middle, long]);
+  for (const [i, expected] of [100, 600, 1500].entries()) {
+    const [error, ms] = /** @type {[unknown, number]} */ (results[i]);
+    assert.ok(error instanceof TimeoutError);
+    assert.ok(ms >= expected - 5 && ms < expected + 400, `a ${expected} ms timeout fired after ${ms} ms`);
+  }
+});
