@@ -6,7 +6,7 @@
 // --http-url is a fixture server (Tests/servers/fixture_server.py: the todos and votes APIs) and
 // --ws-url a WebSocket echo server (Tests/servers/ws_servers.py, which needs PyPI's `websockets`);
 // the example starts on 127.0.0.1 (with python3) each one it is not given. The binary is --binary,
-// else $COMPOSABLE_ACTOR_BIN, else .build/release/composable-actor.
+// else $COMPOSABLE_ACTOR_BIN, else composable-actor on PATH, else .build/release/composable-actor.
 //
 // The process runs with `--clock virtual`: time moves only when the example advances it, so the
 // 3 s refresh and the 0.2 s loading throttle happen exactly when it says.
@@ -49,13 +49,15 @@ async function primes(actor) {
   console.log('primes: favourites loaded back:', actor.state('primes').favoritePrimes);
 }
 
-/** @param {Client} actor @param {AsyncGenerator<Record<string, any>>} events */
-async function randomTodo(actor, events) {
+/** @param {Client} actor */
+async function randomTodo(actor) {
   await actor.send('randomTodo', 'viewDidAppear'); // a fetch every 3 s, the first 3 s from now
   for (let i = 0; i < 2; i++) {
     const [{ now }] = await actor.advance(3000); // the timer fires and its fetch starts
-    // The fetch is network I/O, which advance does not wait for: follow the events until it lands.
-    await next(events, (line) => line.action?.type === 'fetchResult.success');
+    // The fetch is network I/O, which advance does not wait for: wait for its result. Its line
+    // carries viewDidAppear's id (the timer's effect started there); waitFor matches any id,
+    // and each waitFor looks on from where the last one matched.
+    await actor.waitFor('fetchResult.success', { store: 'randomTodo' });
     const { idText, titleText } = actor.state('randomTodo');
     console.log(`randomTodo: at ${now} ms, ${idText} '${titleText}'`);
   }
@@ -64,7 +66,10 @@ async function randomTodo(actor, events) {
   console.log(`randomTodo: on click, ${idText} '${titleText}', auto refresh ${isAutoRefreshing}`);
 }
 
-/** The votes store's last running load finished. @param {Record<string, any>} line */
+/**
+ * The votes store's last running load finished.
+ * @param {import('../../clients/node/index.js').Line} line
+ */
 const loaded = (line) => line.patch?.some((/** @type {any} */ op) => op.path === '/runningTasks' && op.value === 0);
 
 /** @param {Client} actor */
@@ -84,30 +89,24 @@ async function votes(actor) {
   console.log(`votes: ${titles.length} in tech, first`, titles.slice(0, 3));
 }
 
-/** @param {Client} actor @param {AsyncGenerator<Record<string, any>>} events */
-async function websocket(actor, events) {
+/** @param {Client} actor */
+async function websocket(actor) {
   await actor.send('websocket', 'connectButtonTapped', {}, { until: 'webSocket.didOpen' });
+  // The server's welcome came right after didOpen, maybe before this line: the backlog has it.
+  const welcome = await actor.waitFor('receivedSocketMessage.success', { store: 'websocket' });
+  console.log('websocket: welcome', welcome.action.value.text);
   for (const text of ['Hello', 'from Node']) {
     await actor.send('websocket', 'messageToSendChanged', { value: text });
-    await actor.send('websocket', 'sendButtonTapped');
-    // The echo: network I/O again.
-    await next(events, (line) => line.action?.type === 'receivedSocketMessage.success' && line.action.value.text === text);
+    // The echo is network I/O again, and its line carries connectButtonTapped's id (the socket's
+    // effect started there), not sendButtonTapped's: until matches it all the same.
+    const lines = await actor.send('websocket', 'sendButtonTapped', {}, {
+      until: (line) => line.action?.type === 'receivedSocketMessage.success' && line.action.value.text === text,
+    });
+    console.log(`websocket: echo of '${text}' with the id of the connect: ${lines.at(-1)?.id === welcome.id}`);
   }
   console.log('websocket: received', actor.state('websocket').receivedMessages);
   await actor.send('websocket', 'connectButtonTapped'); // connected, the button disconnects
   console.log('websocket:', actor.state('websocket').connectivityState);
-}
-
-/**
- * The next line that matches, from an `events()` iterator (every line the process writes).
- * @param {AsyncGenerator<Record<string, any>>} events @param {(line: Record<string, any>) => boolean} matches
- */
-async function next(events, matches) {
-  for (;;) {
-    const { value, done } = await events.next();
-    if (done) throw new Error('composable-actor ended early');
-    if (matches(value)) return value;
-  }
 }
 
 // A throw-away data directory, so the example never touches your saved favourites.
@@ -121,11 +120,10 @@ try {
       '--todos-url', httpURL, '--votes-url', httpURL, '--websocket-url', `${wsURL}/echo`],
   });
   try {
-    const events = actor.events();
     await primes(actor);
-    await randomTodo(actor, events);
+    await randomTodo(actor);
     await votes(actor);
-    await websocket(actor, events);
+    await websocket(actor);
     for (const store of actor.stores) {
       if (!isDeepStrictEqual(actor.state(store), await actor.snapshot(store))) throw new Error(`the local mirror of ${store} drifted`);
     }

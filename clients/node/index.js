@@ -2,10 +2,17 @@
 //
 // Ids are the input line numbers (every line the client writes takes the next one), so an error
 // the process could not attach an id to (`line_too_long`) still finds its call through `line`.
+//
+// Which lines carry which id: a line the process writes carries the id of the input line that
+// caused it, and the lines of a long-running effect carry the id of the action that STARTED the
+// effect. A WebSocket's received messages echo the id of `connectButtonTapped`, a timer's ticks
+// that of `viewDidAppear`, never the id of a later action. So `until` and `waitFor` match any
+// line, whatever its id.
 
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { applyPatch } from './patch.js';
@@ -13,25 +20,51 @@ import { applyPatch } from './patch.js';
 export { applyPatch, jsonEqual, JsonPatchError } from './patch.js';
 
 export const ENV_BINARY = 'COMPOSABLE_ACTOR_BIN';
+const BINARY_NAME = 'composable-actor';
 const BUILD_BINARY = fileURLToPath(new URL('../../.build/release/composable-actor', import.meta.url));
 
 /** @typedef {Record<string, any>} Line  one parsed output line */
 /** @typedef {string | ((line: Line) => boolean)} Until  an action type, or a predicate on lines */
 /**
  * @typedef {object} Options
- * @property {string} [binary]  path of the binary; else $COMPOSABLE_ACTOR_BIN, else the release build
+ * @property {string} [binary]  path of the binary; else $COMPOSABLE_ACTOR_BIN, else
+ *   `composable-actor` on PATH, else the repository's release build
  * @property {string[]} [args]  command-line arguments, e.g. ['--clock', 'virtual']
- * @property {number} [timeout]  default milliseconds a call waits for its answer (10,000)
+ * @property {number} [timeout]  default milliseconds a call waits for its answer (10,000;
+ *   Infinity waits for ever)
  * @property {Record<string, string>} [env]  added to this process's environment
+ * @property {number} [backlog]  output lines kept for `waitFor` and `events` (10,000); the
+ *   oldest are dropped first
+ */
+/**
+ * @typedef {object} SendOptions
+ * @property {Until} [until]  also wait for the first line after the action that matches, whatever
+ *   its id (an action type matches `action` lines of the same store)
+ * @property {boolean} [settle]  also wait until the process is idle (`--clock virtual` only)
+ * @property {number} [timeout]  milliseconds (the client's `timeout`)
+ */
+/**
+ * @typedef {object} WaitOptions
+ * @property {string} [store]  an action type matches lines of this store only
+ * @property {number} [timeout]  milliseconds (the client's `timeout`)
  */
 /**
  * @typedef {object} Call  one written line still waiting; `lines` collects every line echoing its id
  * @property {number} id
- * @property {(line: Line) => boolean} done
+ * @property {(line: Line) => boolean} done  whether a line echoing the id answers the call
+ * @property {((line: Line) => boolean) | null} until  a matcher on every later line, whatever its id
+ * @property {boolean} own  its own line (the action's) has come
+ * @property {Line | null} matched  the line `until` matched
  * @property {Line[]} lines
- * @property {Error | null} error
+ * @property {unknown} error
  * @property {boolean} finished
  * @property {(() => void) | null} wake
+ */
+/**
+ * @typedef {object} Wait  a `waitFor` still waiting
+ * @property {(line: Line) => boolean} match
+ * @property {(line: Line, index: number) => void} found
+ * @property {(error: unknown) => void} fail
  */
 
 /** The process refused a line the client wrote (an `error` line). */
@@ -57,39 +90,156 @@ export class ProcessExitedError extends Error {
   }
 }
 
-/** No answer in time. */
+/** No answer in time; the message says what was awaited and shows the last lines seen. */
 export class TimeoutError extends Error {
   name = 'TimeoutError';
+  /** @param {string} message @param {Line[]} [lastLines]  the last lines received, oldest first */
+  constructor(message, lastLines = []) {
+    super(message);
+    this.lastLines = lastLines;
+  }
+}
+
+/** A store name the process does not have (checked by the client before anything is sent). */
+export class UnknownStoreError extends Error {
+  name = 'UnknownStoreError';
+  /** @param {string} store @param {string[]} stores */
+  constructor(store, stores) {
+    super(`no store named ${JSON.stringify(store)}${didYouMean(store, stores)}; the stores are ${stores.join(', ')}`);
+    this.store = store;
+    this.stores = stores;
+  }
+}
+
+/** An action type, given to `until` or `waitFor`, that the store does not have (per `describe`). */
+export class UnknownActionError extends Error {
+  name = 'UnknownActionError';
+  /** @param {string} type @param {string | undefined} store @param {string} message */
+  constructor(type, store, message) {
+    super(message);
+    this.type = type;
+    this.store = store;
+  }
 }
 
 /**
- * The explicit path, else $COMPOSABLE_ACTOR_BIN, else the repository's release build.
+ * The Levenshtein distance between two strings.
+ * @param {string} a @param {string} b @returns {number}
+ */
+export function editDistance(a, b) {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/**
+ * `; did you mean "x"?` for the nearest candidate, if one is near enough to be a typo.
+ * @param {string} word @param {Iterable<string>} candidates
+ */
+function didYouMean(word, candidates) {
+  let best = '';
+  let distance = Infinity;
+  for (const candidate of candidates) {
+    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < distance) [best, distance] = [candidate, d];
+  }
+  return distance <= Math.max(2, Math.floor(word.length / 3)) ? `; did you mean ${JSON.stringify(best)}?` : '';
+}
+
+/**
+ * Where the binary is: the `binary` argument, else $COMPOSABLE_ACTOR_BIN (either must exist when
+ * given), else the first executable `composable-actor` on PATH, else the repository's release
+ * build (`../../.build/release/composable-actor` from this module). The error lists every place
+ * it looked.
  * @param {string} [binary]
+ * @returns {string}
  */
 export function findBinary(binary) {
-  const path = binary || process.env[ENV_BINARY] || BUILD_BINARY;
-  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) {
-    throw new Error(`no composable-actor binary at ${path}: pass its path, set ${ENV_BINARY}, or build it`);
+  if (binary !== undefined && typeof binary !== 'string') throw new TypeError(`binary must be a path (a string), not ${describeValue(binary)}`);
+  if (binary) {
+    if (isExecutable(binary)) return binary;
+    throw new Error(`no composable-actor binary at ${binary} (the binary option): not an executable file`);
   }
-  return path;
+  const fromEnv = process.env[ENV_BINARY];
+  if (fromEnv) {
+    if (isExecutable(fromEnv)) return fromEnv;
+    throw new Error(`no composable-actor binary at ${fromEnv} ($${ENV_BINARY}): not an executable file`);
+  }
+  const looked = [`$${ENV_BINARY} (not set)`];
+  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
+    if (!folder) continue;
+    const path = join(folder, BINARY_NAME);
+    if (isExecutable(path)) return path;
+    looked.push(path);
+  }
+  if (isExecutable(BUILD_BINARY)) return BUILD_BINARY;
+  looked.push(`${BUILD_BINARY} (the build folder)`);
+  throw new Error(`no composable-actor binary found: pass its path as the binary option, set ${ENV_BINARY}, put it on PATH or build it; looked in:\n  ${looked.join('\n  ')}`);
+}
+
+/**
+ * An executable regular file (symbolic links followed).
+ * @param {string} path
+ */
+function isExecutable(path) {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // Children still running when this process exits get SIGTERM: they cancel their effects, write
-// their exit line and end, rather than outlive their host.
+// their exit line and end, rather than outlive their host. 'exit' is emitted both on
+// process.exit() and when the event loop runs empty (a script that forgot close()).
 /** @type {Set<import('node:child_process').ChildProcess>} */
 const running = new Set();
 process.once('exit', () => {
   for (const child of running) child.kill('SIGTERM');
 });
 
+/** The default of options and payloads: nothing to check. */
+const NONE = Object.freeze({});
+/** Node's longest timer (a longer one fires at once). */
+const MAX_TIMER = 2 ** 31 - 1;
 const ANSWERS = { snapshot: 'snapshot', describe: 'describe', advance: 'advanced', settle: 'settled' };
 const never = () => false;
 /** @param {Line} line  the host's own line: `action`, or under --emit ticks the `state` line naming it */
 const isOwnLine = (line) => line.type === 'action' || line.type === 'state';
 
-/** @param {Until} until @returns {(line: Line) => boolean} */
-function matcher(until) {
-  return typeof until === 'function' ? until : (line) => line.type === 'action' && line.action.type === until;
+/** @param {unknown} value */
+function describeValue(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : `${typeof value} ${String(value)}`;
+}
+
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
+const isPlainObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Throws a TypeError for options that are not an object, or have names not in `known`.
+ * @param {unknown} options @param {string[]} known @param {string} where
+ */
+function checkOptions(options, known, where) {
+  if (options === NONE) return;
+  if (!isPlainObject(options)) throw new TypeError(`${where}: options must be an object, not ${describeValue(options)}`);
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) {
+      throw new TypeError(`${where}: unknown option ${JSON.stringify(name)}${didYouMean(name, known)}; the options are ${known.join(', ')}`);
+    }
+  }
+  if ('timeout' in options && options.timeout !== undefined && !(typeof options.timeout === 'number' && options.timeout >= 0)) {
+    throw new TypeError(`${where}: timeout must be a number of milliseconds, not ${describeValue(options.timeout)}`);
+  }
 }
 
 /** @param {string} text @returns {Line} */
@@ -111,18 +261,50 @@ function idsOf(line) {
 
 /**
  * One composable-actor process. `await Client.start()`, then `await close()` (in `finally`).
- * Emits `line` for every output line after `ready`, and `end` once the output ends.
+ *
+ * Every output line after `ready` is kept, in order, in a bounded backlog (`backlog` lines, 10,000
+ * by default; the oldest are dropped first): `waitFor` finds lines that came before it was called,
+ * and `events()` starts at the backlog's start. Lines read back from the backlog are parsed
+ * afresh: equal to, not the same objects as, those `send` resolved to. Emits `line` for every
+ * output line after `ready`, and `end` once the output ends.
+ *
+ * Ids: every line carries the id of the input line that caused it, and the lines of a
+ * long-running effect (a socket's messages, a timer's ticks) carry the id of the action that
+ * STARTED the effect. `until` and `waitFor` therefore match lines whatever their id.
+ *
+ * A client nobody closes does not keep Node running: the child and its pipes are unreferenced
+ * while no call waits, and the child gets SIGTERM when Node exits.
  */
 export class Client extends EventEmitter {
   /** @type {import('node:child_process').ChildProcessWithoutNullStreams} */ #child;
   /** @type {Promise<number | null>} */ #exited;
   /** @type {Map<number, Call>} */ #calls = new Map();
+  /** @type {Set<Call>} calls whose `until` has not matched yet */ #watching = new Set();
+  /** @type {Set<Wait>} */ #waits = new Set();
+  /** @type {Set<() => void>} events() iterators waiting for a line */ #readers = new Set();
   /** @type {Map<string, unknown>} */ #mirror = new Map();
+  // The backlog keeps each line's text, parsed again when read: thousands of parsed lines kept
+  // alive would outlive the young generation and make every collection dearer.
+  /** @type {string[]} the backlog from index #head on */ #backlog = [];
+  #head = 0;
+  /** the number (counting every line since ready from 0) of the oldest line kept */ #first = 0;
+  /** the number of lines received since ready */ #received = 0;
+  /** @type {number} */ #limit;
+  /** the number of the first line the next waitFor looks at */ #cursor = 0;
+  /** @type {Promise<Map<string, Set<string>>> | null} each store's action types, from describe */ #loading = null;
+  /** @type {Map<string, Set<string>> | null} the same once known */ #types = null;
+  /** @type {Promise<void> | null} writes wait for it while describe is fetched for a send */ #gate = null;
+  #holds = 0;
+  /** @type {Set<{at: number, late: () => void}>} what the timer is for */ #deadlines = new Set();
+  /** @type {NodeJS.Timeout | null} */ #timer = null;
+  /** when #timer fires (performance.now() time) */ #timerAt = Infinity;
+  #ticks = false;
   #lastId = 0;
   /** @type {Error | null} */ #failure = null;
   /** @type {Line | null} */ #exitLine = null;
   /** @type {number} */ timeout;
   /** @type {Line} */ ready = {};
+  /** @type {Set<unknown>} the store names, from ready */ #stores = new Set();
 
   /** @param {Options} [options] */
   static async start(options = {}) {
@@ -132,21 +314,37 @@ export class Client extends EventEmitter {
     } catch (error) {
       // A process that did not start right is of no use: no quit, no grace period.
       client.#child.kill('SIGKILL');
+      client.#hold();
       await client.#exited;
+      client.#release();
       throw error;
     }
     return client;
   }
 
   /** @param {Options} options  use `Client.start` */
-  constructor({ binary, args = [], timeout = 10_000, env } = {}) {
+  constructor(options = {}) {
     super();
+    checkOptions(options, ['binary', 'args', 'timeout', 'env', 'backlog'], 'Client');
+    const { binary, args = [], timeout = 10_000, env, backlog = 10_000 } = options;
+    if (typeof args === 'string') {
+      throw new TypeError(`args must be an array of strings, e.g. ${JSON.stringify(String(args).split(/\s+/).filter(Boolean))}, not a string`);
+    }
+    if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) throw new TypeError('args must be an array of strings');
+    if (!(Number.isInteger(backlog) && backlog > 0)) throw new TypeError(`backlog must be a positive whole number of lines, not ${describeValue(backlog)}`);
+    if (env !== undefined && !isPlainObject(env)) throw new TypeError('env must be an object of variables');
     this.timeout = timeout;
+    this.#limit = backlog;
+    this.#ticks = args.some((arg, i) => arg === '--emit=ticks' || (arg === '--emit' && args[i + 1] === 'ticks'));
     this.#child = spawn(findBinary(binary), args, {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: env && { ...process.env, ...env },
     });
     running.add(this.#child);
+    // Nothing of the child holds the event loop unless a call waits (#hold).
+    this.#child.unref();
+    this.#child.stdin.unref?.();
+    this.#child.stdout.unref?.();
     this.#exited = new Promise((resolve) => {
       /** @param {number | null} code */
       const exited = (code) => {
@@ -164,18 +362,25 @@ export class Client extends EventEmitter {
 
   async #start() {
     const lines = createInterface({ input: this.#child.stdout, crlfDelay: Infinity });
-    const first = await new Promise((resolve, reject) => {
-      // Follows on from inside the first line's handler, so no later line can slip past.
-      lines.once('line', (text) => {
-        lines.on('line', (line) => this.#receive(line));
-        resolve(text);
+    /** @type {() => void} */
+    let cancel = () => {};
+    try {
+      const first = await new Promise((resolve, reject) => {
+        // Follows on from inside the first line's handler, so no later line can slip past.
+        lines.once('line', (text) => {
+          lines.on('line', (line) => this.#receive(line));
+          resolve(text);
+        });
+        lines.once('close', () => reject(this.#failure ?? new ProcessExitedError(null)));
+        this.#child.once('error', reject);
+        cancel = this.#deadline(this.timeout, () => reject(new TimeoutError(`no ready line in ${this.timeout} ms`)));
       });
-      lines.once('close', () => reject(this.#failure ?? new ProcessExitedError(null)));
-      this.#child.once('error', reject);
-      setTimeout(() => reject(new TimeoutError(`no ready line in ${this.timeout} ms`)), this.timeout).unref();
-    });
-    lines.once('close', () => this.#end(null));
-    this.ready = parseReady(first);
+      lines.once('close', () => this.#end(null));
+      this.ready = parseReady(first);
+      this.#stores = new Set(this.stores);
+    } finally {
+      cancel();
+    }
     for (const store of this.stores) await this.snapshot(store);
   }
 
@@ -184,6 +389,7 @@ export class Client extends EventEmitter {
     return this.ready.stores ?? [];
   }
 
+  /** @returns {number | undefined} */
   get pid() {
     return this.#child.pid;
   }
@@ -196,93 +402,200 @@ export class Client extends EventEmitter {
   /**
    * Sends an action and resolves to the lines that echo its id, its own line first.
    *
-   * Without `until` or `settle` that is its own line only. `until` (an action type, or a predicate
-   * on lines) also waits for the first line of its effects that matches; `settle` waits until the
-   * process is idle under the virtual clock. Many sends may be in flight at once.
+   * Without `until` or `settle` that is its own line only. `until` (an action type of this store,
+   * checked against `describe` before anything is sent, or a predicate on lines) also waits for the
+   * first line written after the action that matches, WHATEVER ITS ID: the lines of a long-running
+   * effect carry the id of the action that started it (a socket's echo carries
+   * `connectButtonTapped`'s id). The result then ends with the matching line, if it carries
+   * another id. `settle` waits until the process is idle under the virtual clock. Many sends may
+   * be in flight at once. A predicate that throws rejects this call only.
    *
    * @param {string} store
    * @param {string | {type: string, [field: string]: unknown}} action  a type, or a whole action
-   * @param {Record<string, unknown>} [payload]  fields beside `type`
-   * @param {{until?: Until, settle?: boolean, timeout?: number}} [options]
+   * @param {Record<string, unknown>} [payload]  fields beside `type`, e.g. `{ value: 7 }`
+   * @param {SendOptions} [options]
    * @returns {Promise<Line[]>}
    */
-  async send(store, action, payload = {}, { until, settle = false, timeout } = {}) {
+  async send(store, action, payload = NONE, options = NONE) {
+    // The plain case on a path of its own, small enough to be optimized after a few calls.
+    if (payload === NONE && options === NONE && typeof action === 'string' && action && !this.#gate && this.#stores.has(store)) {
+      const call = this.#request({ store, action }, isOwnLine);
+      return this.#wait(call, call, undefined, () => `send(${JSON.stringify(store)}, ${JSON.stringify(action)})`);
+    }
+    return this.#send(store, action, payload, options);
+  }
+
+  /**
+   * `send` with its arguments checked, payload, options.
+   * @param {string} store @param {string | {type: string, [field: string]: unknown}} action
+   * @param {Record<string, unknown>} payload @param {SendOptions} options @returns {Promise<Line[]>}
+   */
+  async #send(store, action, payload, options) {
+    this.#checkStore(store);
+    if (typeof action === 'string') {
+      if (!action) throw new TypeError('the action type is empty');
+    } else if (!isPlainObject(action) || typeof action.type !== 'string') {
+      throw new TypeError(`action must be an action type (a string) or an object with a string type, not ${describeValue(action)}`);
+    }
+    if (payload !== NONE && !isPlainObject(payload)) {
+      throw new TypeError(`payload must be an object of the action's fields, e.g. { value: ${JSON.stringify(payload)} }, not ${describeValue(payload)}`);
+    }
+    checkOptions(options, ['until', 'settle', 'timeout'], 'send');
+    const { until, settle = false, timeout } = options;
     if (until !== undefined && settle) throw new TypeError('pass until or settle, not both');
-    const fields = Object.keys(payload).length > 0;
+    // The first action type to check waits for describe, and every write behind it, in order.
+    if (typeof until === 'string' && !this.#types && !this.#gate) this.#gate = this.#actionTypes().then(() => {}, () => {});
+    if (this.#gate) {
+      const gate = this.#gate;
+      await gate;
+      if (this.#gate === gate) this.#gate = null;
+    }
+    const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
+    const match = until === undefined ? null : this.#matcher(until, store, `send(${JSON.stringify(store)}, …)`, types);
+    const fields = payload !== NONE && Object.keys(payload).length > 0;
     const message = typeof action === 'string' ? (fields ? { type: action, ...payload } : action) : { ...action, ...payload };
-    const call = this.#request({ store, action: message }, until !== undefined ? matcher(until) : settle ? never : isOwnLine);
-    if (!settle) return this.#wait(call, call, timeout);
-    return this.#wait(this.#request({ cmd: 'settle' }, (line) => line.type === 'settled'), call, timeout);
+    const call = this.#request({ store, action: message }, match ? never : settle ? never : isOwnLine, match);
+    const what = () => `send(${JSON.stringify(store)}, ${JSON.stringify(typeof action === 'string' ? action : action.type)})`;
+    if (!settle) {
+      return this.#wait(call, call, timeout, () => `${what()}${match ? ` waiting for ${this.#describeUntil(/** @type {Until} */ (until))} after it` : ''}`);
+    }
+    const settled = this.#request({ cmd: 'settle' }, (line) => line.type === 'settled');
+    return this.#wait(settled, call, timeout, () => `${what()} waiting for settled`);
+  }
+
+  /**
+   * Resolves to the first kept line that matches `until`, whatever its id, looking from a cursor:
+   * lines an earlier `waitFor` matched or passed are not seen again, but lines that came before
+   * this call and are still in the backlog are (a welcome message received before the call is
+   * found). `until` is an action type (it matches `action` lines of that type; under
+   * `--emit ticks` no line names an action, so pass a predicate) or a predicate on lines.
+   * `store` limits an action type to one store. An unknown action type or store rejects at once,
+   * a predicate that throws rejects this call with its error, a timeout with `TimeoutError`.
+   *
+   * @param {Until} until
+   * @param {WaitOptions} [options]
+   * @returns {Promise<Line>}
+   */
+  async waitFor(until, options = NONE) {
+    checkOptions(options, ['store', 'timeout'], 'waitFor');
+    const { store, timeout = this.timeout } = options;
+    if (store !== undefined) this.#checkStore(store);
+    const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
+    const match = this.#matcher(until, store, 'waitFor', types);
+    for (let number = Math.max(this.#cursor, this.#first); number < this.#received; number++) {
+      const line = this.#line(number);
+      if (match(line)) {
+        this.#cursor = number + 1;
+        return line;
+      }
+    }
+    if (this.#failure) throw this.#failure;
+    /** @type {() => void} */
+    let cancel = () => {};
+    try {
+      return await new Promise((resolve, reject) => {
+        /** @type {Wait} */
+        const wait = {
+          match,
+          found: (line, number) => {
+            this.#cursor = Math.max(this.#cursor, number + 1);
+            resolve(line);
+          },
+          fail: reject,
+        };
+        this.#waits.add(wait);
+        const what = `waitFor ${this.#describeUntil(until)}${store === undefined ? '' : ` in store ${JSON.stringify(store)}`}`;
+        cancel = this.#deadline(timeout, () => {
+          this.#waits.delete(wait);
+          reject(this.#timeoutError(what, timeout));
+        });
+      });
+    } finally {
+      cancel();
+    }
   }
 
   /**
    * The local mirror of the store's state (a copy), current with every line read.
    * @param {string} store
+   * @returns {any}  the state (JSON); its type is the store's (schemas/stores/), not checked here
    */
   state(store) {
-    if (!this.#mirror.has(store)) throw new Error(`no store named ${JSON.stringify(store)}`);
+    this.#checkStore(store);
+    if (!this.#mirror.has(store)) throw new Error(`no state for store ${JSON.stringify(store)} yet`);
     return structuredClone(this.#mirror.get(store));
   }
 
-  /** The store's state as the process has it now. @param {string} store @param {{timeout?: number}} [options] */
-  async snapshot(store, { timeout } = {}) {
-    return (await this.#command('snapshot', { store }, timeout)).at(-1)?.state;
+  /**
+   * The store's state as the process has it now.
+   * @param {string} store @param {{timeout?: number}} [options]
+   */
+  async snapshot(store, options = NONE) {
+    this.#checkStore(store);
+    checkOptions(options, ['timeout'], 'snapshot');
+    return (await this.#command('snapshot', { store }, options.timeout)).at(-1)?.state;
   }
 
   /** @param {{timeout?: number}} [options] @returns {Promise<Line>} */
-  async describe({ timeout } = {}) {
-    return /** @type {Line} */ ((await this.#command('describe', {}, timeout)).at(-1));
+  async describe(options = NONE) {
+    checkOptions(options, ['timeout'], 'describe');
+    const description = /** @type {Line} */ ((await this.#command('describe', {}, options.timeout)).at(-1));
+    // Kept to check the action types given to until and waitFor.
+    /** @type {Map<string, Set<string>>} */
+    const types = new Map();
+    for (const store of description.stores) types.set(store.name, new Set(store.actions.map((/** @type {{type: string}} */ action) => action.type)));
+    this.#types = types;
+    return description;
   }
 
   /**
    * Moves virtual time by `ms`; resolves to the lines echoing this command, `advanced` last.
    * @param {number} ms @param {{timeout?: number}} [options]
    */
-  async advance(ms, { timeout } = {}) {
-    return this.#command('advance', { ms }, timeout);
+  async advance(ms, options = NONE) {
+    if (typeof ms !== 'number') throw new TypeError(`ms must be a number of milliseconds, not ${describeValue(ms)}`);
+    checkOptions(options, ['timeout'], 'advance');
+    return this.#command('advance', { ms }, options.timeout);
   }
 
   /**
    * Waits until no effect can progress without time or I/O; resolves to lines ending with `settled`.
    * @param {{timeout?: number}} [options]
    */
-  async settle({ timeout } = {}) {
-    return this.#command('settle', {}, timeout);
+  async settle(options = NONE) {
+    checkOptions(options, ['timeout'], 'settle');
+    return this.#command('settle', {}, options.timeout);
   }
 
   /**
-   * Every output line from now on, the exit line last.
+   * Every output line from the backlog's start (lines already dropped from it are skipped), then
+   * the live ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s.
    * @returns {AsyncGenerator<Line>}
    */
   events() {
-    /** @type {Line[]} */
-    const queue = [];
-    let ended = this.#failure !== null;
-    /** @type {(() => void) | null} */
-    let wake = null;
-    const push = (/** @type {Line} */ line) => {
-      queue.push(line);
-      wake?.();
-    };
-    const end = () => {
-      ended = true;
-      wake?.();
-    };
-    // Subscribe now, not at the first next(): lines that arrive in between must not be lost.
-    // (By hand, because events.on() only learnt to end on an event in Node 20, and Debian 12
-    // ships Node 18.)
-    if (!ended) this.on('line', push).once('end', end);
     const client = this;
+    let number = this.#first;
     return (async function* () {
-      try {
-        for (;;) {
-          while (queue.length > 0) yield /** @type {Line} */ (queue.shift());
-          if (ended) return;
-          await new Promise((resolve) => (wake = resolve));
-          wake = null;
+      for (;;) {
+        if (number < client.#first) number = client.#first;
+        if (number < client.#received) {
+          yield client.#line(number++);
+        } else if (client.#failure) {
+          return;
+        } else {
+          client.#hold();
+          /** @type {() => void} */
+          let wake = () => {};
+          try {
+            await new Promise((resolve) => {
+              wake = () => resolve(undefined);
+              client.#readers.add(wake);
+            });
+          } finally {
+            client.#readers.delete(wake);
+            client.#release();
+          }
         }
-      } finally {
-        client.off('line', push).off('end', end);
       }
     })();
   }
@@ -291,20 +604,30 @@ export class Client extends EventEmitter {
    * Asks the process to quit, then terminates or kills it if it lingers; resolves to its exit status.
    * @param {{timeout?: number}} [options]
    */
-  async close({ timeout = 2000 } = {}) {
-    if (this.#child.exitCode === null && this.#child.signalCode === null) {
-      if (!this.#failure) this.#write({ cmd: 'quit' });
-      this.#child.stdin.end();
-      // Stdout is still being read, so the process cannot block on it while it quits.
-      if (!(await this.#exits(timeout))) {
-        this.#child.kill('SIGTERM');
-        if (!(await this.#exits(1000))) this.#child.kill('SIGKILL');
+  async close(options = NONE) {
+    checkOptions(options, ['timeout'], 'close');
+    const { timeout = 2000 } = options;
+    this.#hold();
+    try {
+      if (this.#child.exitCode === null && this.#child.signalCode === null) {
+        if (!this.#failure) this.#write({ cmd: 'quit' });
+        this.#child.stdin.end();
+        // Stdout is still being read, so the process cannot block on it while it quits.
+        if (!(await this.#exits(timeout))) {
+          this.#child.kill('SIGTERM');
+          if (!(await this.#exits(1000))) this.#child.kill('SIGKILL');
+        }
       }
+      return await this.#exited;
+    } finally {
+      this.#release();
     }
-    return this.#exited;
   }
 
-  /** Whether the process ends within `ms`. @param {number} ms @returns {Promise<boolean>} */
+  /**
+   * Whether the process ends within `ms`.
+   * @param {number} ms @returns {Promise<boolean>}
+   */
   #exits(ms) {
     /** @type {NodeJS.Timeout | undefined} */
     let timer;
@@ -312,18 +635,145 @@ export class Client extends EventEmitter {
     return Promise.race([this.#exited.then(() => true), late]).finally(() => clearTimeout(timer));
   }
 
+  /**
+   * Calls `late` after `ms` unless cancelled first. Until then the event loop (and so the script)
+   * is held open: by the client's timer, or for a timeout too long for a timer (Infinity), by the
+   * child's stdout. Nothing else of the client holds it.
+   *
+   * One timer per client serves every deadline, set for the earliest: a timer per call, cleared
+   * a few microseconds later, made Node build and drop its timer list every time (about 15 µs a
+   * send in bench/client_latency.py).
+   * @param {number} ms @param {() => void} late @returns {() => void} the cancel
+   */
+  #deadline(ms, late) {
+    if (!(ms <= MAX_TIMER)) {
+      this.#hold();
+      let held = true;
+      return () => {
+        if (held) this.#release();
+        held = false;
+      };
+    }
+    const deadline = { at: performance.now() + ms, late };
+    this.#deadlines.add(deadline);
+    if (deadline.at < this.#timerAt) this.#arm(deadline.at);
+    else if (this.#deadlines.size === 1) this.#timer?.ref();
+    return () => {
+      if (this.#deadlines.delete(deadline) && this.#deadlines.size === 0) this.#timer?.unref();
+    };
+  }
+
+  /**
+   * Sets the client's timer for `at` (performance.now() time).
+   * @param {number} at
+   */
+  #arm(at) {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(at - performance.now())));
+  }
+
+  /** The timer fired: calls the deadlines that passed, sets it for the next one. */
+  #expire() {
+    this.#timer = null;
+    this.#timerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const deadline of this.#deadlines) {
+      if (deadline.at <= now) {
+        this.#deadlines.delete(deadline);
+        deadline.late();
+      } else if (deadline.at < next) next = deadline.at;
+    }
+    if (next < Infinity && this.#deadlines.size > 0) this.#arm(next);
+  }
+
+  #hold() {
+    if (this.#holds++ === 0) {
+      this.#child.ref();
+      this.#child.stdout.ref?.();
+    }
+  }
+
+  #release() {
+    if (--this.#holds === 0) {
+      this.#child.unref();
+      this.#child.stdout.unref?.();
+    }
+  }
+
+  /** @param {unknown} store */
+  #checkStore(store) {
+    if (typeof store !== 'string') throw new TypeError(`store must be a store name (a string), not ${describeValue(store)}`);
+    if (!this.stores.includes(store)) throw new UnknownStoreError(store, this.stores);
+  }
+
+  /** Each store's action types, from `describe` (asked once, when first needed). */
+  #actionTypes() {
+    if (!this.#loading) {
+      this.#loading = this.describe().then(() => /** @type {Map<string, Set<string>>} */ (this.#types));
+      // Asked again next time if it failed (it fails only when the process ended).
+      this.#loading.catch(() => (this.#loading = null));
+    }
+    return this.#loading;
+  }
+
+  /**
+   * A matcher for `until`: a predicate as it is, an action type checked against describe's.
+   * @param {unknown} until @param {string | undefined} store @param {string} where
+   * @param {Map<string, Set<string>> | null} types  each store's action types (for an action type)
+   * @returns {(line: Line) => boolean}
+   */
+  #matcher(until, store, where, types) {
+    if (typeof until === 'function') return /** @type {(line: Line) => boolean} */ (until);
+    if (typeof until !== 'string') {
+      throw new TypeError(`${where}: until must be an action type (a string) or a predicate on lines, not ${describeValue(until)}`);
+    }
+    if (this.#ticks) {
+      throw new TypeError(`${where}: under --emit ticks, state lines do not name their actions, so the action type ${JSON.stringify(until)} would never match; pass a predicate on lines`);
+    }
+    if (!types) throw new Error('the action types are not known');
+    const stores = store === undefined ? [...types.keys()] : [store];
+    if (!stores.some((name) => types.get(name)?.has(until))) {
+      const candidates = stores.flatMap((name) => [...(types.get(name) ?? [])]);
+      const elsewhere = [...types].filter(([name, actions]) => !stores.includes(name) && actions.has(until)).map(([name]) => name);
+      const hint = elsewhere.length > 0 ? `; it is an action of ${elsewhere.join(', ')}` : didYouMean(until, candidates);
+      const scope = store === undefined ? 'any store' : `store ${JSON.stringify(store)}`;
+      throw new UnknownActionError(until, store, `${where}: no action type ${JSON.stringify(until)} in ${scope}${hint}`);
+    }
+    return (line) => line.type === 'action' && line.action.type === until && (store === undefined || line.store === store);
+  }
+
+  /** @param {Until} until */
+  #describeUntil(until) {
+    return typeof until === 'string' ? `action type ${JSON.stringify(until)}` : `predicate ${until.name || '(anonymous)'}`;
+  }
+
+  /** @param {string} what @param {number} ms */
+  #timeoutError(what, ms) {
+    const last = this.#backlog.slice(Math.max(this.#head, this.#backlog.length - 5));
+    const shown = last.length > 0 ? last.map((text) => `\n  ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`).join('') : ' none';
+    return new TimeoutError(`${what}: nothing matched in ${ms} ms; the last ${last.length} lines received:${shown}`, last.map((text) => JSON.parse(text)));
+  }
+
   /** @param {string} cmd @param {Record<string, unknown>} fields @param {number} [timeout] */
   async #command(cmd, fields, timeout) {
     const answer = ANSWERS[/** @type {keyof typeof ANSWERS} */ (cmd)];
+    if (this.#gate && cmd !== 'describe') await this.#gate;
     const call = this.#request({ cmd, ...fields }, (line) => line.type === answer);
-    return this.#wait(call, call, timeout);
+    return this.#wait(call, call, timeout, () => `${cmd} waiting for its ${answer} line`);
   }
 
-  /** @param {Record<string, unknown>} message @param {(line: Line) => boolean} done @returns {Call} */
-  #request(message, done) {
+  /**
+   * @param {Record<string, unknown>} message @param {(line: Line) => boolean} done
+   * @param {((line: Line) => boolean) | null} [until] @returns {Call}
+   */
+  #request(message, done, until = null) {
     if (this.#failure) throw this.#failure;
-    const call = { id: this.#write(message), done, lines: [], error: null, finished: false, wake: null };
+    /** @type {Call} */
+    const call = { id: this.#write(message), done, until, own: false, matched: null, lines: [], error: null, finished: false, wake: null };
     this.#calls.set(call.id, call);
+    if (until) this.#watching.add(call);
     return call;
   }
 
@@ -336,26 +786,29 @@ export class Client extends EventEmitter {
 
   /**
    * The lines of `answer` once `waited` finished; rejects with the error either met.
-   * @param {Call} waited @param {Call} answer @param {number} [timeout]
+   * @param {Call} waited @param {Call} answer @param {number | undefined} timeout @param {() => string} what
    */
-  async #wait(waited, answer, timeout = this.timeout) {
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
+  async #wait(waited, answer, timeout = this.timeout, what) {
+    /** @type {() => void} */
+    let cancel = () => {};
     try {
       if (!waited.finished) {
         await new Promise((resolve, reject) => {
-          waited.wake = resolve;
-          timer = setTimeout(() => reject(new TimeoutError(`no answer from composable-actor in ${timeout} ms`)), timeout);
+          waited.wake = () => resolve(undefined);
+          cancel = this.#deadline(timeout, () => reject(this.#timeoutError(what(), timeout)));
         });
       }
     } finally {
-      clearTimeout(timer);
+      cancel();
       this.#calls.delete(waited.id);
       this.#calls.delete(answer.id);
+      this.#watching.delete(waited);
+      this.#watching.delete(answer);
     }
     const error = answer.error ?? waited.error;
     if (error) throw error;
-    return answer.lines;
+    const { lines, matched } = answer;
+    return matched && !lines.includes(matched) ? [...lines, matched] : lines;
   }
 
   /** @param {string} text */
@@ -377,13 +830,16 @@ export class Client extends EventEmitter {
       // mirror, not silently replace it.
       this.#mirror.set(line.store, line.state);
     }
+    const number = this.#keep(text);
     for (const id of idsOf(line)) {
       const call = this.#calls.get(/** @type {number} */ (id));
       if (!call) continue;
       call.lines.push(line);
       if (line.type === 'error') call.error = new ComposableActorError(line);
-      if (call.error || call.done(line)) this.#finish(call);
+      else if (call.until) call.own ||= isOwnLine(line);
+      if (call.error || call.done(line) || (call.own && call.matched)) this.#finish(call);
     }
+    if (this.#watching.size > 0 || this.#waits.size > 0 || this.#readers.size > 0) this.#notify(line, number);
     this.emit('line', line);
     if (line.type === 'exit') {
       this.#exitLine = line;
@@ -391,7 +847,66 @@ export class Client extends EventEmitter {
     }
   }
 
-  /** Fails every pending call and every later one. @param {Error | null} failure */
+  /**
+   * Shows a line to the calls watching every line: `until`, `waitFor`, `events()`. (Apart from
+   * #receive, which runs for every line, so that it stays small enough to be optimized early.)
+   * @param {Line} line @param {number} number
+   */
+  #notify(line, number) {
+    for (const call of this.#watching) {
+      try {
+        if (!call.until?.(line)) continue;
+        call.matched = line;
+      } catch (error) {
+        // Only the call whose predicate threw fails.
+        call.error = error;
+      }
+      this.#watching.delete(call);
+      if (call.error || call.own) this.#finish(call);
+    }
+    for (const wait of this.#waits) {
+      try {
+        if (!wait.match(line)) continue;
+        wait.found(line, number);
+      } catch (error) {
+        wait.fail(error);
+      }
+      this.#waits.delete(wait);
+    }
+    for (const wake of this.#readers) wake();
+  }
+
+  /**
+   * Line `number` (counted from 0 since ready) of the backlog, parsed afresh.
+   * @param {number} number @returns {Line}
+   */
+  #line(number) {
+    return JSON.parse(this.#backlog[this.#head + number - this.#first]);
+  }
+
+  /**
+   * Appends a line's text to the backlog, dropping the oldest line past the limit.
+   * @param {string} text @returns {number} its number
+   */
+  #keep(text) {
+    this.#backlog.push(text);
+    const number = this.#received++;
+    if (this.#received - this.#first > this.#limit) {
+      this.#backlog[this.#head++] = '';
+      this.#first++;
+      // Shifting the array by one for every line would cost the whole backlog each time.
+      if (this.#head >= 1024 && this.#head * 2 >= this.#backlog.length) {
+        this.#backlog.splice(0, this.#head);
+        this.#head = 0;
+      }
+    }
+    return number;
+  }
+
+  /**
+   * Fails every pending call and every later one.
+   * @param {Error | null} failure
+   */
   #end(failure) {
     if (this.#failure) return;
     this.#failure = failure ?? new ProcessExitedError(this.#exitLine);
@@ -399,6 +914,9 @@ export class Client extends EventEmitter {
       call.error = this.#failure;
       this.#finish(call);
     }
+    for (const wait of this.#waits) wait.fail(this.#failure);
+    this.#waits.clear();
+    for (const wake of this.#readers) wake();
     this.emit('end');
   }
 
@@ -406,6 +924,7 @@ export class Client extends EventEmitter {
   #finish(call) {
     call.finished = true;
     this.#calls.delete(call.id);
+    this.#watching.delete(call);
     call.wake?.();
   }
 }

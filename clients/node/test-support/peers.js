@@ -20,7 +20,8 @@ const SERVERS = fileURLToPath(new URL('../../../Tests/servers/', import.meta.url
  * @param {{timeout?: number}} [options]  milliseconds to wait for the ready line
  * @returns {Promise<Peer>}
  */
-export async function startPeer(script, { timeout = 20_000 } = {}) {
+export async function startPeer(script, options = {}) {
+  const { timeout = 20_000 } = options;
   const child = spawn(process.env.PYTHON ?? 'python3', [SERVERS + script, '--port', '0'], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });

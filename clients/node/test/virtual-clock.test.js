@@ -45,6 +45,8 @@ async function takeUntil(events, predicate) {
 test('advance resolves to its own line; the mirror already has the timer\'s effects', LIMIT, async () => {
   const actor = await start([...VIRTUAL, '--todos-url', http.url, '--seed', '1']);
   const events = actor.events();
+  // The backlog starts with the snapshots start() took to seed the mirror.
+  assert.deepEqual((await takeUntil(events, (line) => line.store === actor.stores.at(-1))).map(kind), actor.stores.map(() => 'snapshot'));
   const [appeared] = await actor.send('randomTodo', 'viewDidAppear');
   assert.deepEqual(await actor.advance(2999), [{ type: 'advanced', ms: 2999, now: 2999, id: appeared.id + 1 }]);
   assert.equal(actor.state('randomTodo').isFetching, false);

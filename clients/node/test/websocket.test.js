@@ -79,3 +79,24 @@ test('advancing the virtual clock sends the pings', LIMIT, async () => {
   assert.equal(JSON.parse(reply.action.value.text).pingReceived, 1);
   assert.deepEqual(actor.state('websocket').receivedMessages.map((/** @type {string} */ text) => JSON.parse(text).pingReceived), [1]);
 });
+
+test('send until sees the echo, which carries the connect\'s id; waitFor finds the welcome', LIMIT, async () => {
+  const actor = await start(['--clock', 'virtual', '--websocket-url', `${ws.url}/echo`]);
+  const opened = await actor.send('websocket', 'connectButtonTapped', {}, { until: 'webSocket.didOpen' });
+  // The welcome came after didOpen, before this call: the backlog still has it.
+  const welcome = await actor.waitFor(received(WELCOME), { timeout: 5000 });
+  assert.equal(welcome.id, opened[0].id);
+
+  await actor.send('websocket', 'messageToSendChanged', { value: 'Hello' });
+  const sent = await actor.send('websocket', 'sendButtonTapped', {}, { until: received('Hello'), timeout: 5000 });
+  const echo = /** @type {Line} */ (sent.at(-1));
+  assert.equal(sent[0].action.type, 'sendButtonTapped');
+  assert.deepEqual([echo.id, echo.source, echo.action.value.text], [opened[0].id, 'effect', 'Hello']);
+  assert.ok(sent.slice(0, -1).every((line) => line.id === sent[0].id), 'its own lines, then the echo');
+  assert.deepEqual(actor.state('websocket').receivedMessages, [WELCOME, 'Hello']);
+  // The same with the action type: the echo is the next receivedSocketMessage.success.
+  await actor.send('websocket', 'messageToSendChanged', { value: 'again' });
+  const again = await actor.send('websocket', 'sendButtonTapped', {}, { until: 'receivedSocketMessage.success', timeout: 5000 });
+  assert.equal(again.at(-1)?.action.value.text, 'again');
+  await actor.send('websocket', 'connectButtonTapped');
+});
