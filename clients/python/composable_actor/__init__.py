@@ -4,6 +4,10 @@
         actor.send("primes", "counter.countChanged", value=7)
         actor.send("primes", "counter.nthPrimeButtonTapped", until="counter.nthPrimeResponse")
         print(actor.state("primes")["alertNthPrime"])  # {'n': 7, 'prime': 17}
+
+Every output line is kept in order in a bounded backlog; `until` and `wait_for` match lines
+whatever their id, because the lines of a long-running effect (a timer, a WebSocket, an HTTP
+request) carry the id of the action that started it. clients/python/README.md is the reference.
 """
 
 from ._async import AsyncClient

@@ -14,7 +14,6 @@ the action that *started* the effect, not the id of whatever the host sent last.
 from __future__ import annotations
 
 import collections
-import difflib
 import itertools
 import json
 import os
@@ -59,13 +58,19 @@ class ProcessExitedError(Exception):
         super().__init__(f"composable-actor exited {how}")
 
 
+def _close_matches(word: str, candidates: Sequence[str], n: int) -> list[str]:
+    import difflib  # only for these errors: it would slow every start down
+
+    return difflib.get_close_matches(word, candidates, n=n)
+
+
 class UnknownStoreError(KeyError):
     """A store name the process does not have (a `KeyError`, with a readable message)."""
 
     def __init__(self, store: object, stores: Sequence[str]):
         self.store = store
         self.stores = list(stores)
-        close = difflib.get_close_matches(str(store), self.stores, n=1)
+        close = _close_matches(str(store), self.stores, 1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         self.message = f"unknown store {store!r}{hint} The stores are: {', '.join(self.stores)}"
         super().__init__(self.message)
@@ -81,7 +86,7 @@ class UnknownActionError(ValueError):
     def __init__(self, action: str, store: str | None, known: Sequence[str]):
         self.action = action
         self.store = store
-        close = difflib.get_close_matches(action, known, n=3)
+        close = _close_matches(action, known, 3)
         where = f"in store {store!r}" if store else "in any store"
         hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
         super().__init__(f"no action type {action!r} {where} (from describe){hint}")
