@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
 # From a copy: setuptools writes build/ and *.egg-info next to the sources it builds.
 mkdir "$work/src"
-cp -R "$here/pyproject.toml" "$here/composable_actor" "$work/src/"
+cp -R "$here/pyproject.toml" "$here/README.md" "$here/composable_actor" "$work/src/"
 find "$work/src" -name __pycache__ -prune -exec rm -rf {} +
 pip=("$work/venv/bin/python" -m pip --disable-pip-version-check --quiet)
 # Offline when the environment's own setuptools can build the wheel; else pip's usual isolated
