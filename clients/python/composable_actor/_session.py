@@ -401,11 +401,11 @@ class Session:
             # must match the mirror, not silently replace it.
             self.mirror.setdefault(line["store"], line["state"])
         index = self.received
-        self.received += 1
+        self.received = index + 1
         self.backlog.append(line)
         finished: list[Waiter] = []
         if kind != "exit":
-            for id in _ids(line):
+            for id in (line["id"],) if "id" in line else _ids(line):
                 call = self._calls.get(id)
                 if call is None:
                     continue

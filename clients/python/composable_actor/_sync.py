@@ -133,7 +133,8 @@ class Client:
         """
         session = self._session
         session.check_store(store)
-        check_timeout(timeout)
+        if timeout is not None:
+            check_timeout(timeout)
         if until is not None:
             self._check_until(until, store)
             self.poll()  # lines already waiting came before the action: `until` must not see them
@@ -279,19 +280,24 @@ class Client:
 
     def _wait(self, waiter: Waiter, deadline: float | None, timeout: float | None) -> None:
         """Reads lines until `waiter` is done; a TimeoutError past the deadline."""
+        session = self._session
+        texts = self._texts
         while not waiter.finished:
-            if deadline is not None and time.monotonic() >= deadline:
-                # Checked before reading too, so that lines that keep coming cannot hold a wait
+            if texts:
+                session.receive(texts.popleft())
+                continue
+            remaining = None
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                # Checked before every read, so that lines that keep coming cannot hold a wait
                 # forever; the lines already waiting still count.
-                self.poll()
-                if waiter.finished:
-                    return
-                break
-            if self._read_line(deadline) is False:
-                break
-        else:
-            return
-        raise self._session.timed_out(waiter.what, self.timeout if timeout is None else timeout)
+                if remaining <= 0:
+                    self.poll()
+                    if waiter.finished:
+                        return
+                    raise session.timed_out(waiter.what, self.timeout if timeout is None else timeout)
+            if self._fill(remaining) is None:
+                session.end()
 
     def _read_line(self, deadline: float | None) -> bool:
         """Reads and receives one line; False when the deadline passed first."""
