@@ -303,8 +303,9 @@ class Session:
         }
 
     def needs_description(self, until: object) -> bool:
-        """Whether checking `until` needs the `describe` answer, not fetched yet."""
-        return isinstance(until, str) and not self.ticks and self.actions is None
+        """Whether checking `until` needs the `describe` answer, not fetched yet (and still
+        available: once the process ended, the lines kept can be searched unchecked)."""
+        return isinstance(until, str) and not self.ticks and self.actions is None and self.failure is None
 
     def check_until(self, until: object, store: str | None) -> None:
         """Refuses, before anything is written or awaited, what could never match: an action
@@ -318,7 +319,8 @@ class Session:
                 f"under --emit ticks no line names its action type, so {until!r} could never match: "
                 "pass a predicate on lines instead"
             )
-        assert self.actions is not None, "learn() the describe answer first"
+        if self.actions is None:  # the process ended before describe could be asked
+            return
         known = self.actions.get(store, []) if store else sorted(set(itertools.chain(*self.actions.values())))
         if until not in known:
             raise UnknownActionError(until, store, known)

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from composable_actor import UnknownActionError, UnknownStoreError
+from composable_actor import ProcessExitedError, UnknownActionError, UnknownStoreError
 
 
 def kind(line):
@@ -214,3 +214,14 @@ def test_action_types_cannot_be_awaited_under_emit_ticks(start):
     line = actor.send("primes", "counter.nthPrimeButtonTapped",
                       until=lambda line: any(op["path"] == "/alertNthPrime" for op in line["patch"]))[-1]
     assert line["type"] == "state" and actor.state("primes")["alertNthPrime"] == {"n": 3, "prime": 5}
+
+
+def test_lines_kept_are_found_after_the_process_ended(start):
+    actor = start()
+    actor.send("primes", "counter.incrTapped")
+    actor.close()
+    # describe cannot be asked any more: the type is not checked, the backlog still searched.
+    assert actor.wait_for("counter.incrTapped")["patch"][0]["value"] == 1
+    assert actor.wait_for(lambda line: line["type"] == "exit")["reason"] == "quit"
+    with pytest.raises(ProcessExitedError):
+        actor.wait_for("counter.decrTapped")
