@@ -6,7 +6,7 @@
 --http-url is a fixture server (Tests/servers/fixture_server.py: the todos and votes APIs) and
 --ws-url a WebSocket echo server (Tests/servers/ws_servers.py, which needs PyPI's `websockets`);
 the example starts on 127.0.0.1 each one it is not given. The binary is --binary, else
-$COMPOSABLE_ACTOR_BIN, else .build/release/composable-actor.
+$COMPOSABLE_ACTOR_BIN, else composable-actor on PATH, else .build/release/composable-actor.
 
 The process runs with `--clock virtual`: time moves only when the example advances it, so the
 3 s refresh and the 0.2 s loading throttle happen exactly when it says.
@@ -16,12 +16,13 @@ import argparse
 import contextlib
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "clients/python"), str(ROOT / "Tests/servers")]
-from composable_actor import Client  # noqa: E402
-from peers import FixtureServer, WebSocketServers  # noqa: E402
+from composable_actor import Client, Line  # noqa: E402
+from peers import FixtureServer, Peer, WebSocketServers  # noqa: E402
 
 
 def primes(actor: Client) -> None:
@@ -53,7 +54,7 @@ def random_todo(actor: Client) -> None:
     print(f"randomTodo: on click, {todo['idText']} {todo['titleText']!r}, auto refresh {todo['isAutoRefreshing']}")
 
 
-def loaded(line) -> bool:
+def loaded(line: Line) -> bool:
     """The votes store's last running load finished."""
     return {"op": "replace", "path": "/runningTasks", "value": 0} in line.get("patch", [])
 
@@ -74,23 +75,27 @@ def votes(actor: Client) -> None:
     print(f"votes: {len(titles)} in tech, first {titles[:3]}")
 
 
-def received(text):
+def received(text: str) -> Callable[[Line], bool]:
+    """Matches the line of a text message the socket received."""
     return lambda line: line["type"] == "action" and line["action"] == {
         "type": "receivedSocketMessage.success", "value": {"text": text}}
 
 
 def websocket(actor: Client) -> None:
     actor.send("websocket", "connectButtonTapped", until="webSocket.didOpen")
+    # The server's welcome came on its own; wait_for finds it, however early it arrived.
+    actor.wait_for(received("Welcome to the echo server"))
     for text in ("Hello", "from Python"):
         actor.send("websocket", "messageToSendChanged", value=text)
-        actor.send("websocket", "sendButtonTapped")
-        actor.wait_for(received(text))  # the echo: network I/O again
+        # The echo is network I/O again. Its line carries the id of connectButtonTapped (whose
+        # effect receives the messages), not this send's: `until` matches it all the same.
+        actor.send("websocket", "sendButtonTapped", until=received(text))
     print("websocket: received", actor.state("websocket")["receivedMessages"])
     actor.send("websocket", "connectButtonTapped")  # connected, the button disconnects
     print("websocket:", actor.state("websocket")["connectivityState"])
 
 
-def started(stack: contextlib.ExitStack, server) -> str:
+def started(stack: contextlib.ExitStack, server: Callable[[], Peer]) -> str:
     """Starts a server of Tests/servers on 127.0.0.1 until `stack` closes; its URL."""
     peer = server()
     stack.callback(peer.stop)
@@ -98,7 +103,7 @@ def started(stack: contextlib.ExitStack, server) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--binary", help="the composable-actor binary")
     parser.add_argument("--http-url", help="base URL of a running fixture_server.py")
     parser.add_argument("--ws-url", help="base URL of a running ws_servers.py")

@@ -1,10 +1,13 @@
 """HTTP fixture server for the tests: fake JSONPlaceholder, votes and Wolfram|Alpha APIs, with
 failure switches and a request log. Python standard library only.
 
-Usage: python3 fixture_server.py [--port 0] [--tls-cert FILE --tls-key FILE]
+Usage: python3 fixture_server.py [--port 0] [--tls-cert FILE --tls-key FILE] [--no-stdin]
 
 Once listening on 127.0.0.1 it prints one line, {"port": N, "url": "http://127.0.0.1:N"}
-("https" with TLS), and serves until its stdin reaches EOF or it receives SIGTERM. Every answer
+("https" with TLS), and serves until it receives SIGTERM or SIGINT (exit status 0) or, when its
+stdin is a pipe (as test harnesses start it), until that pipe reaches EOF: a test run that dies
+leaves no server behind. In the background of a shell (`fixture_server.py --port 8765 &`, stdin
+/dev/null or a terminal) it serves until signalled; --no-stdin ignores stdin always. Every answer
 has a Content-Length (unless a failure switch says otherwise) and connections stay open
 (HTTP/1.1 keep-alive).
 
@@ -62,6 +65,7 @@ import select
 import signal
 import socket
 import ssl
+import stat
 import struct
 import sys
 import threading
@@ -496,11 +500,22 @@ class Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def stdin_is_a_pipe():
+    """Whether stdin is a pipe or socket, whose EOF means the parent is gone (not /dev/null, a
+    file or a terminal: in the background a terminal read would stop the process)."""
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
+    parser.add_argument("--no-stdin", action="store_true", help="never end on stdin's EOF, only on a signal")
     args = parser.parse_args()
 
     server = Server(("127.0.0.1", args.port), Handler)
@@ -516,14 +531,16 @@ def main():
     port = server.server_address[1]
 
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
 
     def wait_for_stdin_eof():
-        while os.read(sys.stdin.fileno(), 65536):
+        while os.read(0, 65536):
             pass
         stop.set()
 
-    threading.Thread(target=wait_for_stdin_eof, daemon=True).start()
+    if not args.no_stdin and stdin_is_a_pipe():
+        threading.Thread(target=wait_for_stdin_eof, daemon=True).start()
     # Short polls so that tests, which wait for the server to exit, are not held up.
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     print(json.dumps({"port": port, "url": f"{scheme}://127.0.0.1:{port}"}), flush=True)

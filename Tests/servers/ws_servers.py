@@ -1,10 +1,13 @@
 """WebSocket test peers for the WebSocket client, built on the `websockets` package (asyncio API).
 
-Usage: python3 ws_servers.py [--port N] [--tls-cert FILE --tls-key FILE] [--host 127.0.0.1]
+Usage: python3 ws_servers.py [--port N] [--tls-cert FILE --tls-key FILE] [--host 127.0.0.1] [--no-stdin]
 
 Once listening it prints one JSON line on stdout and flushes it:
     {"port": N, "url": "ws://127.0.0.1:N"}      ("wss://..." when --tls-cert/--tls-key are given)
-It exits when its stdin reaches EOF or on SIGTERM/SIGINT. Compression is off, the server never
+It exits on SIGTERM/SIGINT (exit status 0) or, when its stdin is a pipe (as test harnesses start
+it), when that pipe reaches EOF. In the background of a shell (`ws_servers.py --port 9001 &`,
+stdin /dev/null or a terminal) it serves until signalled; --no-stdin ignores stdin always.
+Compression is off, the server never
 pings on its own, and messages up to 256 MiB are accepted.
 
 Subprotocols: if the client offers "chat" or "superchat", the first of them it offers is
@@ -56,6 +59,7 @@ import os
 import random
 import signal
 import ssl
+import stat
 import sys
 import threading
 import time
@@ -279,12 +283,23 @@ def watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
     loop.call_soon_threadsafe(stop.set)
 
 
+def stdin_is_a_pipe() -> bool:
+    """Whether stdin is a pipe or socket, whose EOF means the parent is gone (not /dev/null, a
+    file or a terminal: in the background a terminal read would stop the process)."""
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
+    parser.add_argument("--no-stdin", action="store_true", help="never end on stdin's EOF, only on a signal")
     arguments = parser.parse_args()
 
     tls = None
@@ -296,7 +311,8 @@ async def main() -> None:
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    threading.Thread(target=watch_stdin, args=(loop, stop), daemon=True).start()
+    if not arguments.no_stdin and stdin_is_a_pipe():
+        threading.Thread(target=watch_stdin, args=(loop, stop), daemon=True).start()
 
     async with serve(
         handler,

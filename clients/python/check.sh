@@ -1,5 +1,84 @@
 #!/usr/bin/env bash
-# Every check of the Python client, against the binary in $COMPOSABLE_ACTOR_BIN.
+# Every check of the Python client, against the binary in $COMPOSABLE_ACTOR_BIN (an absolute
+# path): the tests, the types (mypy --strict over the package and Examples/clients/tour.py), and
+# the package as pip installs it, driving the binary found on PATH.
 set -euo pipefail
 cd "$(dirname "$0")"
+here=$PWD
+root=$(cd ../.. && pwd)
+binary=${COMPOSABLE_ACTOR_BIN:?set COMPOSABLE_ACTOR_BIN to the composable-actor binary}
+binary=$(realpath "$binary")
+
+echo "== pytest" >&2
 python3 -m pytest -q tests
+
+echo "== mypy --strict" >&2
+# The example imports the client and the test peers through sys.path: mypy gets them by MYPYPATH.
+(cd "$root" && MYPYPATH=clients/python:Tests/servers python3 -m mypy --strict --no-incremental \
+  clients/python/composable_actor Examples/clients/tour.py)
+
+echo "== pip install into a fresh virtual environment" >&2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 -m venv "$work/venv"
+# From a copy: setuptools writes build/ and *.egg-info next to the sources it builds.
+mkdir "$work/src"
+cp -R "$here/pyproject.toml" "$here/README.md" "$here/composable_actor" "$work/src/"
+find "$work/src" -name __pycache__ -prune -exec rm -rf {} +
+pip=("$work/venv/bin/python" -m pip --disable-pip-version-check --quiet)
+# Offline when the environment's own setuptools can build the wheel; else pip's usual isolated
+# build, which fetches setuptools from the package index (what `pip install` does for anyone).
+if timeout 120 "${pip[@]}" install --no-index --no-build-isolation --no-deps "$work/src" 2>"$work/offline.log"; then
+  echo "installed offline (--no-build-isolation)" >&2
+else
+  why=$(grep -m 1 -oE "invalid command '[a-z_]+'|No module named '[A-Za-z_.]+'" "$work/offline.log" \
+    || grep -m 1 -o 'error: .*' "$work/offline.log" || tail -n 1 "$work/offline.log")
+  echo "no offline build here ($why); with an isolated build" >&2
+  timeout 300 "${pip[@]}" install --no-deps "$work/src"
+fi
+
+# Outside the repository, with the binary only on PATH.
+mkdir "$work/bin" "$work/outside"
+ln -s "$binary" "$work/bin/composable-actor"
+cat >"$work/outside/drive.py" <<'EOF'
+import asyncio
+import os
+import sys
+
+import composable_actor
+from composable_actor import AsyncClient, Client, find_binary
+
+venv, bin_dir = sys.argv[1:]
+assert composable_actor.__file__.startswith(venv), composable_actor.__file__
+assert find_binary() == os.path.join(bin_dir, "composable-actor"), find_binary()
+with Client(args=["--data-dir", "data"]) as actor:
+    actor.send("primes", "counter.countChanged", value=7)
+    actor.send("primes", "counter.nthPrimeButtonTapped", until="counter.nthPrimeResponse")
+    assert actor.state("primes")["alertNthPrime"] == {"n": 7, "prime": 17}
+
+
+async def main() -> None:
+    async with AsyncClient(args=["--data-dir", "data"]) as actor:
+        lines = await actor.send("primes", "counter.incrTapped")
+        assert actor.state("primes")["count"] == 1 == lines[0]["patch"][0]["value"]
+
+
+asyncio.run(main())
+print("the installed package drove", find_binary())
+EOF
+# The installed package carries its types (py.typed): mypy --strict checks a program against it.
+cat >"$work/outside/typed.py" <<'EOF'
+from composable_actor import Client, Line
+
+
+def count(actor: Client) -> int:
+    line: Line = actor.send("primes", "counter.incrTapped")[0]
+    value: int = line["patch"][0]["value"]
+    return value
+EOF
+(
+  cd "$work/outside"
+  env -u COMPOSABLE_ACTOR_BIN -u PYTHONPATH PATH="$work/bin:/usr/bin:/bin" \
+    timeout 60 "$work/venv/bin/python" drive.py "$work/venv" "$work/bin"
+  python3 -m mypy --strict --no-incremental --python-executable "$work/venv/bin/python" typed.py
+)

@@ -4,14 +4,22 @@
         actor.send("primes", "counter.countChanged", value=7)
         actor.send("primes", "counter.nthPrimeButtonTapped", until="counter.nthPrimeResponse")
         print(actor.state("primes")["alertNthPrime"])  # {'n': 7, 'prime': 17}
+
+Every output line is kept in order in a bounded backlog; `until` and `wait_for` match lines
+whatever their id, because the lines of a long-running effect (a timer, a WebSocket, an HTTP
+request) carry the id of the action that started it. clients/python/README.md is the reference.
 """
 
 from ._async import AsyncClient
 from ._patch import JsonPatchError, apply_patch, json_equal
-from ._session import ENV_BINARY, ComposableActorError, Line, ProcessExitedError, Until, find_binary
+from ._session import (
+    DEFAULT_BACKLOG, ENV_BINARY, ComposableActorError, Line, ProcessExitedError, UnknownActionError,
+    UnknownStoreError, Until, find_binary,
+)
 from ._sync import Client
 
 __all__ = [
-    "AsyncClient", "Client", "ComposableActorError", "ENV_BINARY", "JsonPatchError", "Line",
-    "ProcessExitedError", "Until", "apply_patch", "find_binary", "json_equal",
+    "AsyncClient", "Client", "ComposableActorError", "DEFAULT_BACKLOG", "ENV_BINARY", "JsonPatchError",
+    "Line", "ProcessExitedError", "UnknownActionError", "UnknownStoreError", "Until", "apply_patch",
+    "find_binary", "json_equal",
 ]

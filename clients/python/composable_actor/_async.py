@@ -6,10 +6,16 @@ import asyncio
 import contextlib
 import copy
 import os
+import signal
+import subprocess
+import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from ._session import Call, Line, ProcessExitedError, Session, Until, find_binary
+from ._session import (
+    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, check_backlog,
+    check_timeout, command_line, emits_ticks,
+)
 
 # Snapshots and `describe` answers are single lines far beyond asyncio's 64 KiB default.
 _LINE_LIMIT = 1 << 26
@@ -23,9 +29,16 @@ async def _exits(process: asyncio.subprocess.Process, timeout: float) -> bool:
     return True
 
 
-def _expire(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_exception(TimeoutError("no answer from composable-actor in time"))
+def _kill(popen: subprocess.Popen[bytes] | None, pid: int) -> None:
+    """Ends a process a client never closed (from weakref.finalize, also at interpreter exit)."""
+    if popen is not None:
+        # poll() knows when asyncio already reaped it, so a recycled pid is never signalled.
+        with contextlib.suppress(OSError):
+            if popen.poll() is None:
+                popen.kill()
+        return
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
 
 
 class AsyncClient:
@@ -33,41 +46,57 @@ class AsyncClient:
 
     `async with AsyncClient() as actor:` starts it and always ends it, also when the block
     raises or is cancelled; outside a block, `await AsyncClient().start()` and `await close()`.
+    A client never closed has its process killed when Python exits.
+
+    A reader task reads every output line as it comes: the mirror (`state`) is always current,
+    and every line after `ready` is kept, in order, in a backlog of at most `backlog` lines (the
+    oldest dropped first) that `wait_for` and `events` read from the start. Lines carry the id
+    of the input line that caused them; the lines of a long-running effect carry the id of the
+    action that *started* it, so `until` and `wait_for` match lines whatever their id.
     """
 
     def __init__(
         self,
         binary: str | os.PathLike[str] | None = None,
-        args: Sequence[str] = (),
+        args: Sequence[str | os.PathLike[str]] = (),
         *,
         timeout: float | None = 10.0,
         env: Mapping[str, str] | None = None,
+        backlog: int = DEFAULT_BACKLOG,
     ):
+        check_timeout(timeout)
+        check_backlog(backlog)
+        if env is not None and not isinstance(env, Mapping):
+            raise TypeError(f"env must be a mapping of names to values, not {type(env).__name__}")
         self.timeout = timeout
-        self._command_line = [find_binary(binary), *args]
+        self._backlog_size = backlog
+        self._command_line = command_line(binary, args)
         self._env = None if env is None else {**os.environ, **env}
         self._process: asyncio.subprocess.Process | None = None
         self._session: Session | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._waiters: dict[int, asyncio.Future[None]] = {}
+        self._waiters: dict[Waiter, asyncio.Future[None]] = {}
         self._subscribers: set[asyncio.Queue[Line | None]] = set()
 
     async def start(self) -> AsyncClient:
-        self._process = await asyncio.create_subprocess_exec(
+        self._process = process = await asyncio.create_subprocess_exec(
             *self._command_line, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             env=self._env, limit=_LINE_LIMIT,
         )
+        transport = getattr(process, "_transport", None)
+        popen = transport.get_extra_info("subprocess") if transport is not None else None
+        weakref.finalize(self, _kill, popen, process.pid)
         try:
-            first = await asyncio.wait_for(self._process.stdout.readline(), self.timeout)  # type: ignore[union-attr]
-            self._session = Session(first or None)
+            first = await asyncio.wait_for(process.stdout.readline(), self.timeout)  # type: ignore[union-attr]
+            self._session = Session(first or None, backlog=self._backlog_size, ticks=emits_ticks(self._command_line))
             self._reader = asyncio.create_task(self._read())
             for store in self._session.stores:
                 await self.snapshot(store)
         except BaseException:
             # A process that did not start right is of no use: no quit, no grace period.
             with contextlib.suppress(ProcessLookupError):
-                self._process.kill()
-            await self._process.wait()
+                process.kill()
+            await process.wait()
             if self._reader:
                 await self._reader
             raise
@@ -95,6 +124,11 @@ class AsyncClient:
     def returncode(self) -> int | None:
         return self._process.returncode if self._process else None
 
+    @property
+    def backlog(self) -> list[Line]:
+        """The lines kept (a copy), oldest first."""
+        return list(self._started.backlog)
+
     async def send(
         self,
         store: str,
@@ -106,18 +140,41 @@ class AsyncClient:
         **payload: Any,
     ) -> list[Line]:
         """Like `Client.send`; many sends may be in flight at once."""
-        data, waited, answer = self._started.send(store, action, payload, until, settle)
+        session = self._started
+        session.check_store(store)
+        check_timeout(timeout)
+        if until is not None:
+            await self._check_until(until, store)
+        data, waited, answer = session.send(store, action, payload, until, settle)
         return await self._call(data, waited, answer, timeout)
+
+    async def wait_for(self, until: Until, *, store: str | None = None, timeout: float | None = None) -> Line:
+        """Like `Client.wait_for`: the first line from the cursor on, whatever its id, that
+        matches `until`; a predicate that raises ends this call only."""
+        session = self._started
+        if store is not None:
+            session.check_store(store)
+        check_timeout(timeout)
+        await self._check_until(until, store)
+        watch = session.wait_for(until, store)
+        if not watch.done:
+            await self._until_done(watch, watch.what, timeout)
+        return Session.watched(watch)
 
     def state(self, store: str) -> Any:
         """The local mirror of the store's state (a copy), current with every line read."""
-        return copy.deepcopy(self._started.mirror[store])
+        session = self._started
+        session.check_store(store)
+        return copy.deepcopy(session.mirror[store])
 
     async def snapshot(self, store: str, *, timeout: float | None = None) -> Any:
+        self._started.check_store(store)
         return (await self._command("snapshot", timeout, store=store))[-1]["state"]
 
     async def describe(self, *, timeout: float | None = None) -> Line:
-        return (await self._command("describe", timeout))[-1]
+        description = (await self._command("describe", timeout))[-1]
+        self._started.learn(description)
+        return description
 
     async def advance(self, ms: int, *, timeout: float | None = None) -> list[Line]:
         return await self._command("advance", timeout, ms=ms)
@@ -126,11 +183,17 @@ class AsyncClient:
         return await self._command("settle", timeout)
 
     def events(self) -> AsyncIterator[Line]:
-        """Every output line from now on, the exit line last."""
+        """Every line from the backlog's start (as it is now), then every new line, the exit
+        line last. Each iterator queues the new lines for itself: none is lost however late it
+        reads them."""
+        session = self._started
         queue: asyncio.Queue[Line | None] = asyncio.Queue()
-        if self._started.ended:
+        for line in session.backlog:
+            queue.put_nowait(line)
+        if session.ended:
             queue.put_nowait(None)
-        self._subscribers.add(queue)
+        else:
+            self._subscribers.add(queue)
         return self._follow(queue)
 
     async def close(self, timeout: float = 2.0) -> int | None:
@@ -160,7 +223,13 @@ class AsyncClient:
             raise RuntimeError("the client is not started: use `async with` or `await start()`")
         return self._session
 
+    async def _check_until(self, until: Until, store: str | None) -> None:
+        if self._started.needs_description(until):
+            await self.describe()
+        self._started.check_until(until, store)
+
     async def _command(self, cmd: str, timeout: float | None, **fields: Any) -> list[Line]:
+        check_timeout(timeout)
         data, call = self._started.command(cmd, **fields)
         return await self._call(data, call, call, timeout)
 
@@ -173,23 +242,35 @@ class AsyncClient:
             raise ProcessExitedError(self._started.exit_line) from None
 
     async def _call(self, data: bytes, waited: Call, answer: Call, timeout: float | None) -> list[Line]:
+        try:
+            await self._until_done(waited, waited.what, timeout, data)
+        finally:
+            self._started.forget(waited, answer)
+        return Session.result(waited, answer)
+
+    async def _until_done(self, waiter: Waiter, what: str, timeout: float | None, data: bytes | None = None) -> None:
+        """Waits (after writing `data`) until the reader finishes `waiter`, or times out."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
-        self._waiters[waited.id] = future
+        self._waiters[waiter] = future
         timeout = self.timeout if timeout is None else timeout
         # A timer on the future, not asyncio.wait_for: that wraps every call in a task of its own.
-        timer = None if timeout is None else loop.call_later(timeout, _expire, future)
+        timer = None if timeout is None else loop.call_later(timeout, self._expire, future, what, timeout)
         try:
-            await self._write(data)
+            if data is not None:
+                await self._write(data)
             # The reader may answer during the write's drain, before anyone awaits the future.
-            if not waited.finished:
+            if not waiter.finished:
                 await future
         finally:
             if timer:
                 timer.cancel()
-            self._waiters.pop(waited.id, None)
-            self._started.forget(waited, answer)
-        return Session.result(waited, answer)
+            self._waiters.pop(waiter, None)
+            self._started.forget(waiter)
+
+    def _expire(self, future: asyncio.Future[None], what: str, timeout: float) -> None:
+        if not future.done():
+            future.set_exception(self._started.timed_out(what, timeout))
 
     async def _read(self) -> None:
         session = self._started
@@ -197,8 +278,9 @@ class AsyncClient:
         failure: Exception | None = None
         try:
             while text := await stdout.readline():  # type: ignore[union-attr]
-                line, finished, _ = session.receive(text)
-                self._wake(finished)
+                line, finished = session.receive(text)
+                if finished:
+                    self._wake(finished)
                 for queue in self._subscribers:
                     queue.put_nowait(line)
         except Exception as error:  # a line that cannot be followed: fail the calls with it
@@ -206,10 +288,11 @@ class AsyncClient:
         self._wake(session.end(failure))
         for queue in self._subscribers:
             queue.put_nowait(None)
+        self._subscribers.clear()
 
-    def _wake(self, calls: list[Call]) -> None:
-        for call in calls:
-            future = self._waiters.get(call.id)
+    def _wake(self, waiters: list[Waiter]) -> None:
+        for waiter in waiters:
+            future = self._waiters.get(waiter)
             if future and not future.done():
                 future.set_result(None)
 

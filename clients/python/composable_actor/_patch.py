@@ -88,7 +88,7 @@ def _parse(pointer: str) -> list[str]:
     return [token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/")]
 
 
-def _index(array: list, token: str, *, end_ok: bool) -> int:
+def _index(array: list[Any], token: str, *, end_ok: bool) -> int:
     if token == "-" and end_ok:
         return len(array)
     if not _INDEX.fullmatch(token):

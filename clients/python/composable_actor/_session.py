@@ -1,28 +1,40 @@
 """The protocol without I/O, shared by the synchronous and the asyncio client.
 
 A `Session` numbers what the host writes, matches each output line to the calls waiting for it,
-and keeps the state mirror. Ids are the input line numbers (every line the client writes takes
-the next one), so an error the process could not attach an id to (`line_too_long`) still finds
-its call through the error's `line`.
+keeps the state mirror and the backlog of every line read. Ids are the input line numbers (every
+line the client writes takes the next one), so an error the process could not attach an id to
+(`line_too_long`) still finds its call through the error's `line`.
+
+Which lines carry which id: a line carries the id of the input line that caused it. The lines of
+a long-running effect (a timer's ticks, a WebSocket's messages, an HTTP response) carry the id of
+the action that *started* the effect, not the id of whatever the host sent last. That is why
+`until` and `wait_for` match lines whatever their id.
 """
 
 from __future__ import annotations
 
+import collections
+import itertools
 import json
 import os
-from collections.abc import Callable, Mapping
+import shutil
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from ._patch import apply_patch
 
 Line = dict[str, Any]
-Until = str | Callable[[Line], bool]
+Until = Union[str, Callable[[Line], bool]]
 
 ENV_BINARY = "COMPOSABLE_ACTOR_BIN"
+BINARY_NAME = "composable-actor"
+DEFAULT_BACKLOG = 10_000
 _ANSWERS = {"snapshot": "snapshot", "describe": "describe", "advance": "advanced", "settle": "settled"}
-_BUILD_BINARY = Path(__file__).resolve().parents[3] / ".build/release/composable-actor"
+_SHOWN_LINES = 5
+_SHOWN_CHARS = 160
 
 
 class ComposableActorError(Exception):
@@ -46,36 +58,181 @@ class ProcessExitedError(Exception):
         super().__init__(f"composable-actor exited {how}")
 
 
+def _close_matches(word: str, candidates: Sequence[str], n: int) -> list[str]:
+    import difflib  # only for these errors: it would slow every start down
+
+    return difflib.get_close_matches(word, candidates, n=n)
+
+
+class UnknownStoreError(KeyError):
+    """A store name the process does not have (a `KeyError`, with a readable message)."""
+
+    def __init__(self, store: object, stores: Sequence[str]):
+        self.store = store
+        self.stores = list(stores)
+        close = _close_matches(str(store), self.stores, 1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        self.message = f"unknown store {store!r}{hint} The stores are: {', '.join(self.stores)}"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UnknownActionError(ValueError):
+    """An action type, given to `until` or `wait_for`, that no store (or not the store named)
+    has according to `describe`: a wait that could never end."""
+
+    def __init__(self, action: str, store: str | None, known: Sequence[str]):
+        self.action = action
+        self.store = store
+        close = _close_matches(action, known, 3)
+        where = f"in store {store!r}" if store else "in any store"
+        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+        super().__init__(f"no action type {action!r} {where} (from describe){hint}")
+
+
+@dataclass(eq=False)
+class Watch:
+    """A wait for the first line from index `start` on that `matches`, whatever its id."""
+
+    matches: Callable[[Line], bool]
+    start: int
+    what: str
+    line: Line | None = None
+    index: int = -1
+    error: Exception | None = None
+    call: Call | None = None  # the call this watch ends (a send's `until`), else a `wait_for`
+
+    @property
+    def done(self) -> bool:
+        return self.line is not None or self.error is not None
+
+    @property
+    def finished(self) -> bool:
+        """`done`, under the name calls have: a client waits on either alike."""
+        return self.line is not None or self.error is not None
+
+
 @dataclass(eq=False)
 class Call:
-    """One written line still waiting for its answer; `lines` collects every line echoing its id."""
+    """One written line still waiting for its answer; `lines` collects every line echoing its id.
+
+    It ends with an error, or once its own answer arrived (`answers`) and, with a `watch`, the
+    watch matched a line too.
+    """
 
     id: int
-    done: Callable[[Line], bool]
+    answers: Callable[[Line], bool]
+    subject: str  # the action type sent, or the command
+    store: str | None = None  # the store an action went to
     lines: list[Line] = field(default_factory=list)
     error: Exception | None = None
+    answered: bool = False
     finished: bool = False
+    watch: Watch | None = None
+
+    @property
+    def what(self) -> str:
+        """What waiting for this call waits for, in words (for timeouts; built only then)."""
+        if self.store is None:
+            text = f"the answer to {self.subject} (id {self.id})"
+        else:
+            text = f"the line of action {self.subject!r} in store {self.store!r} (id {self.id})"
+        return text if self.watch is None else f"{text} and {self.watch.what}"
 
 
-def find_binary(binary: str | os.PathLike[str] | None) -> str:
-    """The explicit path, else $COMPOSABLE_ACTOR_BIN, else the repository's release build."""
-    path = Path(binary or os.environ.get(ENV_BINARY) or _BUILD_BINARY)
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"no composable-actor binary at {path}: pass its path, set {ENV_BINARY}, or build it"
-        )
-    return str(path)
+Waiter = Union[Call, Watch]
+
+
+def _usable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _checkout_build() -> Path | None:
+    """The repository's release build, when this package is a checkout's clients/python."""
+    here = Path(__file__).resolve().parent
+    if len(here.parents) < 3:
+        return None
+    root = here.parents[2]
+    if not (root / "Package.swift").is_file() or root / "clients/python/composable_actor" != here:
+        return None
+    return root / ".build/release" / BINARY_NAME
+
+
+def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
+    """The composable-actor binary: `binary` when given, else $COMPOSABLE_ACTOR_BIN, else
+    `composable-actor` on PATH, else the repository's `.build/release` when this package is
+    inside a checkout. A path given (argument or variable) that is not an executable file is
+    an error at once; otherwise the error lists every place looked at."""
+    if binary is not None:
+        if not isinstance(binary, (str, os.PathLike)):
+            raise TypeError(f"binary must be a path (str or os.PathLike), not {type(binary).__name__}")
+        if _usable(Path(binary)):
+            return str(binary)
+        raise FileNotFoundError(f"no executable composable-actor binary at {os.fspath(binary)!r} (the binary argument)")
+    looked = []
+    variable = os.environ.get(ENV_BINARY)
+    if variable:
+        if _usable(Path(variable)):
+            return variable
+        raise FileNotFoundError(f"${ENV_BINARY} is {variable!r}, which is not an executable file")
+    looked.append(f"${ENV_BINARY} (not set)")
+    on_path = shutil.which(BINARY_NAME)
+    if on_path:
+        return on_path
+    looked.append(f"{BINARY_NAME!r} on PATH ({os.environ.get('PATH', '')})")
+    build = _checkout_build()
+    if build is not None:
+        if _usable(build):
+            return str(build)
+        looked.append(str(build))
+    else:
+        looked.append("the repository's .build/release (this package is not inside a checkout)")
+    raise FileNotFoundError(
+        "no composable-actor binary found; looked at: " + "; ".join(looked)
+        + f". Pass its path, set ${ENV_BINARY}, or put it on PATH"
+    )
+
+
+def command_line(binary: str | os.PathLike[str] | None, args: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """The binary and its arguments, with clear errors for arguments of the wrong type."""
+    if isinstance(args, (str, bytes)):
+        example = args.split() if isinstance(args, str) else args
+        raise TypeError(f"args must be a list of arguments, such as {example!r}, not the string {args!r}")
+    try:
+        items = list(args)
+    except TypeError:
+        raise TypeError(f"args must be a list of strings, not {type(args).__name__}") from None
+    for index, item in enumerate(items):
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(
+                f"args[{index}] is {item!r} ({type(item).__name__}): every argument must be a str, "
+                f"such as {str(item)!r}"
+            )
+    return [find_binary(binary), *(os.fspath(item) for item in items)]
+
+
+def check_timeout(timeout: float | None, name: str = "timeout") -> None:
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, Real) or timeout < 0):
+        raise TypeError(f"{name} must be a number of seconds (>= 0) or None, not {timeout!r}")
+
+
+def check_backlog(backlog: int) -> None:
+    if isinstance(backlog, bool) or not isinstance(backlog, int) or backlog < 1:
+        raise TypeError(f"backlog must be a positive int (lines kept), not {backlog!r}")
+
+
+def emits_ticks(args: Sequence[str]) -> bool:
+    """Whether the command line says `--emit ticks` (its lines then name no action types)."""
+    return any(
+        (arg == "--emit" and index + 1 < len(args) and args[index + 1] == "ticks") or arg == "--emit=ticks"
+        for index, arg in enumerate(args)
+    )
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
-
-
-def action_matcher(until: Until) -> Callable[[Line], bool]:
-    """A predicate on lines; a string means "an action line of this type"."""
-    if callable(until):
-        return until
-    return lambda line: line["type"] == "action" and line["action"]["type"] == until
 
 
 def _is_type(kind: str) -> Callable[[Line], bool]:
@@ -86,10 +243,20 @@ def _never(line: Line) -> bool:
     return False
 
 
-class Session:
-    """One process's protocol state: ids, pending calls, the mirror, and how it ended."""
+def _is_own_line(line: Line) -> bool:
+    return line["type"] in ("action", "state")
 
-    def __init__(self, first_line: str | bytes | None):
+
+def describe_line(line: Line) -> str:
+    text = json.dumps(line, separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+class Session:
+    """One process's protocol state: ids, pending calls, the mirror, the backlog of lines, and
+    how it ended."""
+
+    def __init__(self, first_line: str | bytes | None, *, backlog: int = DEFAULT_BACKLOG, ticks: bool = False):
         """Starts from the process's first output line (None: it closed stdout at once)."""
         if first_line is None:
             raise ProcessExitedError(None)
@@ -98,25 +265,73 @@ class Session:
         except ValueError:
             self.ready = {}
         if not isinstance(self.ready, dict) or self.ready.get("type") != "ready":
-            raise ValueError(f"expected a ready line first, got {first_line.strip()[:200]!r}")
+            shown = first_line.strip()[:200]
+            raise ValueError(f"expected a ready line first, got {shown!r}")
         self.stores: list[str] = list(self.ready["stores"])
+        self._store_set = frozenset(self.stores)
+        self.ticks = ticks
         self.mirror: dict[str, Any] = {}
         self.exit_line: Line | None = None
         self.failure: Exception | None = None
+        # Every line after `ready`, the oldest dropped first; `received` counts them all, so the
+        # line at backlog[k] has the index received - len(backlog) + k.
+        self.backlog: collections.deque[Line] = collections.deque(maxlen=backlog)
+        self.received = 0
+        # Where `wait_for` starts: just past the line the last successful one matched.
+        self.cursor = 0
+        # Action types by store, from `describe` (fetched once, when an action type is awaited).
+        self.actions: dict[str, list[str]] | None = None
         self._calls: dict[int, Call] = {}
+        self._watches: list[Watch] = []
         self._last_id = 0
 
     @property
     def ended(self) -> bool:
         return self.failure is not None
 
+    def check_store(self, store: object) -> str:
+        if not isinstance(store, str) or store not in self._store_set:
+            if not isinstance(store, str):
+                raise TypeError(f"store must be a str, not {type(store).__name__}")
+            raise UnknownStoreError(store, self.stores)
+        return store
+
+    def learn(self, description: Line) -> None:
+        """Keeps the action types of a `describe` answer, to check awaited types against."""
+        self.actions = {
+            store["name"]: [action["type"] for action in store["actions"]] for store in description["stores"]
+        }
+
+    def needs_description(self, until: object) -> bool:
+        """Whether checking `until` needs the `describe` answer, not fetched yet (and still
+        available: once the process ended, the lines kept can be searched unchecked)."""
+        return isinstance(until, str) and not self.ticks and self.actions is None and self.failure is None
+
+    def check_until(self, until: object, store: str | None) -> None:
+        """Refuses, before anything is written or awaited, what could never match: an action
+        type unknown to `describe` (needs `learn` first when `until` is a str)."""
+        if callable(until):
+            return
+        if not isinstance(until, str):
+            raise TypeError(f"until must be an action type (str) or a predicate on lines, not {type(until).__name__}")
+        if self.ticks:
+            raise ValueError(
+                f"under --emit ticks no line names its action type, so {until!r} could never match: "
+                "pass a predicate on lines instead"
+            )
+        if self.actions is None:  # the process ended before describe could be asked
+            return
+        known = self.actions.get(store, []) if store else sorted(set(itertools.chain(*self.actions.values())))
+        if until not in known:
+            raise UnknownActionError(until, store, known)
+
     # Writing: each method returns the bytes to write and the calls to wait on.
 
-    def request(self, message: Mapping[str, Any], done: Callable[[Line], bool]) -> tuple[bytes, Call]:
+    def request(self, message: Mapping[str, Any], answers: Callable[[Line], bool], subject: str) -> tuple[bytes, Call]:
         if self.failure:
             raise self.failure
         self._last_id += 1
-        call = Call(self._last_id, done)
+        call = Call(self._last_id, answers, subject)
         data = encode({**message, "id": call.id})
         self._calls[call.id] = call
         return data, call
@@ -125,32 +340,60 @@ class Session:
         self, store: str, action: str | Mapping[str, Any], payload: Mapping[str, Any],
         until: Until | None, settle: bool,
     ) -> tuple[bytes, Call, Call]:
-        """The bytes, the call whose end ends the wait, and the call whose lines answer it."""
+        """The bytes, the call whose end ends the wait, and the call whose lines answer it.
+
+        `until` (checked with `check_until` first) watches every line read from now on."""
         if until is not None and settle:
             raise ValueError("pass until or settle, not both")
         if isinstance(action, str):
-            action = {"type": action, **payload} if payload else action
-        elif payload:
-            action = {**action, **payload}
+            message_action: str | Mapping[str, Any] = {"type": action, **payload} if payload else action
+            kind = action
+        elif isinstance(action, Mapping):
+            message_action = {**action, **payload} if payload else action
+            kind = str(action.get("type"))
+        else:
+            raise TypeError(f"action must be an action type (str) or an action object (dict), not {type(action).__name__}")
         # The host's own line is an `action` line, or under --emit ticks the `state` line naming it.
-        done = action_matcher(until) if until is not None else (_never if settle else _is_own_line)
-        data, call = self.request({"store": store, "action": action}, done)
+        answers = _never if settle else _is_own_line
+        data, call = self.request({"store": store, "action": message_action}, answers, kind)
+        call.store = store
+        if until is not None:
+            watch = self._watch(until, store, self.received)
+            watch.call = call
+            call.watch = watch
+            self._watches.append(watch)
         if not settle:
             return data, call, call
         settle_data, settled = self.command("settle")
         return data + settle_data, settled, call
 
     def command(self, cmd: str, **fields: Any) -> tuple[bytes, Call]:
-        return self.request({"cmd": cmd, **fields}, _is_type(_ANSWERS[cmd]))
+        return self.request({"cmd": cmd, **fields}, _is_type(_ANSWERS[cmd]), cmd)
 
     def quit(self) -> bytes:
-        return self.request({"cmd": "quit"}, _never)[0]
+        return self.request({"cmd": "quit"}, _never, "quit")[0]
+
+    def wait_for(self, until: Until, store: str | None) -> Watch:
+        """A watch from the `wait_for` cursor on: done at once if a line still in the backlog
+        matches (a predicate that raises here raises to the caller), else registered so that
+        `receive` offers it every new line. Raises the session's failure when it ended."""
+        watch = self._watch(until, store, self.cursor)
+        base = self.received - len(self.backlog)
+        start = max(watch.start, base)
+        for index, line in enumerate(itertools.islice(self.backlog, start - base, None), start):
+            if watch.matches(line):
+                self._matched(watch, line, index)
+                return watch
+        if self.failure:
+            raise self.failure
+        self._watches.append(watch)
+        return watch
 
     # Reading.
 
-    def receive(self, text: str | bytes) -> tuple[Line, list[Call], bool]:
-        """Parses one output line, mirrors it, and returns it, the calls it finished, and
-        whether any call claimed it (lines nobody claimed are the caller's events)."""
+    def receive(self, text: str | bytes) -> tuple[Line, list[Waiter]]:
+        """Parses one output line, mirrors it, keeps it in the backlog, and returns it with the
+        calls and watches it finished."""
         line: Line = json.loads(text)
         kind = line["type"]
         if kind in ("action", "state") and line["store"] in self.mirror:
@@ -159,61 +402,137 @@ class Session:
             # The clients snapshot every store at start to seed the mirror; a later snapshot
             # must match the mirror, not silently replace it.
             self.mirror.setdefault(line["store"], line["state"])
-        elif kind == "exit":
+        index = self.received
+        self.received = index + 1
+        self.backlog.append(line)
+        finished: list[Waiter] = []
+        if kind != "exit":
+            for id in (line["id"],) if "id" in line else _ids(line):
+                call = self._calls.get(id)
+                if call is None:
+                    continue
+                call.lines.append(line)
+                if kind == "error":
+                    call.error = ComposableActorError(line)
+                elif not call.answered and call.answers(line):
+                    call.answered = True
+                if call.error or (call.answered and (call.watch is None or call.watch.done)):
+                    finished.append(self._finish(call))
+        if self._watches:
+            for watch in list(self._watches):
+                if index >= watch.start and self._offer(watch, line, index):
+                    self._watches.remove(watch)
+                    call = watch.call
+                    if call is None:
+                        finished.append(watch)
+                    elif not call.finished and (call.answered or watch.error):
+                        call.error = call.error or watch.error
+                        finished.append(self._finish(call))
+        if kind == "exit":
             self.exit_line = line
-            return line, self.end(), False
-        finished: list[Call] = []
-        claimed = False
-        for id in _ids(line):
-            call = self._calls.get(id)
-            if call is None:
-                continue
-            claimed = True
-            call.lines.append(line)
-            if kind == "error":
-                call.error = ComposableActorError(line)
-            if call.error or call.done(line):
-                finished.append(self._finish(call))
-        return line, finished, claimed
+            finished += self.end()
+        return line, finished
 
-    def end(self, failure: Exception | None = None) -> list[Call]:
-        """Fails every pending call and every later one: the process is gone (or, given a
-        `failure`, its output could not be followed, so the mirror cannot be trusted)."""
+    def end(self, failure: Exception | None = None) -> list[Waiter]:
+        """Fails every pending call and watch and every later one: the process is gone (or,
+        given a `failure`, its output could not be followed, so the mirror cannot be trusted)."""
         self.failure = self.failure or failure or ProcessExitedError(self.exit_line)
-        calls = list(self._calls.values())
-        for call in calls:
+        ended: list[Waiter] = []
+        for call in list(self._calls.values()):
             call.error = self.failure
-            self._finish(call)
-        return calls
+            ended.append(self._finish(call))
+        for watch in self._watches:
+            if watch.call is None:
+                watch.error = self.failure
+                ended.append(watch)
+        self._watches.clear()
+        return ended
 
     @staticmethod
     def result(waited: Call, answer: Call) -> list[Line]:
-        """The lines of `answer` once `waited` finished; raises the error either met."""
+        """The lines of `answer` once `waited` finished, plus the line its watch matched when
+        that one carries another id; raises the error either met."""
         error = answer.error or waited.error
         if error:
             raise error
+        watch = answer.watch
+        if watch is not None and watch.line is not None and not any(line is watch.line for line in answer.lines):
+            return [*answer.lines, watch.line]
         return answer.lines
 
-    def forget(self, *calls: Call) -> None:
-        """Stops collecting lines for calls nobody waits on any more (answered or timed out)."""
-        for call in calls:
-            self._calls.pop(call.id, None)
+    @staticmethod
+    def watched(watch: Watch) -> Line:
+        if watch.error:
+            raise watch.error
+        assert watch.line is not None
+        return watch.line
+
+    def forget(self, *waiters: Waiter) -> None:
+        """Stops collecting lines for calls and watches nobody waits on any more."""
+        for waiter in waiters:
+            if isinstance(waiter, Call):
+                self._calls.pop(waiter.id, None)
+                waiter = waiter.watch  # type: ignore[assignment]
+            if waiter is not None and waiter in self._watches:
+                self._watches.remove(waiter)
+
+    def timed_out(self, what: str, seconds: float | None) -> TimeoutError:
+        """The error of a wait that ran out of time: what it waited for and the last lines."""
+        shown = list(itertools.islice(reversed(self.backlog), _SHOWN_LINES))[::-1]
+        last = "".join(f"\n  {describe_line(line)}" for line in shown) if shown else " none"
+        return TimeoutError(
+            f"timed out after {seconds} s waiting for {what}; the last {len(shown)} lines read "
+            f"(of {self.received}):{last}"
+        )
+
+    def _watch(self, until: Until, store: str | None, start: int) -> Watch:
+        if callable(until):
+            name = getattr(until, "__qualname__", None) or repr(until)
+            what = f"a line matching {name}"
+            matches = until if store is None else (lambda line: line.get("store") == store and until(line))
+        else:
+            what = f"action {until!r}"
+
+            def matches(line: Line) -> bool:
+                return line["type"] == "action" and line["action"]["type"] == until and (
+                    store is None or line["store"] == store)
+
+        if store is not None:
+            what += f" in store {store!r}"
+        return Watch(matches, start, what)
+
+    def _offer(self, watch: Watch, line: Line, index: int) -> bool:
+        """Whether `line` ends `watch`: it matches, or the predicate raised (the error is the
+        watch's, for its own caller; the client goes on)."""
+        try:
+            if not watch.matches(line):
+                return False
+        except Exception as error:
+            watch.error = error
+            return True
+        self._matched(watch, line, index)
+        return True
+
+    def _matched(self, watch: Watch, line: Line, index: int) -> None:
+        watch.line = line
+        watch.index = index
+        if watch.call is None:
+            self.cursor = max(self.cursor, index + 1)
 
     def _finish(self, call: Call) -> Call:
         call.finished = True
         self._calls.pop(call.id, None)
+        if call.watch is not None and call.watch in self._watches:
+            self._watches.remove(call.watch)
         return call
-
-
-def _is_own_line(line: Line) -> bool:
-    return line["type"] in ("action", "state")
 
 
 def _ids(line: Line) -> list[Any]:
     if "id" in line:
         return [line["id"]]
     if "ids" in line:
-        return line["ids"]
+        ids: list[Any] = line["ids"]
+        return ids
     if line["type"] == "error" and "line" in line:
         return [line["line"]]
     return []

@@ -9,10 +9,13 @@ import select
 import subprocess
 import time
 import weakref
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Literal
 
-from ._session import Call, Line, ProcessExitedError, Session, Until, action_matcher, find_binary
+from ._session import (
+    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, check_backlog,
+    check_timeout, command_line, emits_ticks,
+)
 
 
 def _reap(process: subprocess.Popen[bytes]) -> None:
@@ -28,35 +31,52 @@ def _reap(process: subprocess.Popen[bytes]) -> None:
 class Client:
     """One composable-actor process, driven synchronously.
 
-    `binary` is its path (else $COMPOSABLE_ACTOR_BIN, else the repository's release build),
-    `args` its command-line arguments (`["--clock", "virtual"]`), `timeout` the seconds a call
+    `binary` is its path (else $COMPOSABLE_ACTOR_BIN, else `composable-actor` on PATH, else the
+    repository's `.build/release` when this package is inside a checkout), `args` its
+    command-line arguments as a list (`["--clock", "virtual"]`), `timeout` the seconds a call
     waits unless told otherwise (None: no limit), `env` additions to the environment.
 
     Use it as a context manager: leaving the block ends the process, also when the block raises.
-    Lines no call claimed (late effect lines, errors not tied to a request, the exit line) wait
-    in a backlog of at most `backlog` lines (the oldest are dropped) for `wait_for`.
+    A client never closed has its process killed when it is garbage-collected or when Python
+    exits.
+
+    Every output line after `ready` is kept, in order, in a backlog of at most `backlog` lines
+    (the oldest are dropped first): `wait_for` and `events` read it from the start. Nothing reads
+    stdout between calls: `state` and `poll` first read every line already waiting (without
+    blocking), so the mirror is current whenever you look at it.
+
+    Lines carry the id of the input line that caused them; the lines of a long-running effect
+    (a timer, a WebSocket, an HTTP request) carry the id of the action that *started* it. So
+    `until` and `wait_for` match lines whatever their id.
     """
 
     def __init__(
         self,
         binary: str | os.PathLike[str] | None = None,
-        args: Sequence[str] = (),
+        args: Sequence[str | os.PathLike[str]] = (),
         *,
         timeout: float | None = 10.0,
         env: Mapping[str, str] | None = None,
-        backlog: int = 10_000,
+        backlog: int = DEFAULT_BACKLOG,
     ):
+        check_timeout(timeout)
+        check_backlog(backlog)
+        if env is not None and not isinstance(env, Mapping):
+            raise TypeError(f"env must be a mapping of names to values, not {type(env).__name__}")
         self.timeout = timeout
+        command = command_line(binary, args)
         self._process = subprocess.Popen(
-            [find_binary(binary), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             env=None if env is None else {**os.environ, **env},
         )
         self._finalizer = weakref.finalize(self, _reap, self._process)
         self._partial = b""
         self._texts: collections.deque[bytes] = collections.deque()
-        self._backlog: collections.deque[Line] = collections.deque(maxlen=backlog)
         try:
-            self._session = Session(self._read_text(self._deadline(None)))
+            first = self._read_text(self._deadline(None))
+            if first is False:
+                raise TimeoutError(f"composable-actor wrote no ready line within {self.timeout} s")
+            self._session = Session(first, backlog=backlog, ticks=emits_ticks(command))
             for store in self._session.stores:
                 self.snapshot(store)
         except BaseException:
@@ -79,6 +99,11 @@ class Client:
     def returncode(self) -> int | None:
         return self._process.poll()
 
+    @property
+    def backlog(self) -> list[Line]:
+        """The lines kept (a copy), oldest first."""
+        return list(self._session.backlog)
+
     def __enter__(self) -> Client:
         return self
 
@@ -97,24 +122,102 @@ class Client:
     ) -> list[Line]:
         """Sends an action and returns the lines that echo its id, its own line first.
 
-        Without `until` or `settle` that is its own line only. `until` (an action type, or a
-        predicate on lines) also waits for the first line of its effects that matches; `settle`
-        waits until the process is idle under the virtual clock. `action` is a type or a whole
-        action object (for payload fields named like these keywords).
+        Without `until` or `settle` that is its own line only. `until` also waits for the first
+        line read after the action was written that matches, whatever its id: an action type
+        of this store (checked against `describe` first: an unknown one raises
+        `UnknownActionError` at once) or a predicate on lines (any line type: a predicate that
+        raises ends this call with its exception). When the line that matched carries another
+        id (an effect started earlier, such as a WebSocket's messages), it comes last.
+        `settle` waits until the process is idle under the virtual clock. `action` is a type or
+        a whole action object (for payload fields named like these keywords).
         """
-        data, waited, answer = self._session.send(store, action, payload, until, settle)
+        session = self._session
+        session.check_store(store)
+        if timeout is not None:
+            check_timeout(timeout)
+        if until is not None:
+            self._check_until(until, store)
+            self.poll()  # lines already waiting came before the action: `until` must not see them
+        data, waited, answer = session.send(store, action, payload, until, settle)
         return self._call(data, waited, answer, timeout)
 
+    def wait_for(self, until: Until, *, store: str | None = None, timeout: float | None = None) -> Line:
+        """The first line, whatever its id, that matches `until`: an action type (checked against
+        `describe`; `store` limits it to that store's lines) or a predicate on lines.
+
+        It searches from a cursor: the lines up to the one an earlier `wait_for` returned are not
+        seen again, but lines still in the backlog that arrived before this call are (a welcome
+        message already read is found). Then it reads on until a line matches, the process
+        ends (`ProcessExitedError`) or `timeout` passes (`TimeoutError`, which shows the last
+        lines read). A wait that fails does not move the cursor.
+        """
+        session = self._session
+        if store is not None:
+            session.check_store(store)
+        check_timeout(timeout)
+        self._check_until(until, store)
+        watch = session.wait_for(until, store)
+        try:
+            self._wait(watch, self._deadline(timeout), timeout)
+        finally:
+            session.forget(watch)
+        return Session.watched(watch)
+
+    def poll(self) -> list[Line]:
+        """Reads every output line already waiting, without blocking: they update the mirror and
+        join the backlog. Returns them (an empty list when none was waiting)."""
+        session = self._session
+        lines: list[Line] = []
+        while not session.ended:
+            if not self._texts:
+                filled = self._fill(0)
+                if filled is None:
+                    session.end()
+                    break
+                if not filled:
+                    break
+            while self._texts and not session.ended:
+                lines.append(session.receive(self._texts.popleft())[0])
+        return lines
+
+    def events(self) -> Iterator[Line]:
+        """Every line from the backlog's start (as it is now), then each new line as it arrives
+        (blocking), the exit line last. Lines dropped from the backlog before the iterator
+        reached them are skipped."""
+        session = self._session
+        position = session.received - len(session.backlog)
+
+        def follow() -> Iterator[Line]:
+            nonlocal position
+            while True:
+                base = session.received - len(session.backlog)
+                position = max(position, base)
+                if position < session.received:
+                    position += 1
+                    yield session.backlog[position - 1 - base]
+                elif session.ended:
+                    return
+                else:
+                    self._read_line(None)
+
+        return follow()
+
     def state(self, store: str) -> Any:
-        """The local mirror of the store's state (a copy), current with every line read."""
+        """The local mirror of the store's state (a copy), after reading the lines waiting."""
+        self._session.check_store(store)
+        self.poll()
         return copy.deepcopy(self._session.mirror[store])
 
     def snapshot(self, store: str, *, timeout: float | None = None) -> Any:
         """The store's state as the process has it now."""
+        self._session.check_store(store)
         return self._command("snapshot", timeout, store=store)[-1]["state"]
 
     def describe(self, *, timeout: float | None = None) -> Line:
-        return self._command("describe", timeout)[-1]
+        """Every store, its actions and its state schema (also kept to check `until` with)."""
+        description = self._command("describe", timeout)[-1]
+        self._session.learn(description)
+        return description
 
     def advance(self, ms: int, *, timeout: float | None = None) -> list[Line]:
         """Moves virtual time by `ms`; the lines echoing this command, the `advanced` line last."""
@@ -123,24 +226,6 @@ class Client:
     def settle(self, *, timeout: float | None = None) -> list[Line]:
         """Waits until no effect can progress without time or I/O; ends with the `settled` line."""
         return self._command("settle", timeout)
-
-    def wait_for(self, until: Until, *, timeout: float | None = None) -> list[Line]:
-        """Takes backlog lines up to and including the first that matches, reading as needed."""
-        matches = action_matcher(until)
-        deadline = self._deadline(timeout)
-        taken: list[Line] = []
-        try:
-            while True:
-                while self._backlog:
-                    taken.append(self._backlog.popleft())
-                    if matches(taken[-1]):
-                        return taken
-                if self._session.failure:
-                    raise self._session.failure
-                self._read_line(deadline)
-        except BaseException:
-            self._backlog.extendleft(reversed(taken))
-            raise
 
     def close(self, timeout: float = 2.0) -> int:
         """Asks the process to quit, then terminates or kills it if it lingers; its exit status."""
@@ -152,9 +237,10 @@ class Client:
                 self._process.stdin.close()  # type: ignore[union-attr]
                 # Reading on keeps the process from blocking on a full stdout pipe while it quits.
                 while not self._session.ended:
-                    self._read_line(deadline)
+                    if self._read_line(deadline) is False:
+                        raise TimeoutError
                 self._process.wait(max(0.0, deadline - time.monotonic()))
-            except (OSError, subprocess.TimeoutExpired):  # OSError covers our TimeoutError
+            except (OSError, subprocess.TimeoutExpired):  # OSError covers TimeoutError
                 self._process.terminate()
                 try:
                     self._process.wait(1.0)
@@ -163,14 +249,20 @@ class Client:
         self._finalizer()
         return self._process.returncode
 
+    def _check_until(self, until: Until, store: str | None) -> None:
+        if self._session.needs_description(until):
+            self.describe()
+        self._session.check_until(until, store)
+
     def _command(self, cmd: str, timeout: float | None, **fields: Any) -> list[Line]:
+        check_timeout(timeout)
         data, call = self._session.command(cmd, **fields)
         return self._call(data, call, call, timeout)
 
     def _call(self, data: bytes, waited: Call, answer: Call, timeout: float | None) -> list[Line]:
         try:
             self._write(data)
-            self._wait(waited, self._deadline(timeout))
+            self._wait(waited, self._deadline(timeout), timeout)
         finally:
             self._session.forget(waited, answer)
         return Session.result(waited, answer)
@@ -186,32 +278,63 @@ class Client:
         except BrokenPipeError:
             raise ProcessExitedError(self._session.exit_line) from None
 
-    def _wait(self, call: Call, deadline: float | None) -> None:
-        while not call.finished:
-            self._read_line(deadline)
+    def _wait(self, waiter: Waiter, deadline: float | None, timeout: float | None) -> None:
+        """Reads lines until `waiter` is done; a TimeoutError past the deadline."""
+        session = self._session
+        texts = self._texts
+        while not waiter.finished:
+            if texts:
+                session.receive(texts.popleft())
+                continue
+            remaining = None
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                # Checked before every read, so that lines that keep coming cannot hold a wait
+                # forever; the lines already waiting still count.
+                if remaining <= 0:
+                    self.poll()
+                    if waiter.finished:
+                        return
+                    raise session.timed_out(waiter.what, self.timeout if timeout is None else timeout)
+            if self._fill(remaining) is None:
+                session.end()
 
-    def _read_line(self, deadline: float | None) -> None:
+    def _read_line(self, deadline: float | None) -> bool:
+        """Reads and receives one line; False when the deadline passed first."""
         text = self._read_text(deadline)
+        if text is False:
+            return False
         if text is None:
             self._session.end()
-            return
-        line, _, claimed = self._session.receive(text)
-        if not claimed:
-            self._backlog.append(line)
+        else:
+            self._session.receive(text)
+        return True
 
-    def _read_text(self, deadline: float | None) -> bytes | None:
-        """The next stdout line, or None at end of file; TimeoutError past the deadline."""
-        fd = self._process.stdout.fileno()  # type: ignore[union-attr]
+    def _read_text(self, deadline: float | None) -> bytes | None | Literal[False]:
+        """The next stdout line, None at end of file, False once the deadline passed."""
         while not self._texts:
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                raise TimeoutError("no answer from composable-actor in time")
-            if not select.select([fd], [], [], remaining)[0]:
-                continue
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            filled = self._fill(remaining)
+            if filled is None:
                 return None
-            # Under load one read holds many lines: split once, not once per line.
-            *complete, self._partial = (self._partial + chunk).split(b"\n")
-            self._texts.extend(complete)
+            if not filled and remaining is not None and deadline is not None and time.monotonic() >= deadline:
+                return False
         return self._texts.popleft()
+
+    def _fill(self, timeout: float | None) -> bool | None:
+        """Reads what stdout has within `timeout` into the lines to receive: whether it read a
+        whole line, or None at end of file."""
+        fd = self._process.stdout.fileno()  # type: ignore[union-attr]
+        if not select.select([fd], [], [], timeout)[0]:
+            return False
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            if self._partial:
+                self._texts.append(self._partial)
+                self._partial = b""
+                return True
+            return None if not self._texts else True
+        # Under load one read holds many lines: split once, not once per line.
+        *complete, self._partial = (self._partial + chunk).split(b"\n")
+        self._texts.extend(complete)
+        return bool(complete)

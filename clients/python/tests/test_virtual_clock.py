@@ -27,13 +27,13 @@ def test_advance_returns_its_line_and_the_mirror_already_has_the_timers_effects(
     # advance returns only its own line; the tick was written (and mirrored) before it.
     lines = actor.advance(1)
     assert lines == [{"type": "advanced", "ms": 1, "now": 3000, "id": appeared["id"] + 2}]
-    (tick,) = actor.wait_for(is_action("timerTicked"), timeout=0)  # already read: no waiting
+    tick = actor.wait_for(is_action("timerTicked"), timeout=0)  # already read: no waiting
     assert (tick["id"], tick["source"], tick["seq"]) == (appeared["id"], "effect", appeared["seq"] + 1)
     assert tick["patch"] == [{"op": "replace", "path": "/isFetching", "value": True}]
 
     # The fetch the tick started is network I/O, which advance does not wait for: its result
     # comes later (in practice always after the advanced line, but nothing promises that).
-    fetched = actor.wait_for(is_action("fetchResult.success"))[-1]
+    fetched = actor.wait_for(is_action("fetchResult.success"))
     todo = fetched["action"]["value"]
     state = actor.state("randomTodo")
     assert state["todo"] == todo and state["idText"] == f"#{todo['id']}" and state["titleText"] == todo["title"]
@@ -107,6 +107,8 @@ def test_the_asyncio_client_advances_and_settles(tmp_path, fixture_server):
         args = ["--data-dir", str(tmp_path), *VIRTUAL, "--todos-url", fixture_server.url]
         async with AsyncClient(args=args) as actor:
             events = actor.events()
+            # The iterator starts with the backlog: the snapshots that seeded the mirror.
+            assert [(await anext(events))["type"] for _ in actor.stores] == ["snapshot"] * len(actor.stores)
             (appeared,) = await actor.send("randomTodo", "viewDidAppear")
             (advanced,) = await actor.advance(3000)
             assert advanced == {"type": "advanced", "ms": 3000, "now": 3000, "id": appeared["id"] + 1}

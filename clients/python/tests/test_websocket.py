@@ -33,10 +33,25 @@ def test_connect_send_receive_the_echo_and_disconnect(start, ws_server):
     assert sent[0]["patch"] == [{"op": "replace", "path": "/messageToSend", "value": ""}]
     assert sent[-1]["action"] == {"type": "sendResponse", "didSucceed": True}
 
-    # Received messages echo the connect's id: its effect is the one that receives.
-    echo = actor.wait_for(received("Hello"))[-1]
-    assert echo["id"] == opened[0]["id"] and echo["source"] == "effect"
+    # Received messages echo the connect's id: its effect is the one that receives. The welcome
+    # arrived long before this wait began; wait_for still finds it, then the echo.
+    welcome = actor.wait_for(received(WELCOME))
+    echo = actor.wait_for(received("Hello"))
+    assert echo["id"] == welcome["id"] == opened[0]["id"] and echo["source"] == "effect"
     assert actor.state("websocket")["receivedMessages"] == [WELCOME, "Hello"]
+
+    # until sees the echo although it carries the connect's id: it comes last, after the lines
+    # of the send's own id (its own line first; sendResponse, when it came before the echo).
+    actor.send("websocket", "messageToSendChanged", value="again")
+    lines = actor.send("websocket", "sendButtonTapped", until=received("again"))
+    assert kinds(lines)[0] == "sendButtonTapped" and lines[-1]["id"] == opened[0]["id"]
+    assert lines[-1]["action"]["value"] == {"text": "again"}
+    assert all(line["id"] == lines[0]["id"] for line in lines[:-1])
+    assert actor.state("websocket")["receivedMessages"] == [WELCOME, "Hello", "again"]
+    # The string form: any echo, checked against describe.
+    actor.send("websocket", "messageToSendChanged", value="third")
+    lines = actor.send("websocket", "sendButtonTapped", until="receivedSocketMessage.success")
+    assert lines[-1]["action"]["value"] == {"text": "third"}
     assert actor.state("websocket") == actor.snapshot("websocket")
 
     (disconnected,) = actor.send("websocket", "connectButtonTapped")
@@ -45,7 +60,7 @@ def test_connect_send_receive_the_echo_and_disconnect(start, ws_server):
     assert actor.state("websocket") == actor.snapshot("websocket")
     # Disconnecting cancelled the socket's effects: none is left for quit to cancel.
     assert actor.close() == 0
-    assert actor.wait_for(lambda line: line["type"] == "exit")[-1]["cancelledEffects"] == 0
+    assert actor.wait_for(lambda line: line["type"] == "exit")["cancelledEffects"] == 0
 
 
 def test_advancing_the_virtual_clock_sends_the_pings(start, ws_server):
@@ -54,7 +69,7 @@ def test_advancing_the_virtual_clock_sends_the_pings(start, ws_server):
     actor.send("websocket", "connectButtonTapped", until="webSocket.didOpen")
     actor.advance(10_000)  # the --ping-interval
     reply = actor.wait_for(lambda line: line["type"] == "action" and line["action"]["type"] == "receivedSocketMessage.success")
-    assert json.loads(reply[-1]["action"]["value"]["text"])["pingReceived"] == 1
+    assert json.loads(reply["action"]["value"]["text"])["pingReceived"] == 1
     assert [json.loads(text)["pingReceived"] for text in actor.state("websocket")["receivedMessages"]] == [1]
 
 
@@ -62,14 +77,22 @@ def test_the_asyncio_client_chats_too(tmp_path, ws_server):
     async def main():
         args = ["--data-dir", str(tmp_path), "--websocket-url", ws_server.url + "/echo"]
         async with AsyncClient(args=args) as actor:
-            events = actor.events()
-            await actor.send("websocket", "connectButtonTapped", until="webSocket.didOpen")
+            opened = await actor.send("websocket", "connectButtonTapped", until="webSocket.didOpen")
             await actor.send("websocket", "messageToSendChanged", value="Hej")
             await actor.send("websocket", "sendButtonTapped", until="sendResponse")
-            async for line in events:
+            # events() starts at the backlog's start: the welcome is not lost.
+            seen = []
+            async for line in actor.events():
+                seen.append(line)
                 if received("Hej")(line):
                     break
-            assert actor.state("websocket")["receivedMessages"] == [WELCOME, "Hej"]
+            assert [line["action"]["value"]["text"] for line in seen if line["type"] == "action"
+                    and line["action"]["type"] == "receivedSocketMessage.success"] == [WELCOME, "Hej"]
+            assert (await actor.wait_for(received(WELCOME)))["id"] == opened[0]["id"]
+            await actor.send("websocket", "messageToSendChanged", value="Hallo")
+            lines = await actor.send("websocket", "sendButtonTapped", until=received("Hallo"))
+            assert lines[0]["action"]["type"] == "sendButtonTapped" and lines[-1]["id"] == opened[0]["id"]
+            assert actor.state("websocket")["receivedMessages"] == [WELCOME, "Hej", "Hallo"]
             assert actor.state("websocket") == await actor.snapshot("websocket")
             await actor.send("websocket", "connectButtonTapped")
             assert actor.state("websocket")["connectivityState"] == "disconnected"
