@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what only the tests need: Python test peers and mypy from PyPI, openssl for the test
+# Installs what only the tests need: Python test peers, mypy and wheel (to build the Python
+# client's package offline) from PyPI, openssl for the test
 # CA, Node for the Node client's tests (Debian's nodejs when no node is installed) and tsc
 # (Debian's node-typescript) to check the Node client's types.
 set -euo pipefail
@@ -8,4 +9,4 @@ node=()
 if ! command -v node >/dev/null; then node=(nodejs); fi
 "$here/install-deps.sh" openssl node-typescript "${node[@]}"
 "$here/install-python-deps.sh" pytest pytest_timeout=pytest-timeout jsonschema jsonpatch \
-  hypothesis websockets mypy
+  hypothesis websockets mypy wheel

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from composable_actor import _session
 from composable_actor import ENV_BINARY, AsyncClient, Client, find_binary
 
 PACKAGE = Path(__file__).resolve().parents[1] / "composable_actor"
@@ -83,13 +84,14 @@ def test_the_binary_comes_from_the_argument_then_the_variable_then_path(monkeypa
 def test_not_found_lists_every_place_looked_at(monkeypatch, tmp_path):
     monkeypatch.delenv(ENV_BINARY, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
+    # The checkout's release build is looked at last; here one that was not built.
+    build = tmp_path / ".build/release/composable-actor"
+    monkeypatch.setattr(_session, "_checkout_build", lambda: build)
     with pytest.raises(FileNotFoundError) as raised:
         find_binary()
     message = str(raised.value)
     assert f"${ENV_BINARY} (not set)" in message and f"on PATH ({tmp_path})" in message
-    build = PACKAGE.parents[2] / ".build/release/composable-actor"
-    if not build.exists():  # this package is in the checkout, whose release build is looked at last
-        assert str(build) in message
+    assert str(build) in message
 
 
 def run_copy(package_root, env, code):
