@@ -14,13 +14,18 @@ extension ComposableActorCommand {
       commandName: "test",
       abstract: "Run scenario files (JSON lines; see docs/SCENARIOS.md) against the stores.",
       discussion: """
-        Prints one line per scenario and a last "N passed, N failed" line. Exit codes: 0 when \
-        every scenario passed, 1 when one failed (an unreadable file counts as a failure), 64 \
-        for bad arguments.
+        Prints one line per scenario and a last "N passed, N failed" line; a failure's step is \
+        named FILE:LINE:. Exit codes: 0 when every scenario passed, 1 when one failed (an \
+        unreadable file, or a --filter that matches nothing, counts as a failure), 64 for bad \
+        arguments.
         """)
 
-    @Argument(help: "Scenario files.")
+    @Argument(
+      help: "Scenario files, folders (their .jsonl files, subfolders included) or - (stdin).")
     var files: [String]
+
+    @Option(help: "Run only the scenarios whose name contains this text.")
+    var filter: String?
 
     @Option(help: "text, or json: one object per scenario, then a summary object.")
     var format: TestReport.Format = .text
@@ -31,7 +36,9 @@ extension ComposableActorCommand {
       let report = StoreActor.assumeIsolated {
         TestReport(format: format, harness: ComposableActorCommand.harness)
       }
-      Task(executorPreference: loop.executor) { await report.run(files, on: loop) }
+      Task(executorPreference: loop.executor) { [files, filter] in
+        await report.run(files, filter: filter, on: loop)
+      }
       loop.run()
       try? loop.shutdown()
       let (finished, failed) = StoreActor.assumeIsolated { (report.isFinished, report.failed) }

@@ -108,7 +108,7 @@ final class ScenarioRunTests: XCTestCase {
       """)
     XCTAssertEqual(report.failed, 1)
     let text = report.lines.joined(separator: "\n")
-    XCTAssertTrue(text.contains("line 2 (send bump): the state differs"), text)
+    XCTAssertTrue(text.contains("/a.jsonl:2: send bump: the state differs"), text)
     XCTAssertTrue(text.contains("/count: expected 2, actual 1"), text)
   }
 
@@ -134,7 +134,7 @@ final class ScenarioRunTests: XCTestCase {
     let text = report.lines.joined(separator: "\n")
     XCTAssertTrue(
       text.contains(
-        "line 2 (send saveTapped): tally: an effect of saveTapped failed: the disk is full"),
+        "/a.jsonl:2: send saveTapped: tally: an effect of saveTapped failed: the disk is full"),
       text)
   }
 

@@ -93,7 +93,7 @@ def test_to_scenario_turns_a_recording_into_a_passing_regression_test(tmp_path, 
     lines[1]["patch"][0]["value"] = 30
     scenario.write_text("".join(json.dumps(line) + "\n" for line in lines))
     ran = subprocess.run([str(BINARY), "test", str(scenario)], capture_output=True, text=True, timeout=60)
-    assert ran.returncode == 1 and "line 2 (send counter.countChanged): the patch differs" in ran.stdout
+    assert ran.returncode == 1 and f"{scenario}:2: send counter.countChanged: the patch differs" in ran.stdout
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=[path.name for path in RECORDINGS])

@@ -72,7 +72,8 @@ def test_a_wrong_expectation_fails_with_only_the_differing_paths(tmp_path):
     )
     code, out, _ = run_test(path)
     assert code == 1
-    assert "line 2 (send counter.incrTapped): the state differs from the expectation" in out
+    # FILE:LINE: first, so that an editor jumps to the step.
+    assert f"      {path}:2: send counter.incrTapped: the state differs from the expectation" in out
     assert "/count: expected 2, actual 1" in out
     assert out.splitlines()[-1] == "0 passed, 1 failed"
     code, lines = run_json(path)
@@ -158,17 +159,17 @@ def test_what_the_peer_got_is_checked(tmp_path):
 @pytest.mark.parametrize(
     "lines, message",
     [
-        (['{"send":"x"}'], "line 1: the first line must be a"),
-        (['{"scenario":"s"}', "{nope"], "line 2: not JSON"),
-        (['{"scenario":"s"}', '{"send":"x","store":"primes","extra":1}'], 'line 2: send: unknown field "extra"'),
-        (['{"scenario":"s"}', '{"advance":-5}'], "line 2: \"advance\" must be"),
+        (['{"send":"x"}'], ":1: the first line must be a"),
+        (['{"scenario":"s"}', "{nope"], ":2: not JSON"),
+        (['{"scenario":"s"}', '{"send":"x","store":"primes","extra":1}'], ':2: send: unknown field "extra"'),
+        (['{"scenario":"s"}', '{"advance":-5}'], ":2: \"advance\" must be"),
     ],
 )
 def test_a_malformed_file_is_a_failure_naming_its_line(tmp_path, lines, message):
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join(lines) + "\n")
     code, out, _ = run_test(path)
-    assert code == 1 and message in out, out
+    assert code == 1 and f"{path}{message}" in out, out
 
 
 def test_a_missing_file_fails_and_the_others_still_run(tmp_path):
@@ -225,3 +226,28 @@ def test_a_data_folder_is_found_beside_the_scenario_and_copied_for_each_run(tmp_
     assert code == 1
     message = lines[0]["failure"]["message"]
     assert message.startswith('cannot copy "dataDir" ') and "/scenarios/nope: No such file" in message
+
+
+def test_folders_stdin_and_a_filter_choose_what_runs(tmp_path):
+    folder = tmp_path / "suite"
+    (folder / "nested").mkdir(parents=True)
+    write(folder, "b.jsonl", {"scenario": "count up", "store": "primes"},
+          {"send": "counter.incrTapped", "state": {"count": 1}})
+    write(folder / "nested", "a.jsonl", {"scenario": "count down", "store": "primes"},
+          {"send": "counter.decrTapped", "state": {"count": -1}})
+    (folder / "notes.txt").write_text("not a scenario file")
+    code, out, _ = run_test(folder)
+    assert code == 0, out
+    # Every .jsonl file of the folder and its subfolders, in name order.
+    assert [line.split()[1] for line in out.splitlines()[:-1]] == [
+        f"{folder}/b.jsonl:1", f"{folder}/nested/a.jsonl:1"]
+
+    code, out, _ = run_test("--filter", "down", folder)
+    assert code == 0 and out.splitlines() == [f"ok    {folder}/nested/a.jsonl:1  count down", "1 passed, 0 failed"]
+    code, out, _ = run_test("--filter", "sideways", folder)
+    assert code == 1 and 'no scenario\'s name contains "sideways"' in out
+
+    scenario = (folder / "b.jsonl").read_text().replace('"count": 1', '"count": 2')
+    result = subprocess.run([str(BINARY), "test", "-"], input=scenario, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "      <stdin>:2: send counter.incrTapped: the state differs" in result.stdout

@@ -103,17 +103,25 @@ struct ScenarioError: Error, CustomStringConvertible {
 enum ScenarioFile {
   /// The largest scenario file read.
   static let maximumBytes = 64 << 20
+  /// The argument that names standard input.
+  static let standardInput = "-"
 
   /// The scenarios of a file: each starts at a `{"scenario":…}` line. Empty lines and lines
   /// starting with `#` are skipped.
   /// `scripted` names the steps that give a store's scripted dependency its answers.
+  /// `-` is standard input, named `<stdin>` in reports; its `dataDir`s are relative to the
+  /// current directory.
   static func read(_ path: String, scripted: Set<String>) throws(ScenarioError) -> [Scenario] {
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.readAll(path, limit: maximumBytes)
+      bytes =
+        path == standardInput
+        ? try FileIO.readStandardInput(limit: maximumBytes)
+        : try FileIO.readAll(path, limit: maximumBytes)
     } catch {
       throw ScenarioError("cannot read \(path): \(error.reason)")
     }
+    let path = path == standardInput ? "<stdin>" : path
     var scenarios: [Scenario] = []
     var defaultStore: String?
     var lineNumber = 0

@@ -30,19 +30,49 @@ public final class TestReport {
     self.harness = harness
   }
 
-  /// Runs every scenario of every file, one after the other, on `loop`.
-  public func run(_ files: [String], on loop: EventLoop) async {
+  /// Runs, one after the other on `loop`, every scenario of `paths`: files, folders (their
+  /// `.jsonl` files, in name order, subfolders included) and `-` (standard input). With a
+  /// `filter`, only the scenarios whose name contains it run, and one must.
+  public func run(_ paths: [String], filter: String? = nil, on loop: EventLoop) async {
     let scripted = harness.stores.scriptedDependencies
-    for file in files {
+    var matched = 0
+    for file in paths.flatMap(Self.scenarioFiles) {
       do throws(ScenarioError) {
-        for scenario in try ScenarioFile.read(file, scripted: scripted) {
+        for scenario in try ScenarioFile.read(file, scripted: scripted)
+        where filter.map(scenario.name.contains) ?? true {
+          matched += 1
           add(await ScenarioRun(scenario, harness: harness, loop: loop).run())
         }
       } catch {
         unreadable(file, error)
       }
     }
+    if let filter, matched == 0 {
+      unreadable(
+        paths.joined(separator: " "), ScenarioError("no scenario's name contains \"\(filter)\""))
+    }
     finish()
+  }
+
+  /// A folder's scenario files, or the path itself (a file, `-`, or a path that is neither,
+  /// which is then reported unreadable).
+  private static func scenarioFiles(_ path: String) -> [String] {
+    guard let directory = opendir(path) else { return [path] }
+    defer { closedir(directory) }
+    var files: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard !name.hasPrefix(".") else { continue }
+      let child = "\(path.hasSuffix("/") ? String(path.dropLast()) : path)/\(name)"
+      if entry.pointee.d_type == DT_DIR {
+        files += scenarioFiles(child)
+      } else if name.hasSuffix(".jsonl") {
+        files.append(child)
+      }
+    }
+    return files.sorted()
   }
 
   func add(_ outcome: ScenarioOutcome) {
@@ -55,7 +85,8 @@ public final class TestReport {
         return write("ok    \(place)  \(scenario.name)")
       }
       var text = "FAIL  \(place)  \(scenario.name)\n"
-      text += "      line \(failure.line) (\(failure.step)): \(failure.message)"
+      // FILE:LINE: first, so that an editor or a CI log viewer jumps to the step.
+      text += "      \(scenario.file):\(failure.line): \(failure.step): \(failure.message)"
       for difference in failure.differences {
         text += "\n        \(difference.path): expected \(show(difference.expected)), "
         text += "actual \(show(difference.actual))"
@@ -87,7 +118,8 @@ public final class TestReport {
     failed += 1
     switch format {
     case .text:
-      write("FAIL  \(file)  (unreadable)\n      \(error)")
+      let place = error.line.map { "\(file):\($0):" } ?? "\(file):"
+      write("FAIL  \(file)  (unreadable)\n      \(place) \(error.message)")
     case .json:
       var line: JSONObject = [
         "type": "scenario", "file": .string(file), "passed": false,

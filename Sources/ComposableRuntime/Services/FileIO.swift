@@ -36,10 +36,25 @@ public enum FileIO {
     guard status.st_mode & S_IFMT == S_IFREG else {
       throw Failure(code: EINVAL, "it is not a regular file")
     }
-    let tooLarge = Failure(code: EFBIG, "it is larger than the limit of \(limit) bytes")
-    guard status.st_size <= limit else { throw tooLarge }
+    guard status.st_size <= limit else { throw tooLarge(limit) }
+    return try readRemaining(fd, limit: limit, expected: Int(status.st_size))
+  }
+
+  /// Everything standard input holds until its end, at most `limit` bytes: a scenario file
+  /// given as `-`.
+  public static func readStandardInput(limit: Int) throws(Failure) -> [UInt8] {
+    try readRemaining(0, limit: limit, expected: 0)
+  }
+
+  private static func tooLarge(_ limit: Int) -> Failure {
+    Failure(code: EFBIG, "it is larger than the limit of \(limit) bytes")
+  }
+
+  private static func readRemaining(_ fd: Int32, limit: Int, expected: Int) throws(Failure)
+    -> [UInt8]
+  {
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(Int(status.st_size))
+    bytes.reserveCapacity(expected)
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
       let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -48,8 +63,8 @@ public enum FileIO {
         throw Failure(code: errno)
       }
       if count == 0 { return bytes }
-      // It may have grown since fstat.
-      guard bytes.count + count <= limit else { throw tooLarge }
+      // A file may have grown since fstat.
+      guard bytes.count + count <= limit else { throw tooLarge(limit) }
       bytes.append(contentsOf: chunk[0..<count])
     }
   }
