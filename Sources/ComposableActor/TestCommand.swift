@@ -27,7 +27,11 @@ extension ComposableActorCommand {
     @Option(help: "Run only the scenarios whose name contains this text.")
     var filter: String?
 
-    @Option(help: "text, or json: one object per scenario, then a summary object.")
+    @Option(
+      help: """
+        text; json (one object per scenario, then a summary object); tap (TAP 13); junit \
+        (JUnit XML, written at the end).
+        """)
     var format: TestReport.Format = .text
 
     func run() throws {

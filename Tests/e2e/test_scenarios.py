@@ -251,3 +251,34 @@ def test_folders_stdin_and_a_filter_choose_what_runs(tmp_path):
     result = subprocess.run([str(BINARY), "test", "-"], input=scenario, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "      <stdin>:2: send counter.incrTapped: the state differs" in result.stdout
+
+
+def test_tap_and_junit_reports_say_what_the_text_report_says(tmp_path):
+    import xml.etree.ElementTree as ElementTree
+
+    good = write(tmp_path, "good.jsonl", {"scenario": "count up", "store": "primes"},
+                 {"send": "counter.incrTapped", "state": {"count": 1}})
+    bad = write(tmp_path, "bad.jsonl", {"scenario": "count <twice> & more", "store": "primes"},
+                {"send": "counter.incrTapped", "state": {"count": 2}})
+    code, out, _ = run_test("--format", "tap", good, bad, tmp_path / "missing.jsonl")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == f"ok 1 - {good}:1 count up"
+    assert lines[1] == f"not ok 2 - {bad}:1 count <twice> & more"
+    assert lines[2] == f"# {bad}:2: send counter.incrTapped: the state differs from the expectation"
+    assert lines[3] == "#   /count: expected 2, actual 1"
+    assert lines[4] == f"not ok 3 - {tmp_path / 'missing.jsonl'} (unreadable)"
+    assert lines[-2:] == ["1..3", "# 1 passed, 2 failed"]
+
+    code, out, _ = run_test("--format", "junit", good, bad)
+    assert code == 1
+    root = ElementTree.fromstring(out)
+    assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "2", "1")
+    suites = root.findall("testsuite")
+    assert [suite.get("name") for suite in suites] == [str(good), str(bad)]
+    passing, failing = suites[0].find("testcase"), suites[1].find("testcase")
+    assert passing.get("name") == "count up" and passing.find("failure") is None
+    assert (failing.get("name"), failing.get("file"), failing.get("line")) == ("count <twice> & more", str(bad), "1")
+    failure = failing.find("failure")
+    assert failure.get("message") == "the state differs from the expectation"
+    assert f"{bad}:2: send counter.incrTapped" in failure.text and "/count: expected 2, actual 1" in failure.text

@@ -15,6 +15,11 @@ public final class TestReport {
     case text
     /// One object per scenario, then a summary object.
     case json
+    /// TAP 13 (the Test Anything Protocol): `ok N - …` or `not ok N - …` per scenario, the
+    /// failure as `#` lines, the plan `1..N` last.
+    case tap
+    /// JUnit XML, the form CI servers show: one `<testsuite>` per file, written at the end.
+    case junit
   }
 
   let format: Format
@@ -24,6 +29,8 @@ public final class TestReport {
   public private(set) var isFinished = false
   /// Where each line of the report goes: stdout unless a test collects it.
   public var write: (String) -> Void = { print($0) }
+  /// What the JUnit report lists, in order, until the end.
+  private var junitCases: [JUnitCase] = []
 
   public init(format: Format, harness: Harness) {
     self.format = format
@@ -78,20 +85,21 @@ public final class TestReport {
   func add(_ outcome: ScenarioOutcome) {
     let scenario = outcome.scenario
     if outcome.failure == nil { passed += 1 } else { failed += 1 }
+    let place = "\(scenario.file):\(scenario.line)"
+    let detail = outcome.failure.map { failureLines($0, file: scenario.file) } ?? []
     switch format {
     case .text:
-      let place = "\(scenario.file):\(scenario.line)"
-      guard let failure = outcome.failure else {
-        return write("ok    \(place)  \(scenario.name)")
-      }
-      var text = "FAIL  \(place)  \(scenario.name)\n"
-      // FILE:LINE: first, so that an editor or a CI log viewer jumps to the step.
-      text += "      \(scenario.file):\(failure.line): \(failure.step): \(failure.message)"
-      for difference in failure.differences {
-        text += "\n        \(difference.path): expected \(show(difference.expected)), "
-        text += "actual \(show(difference.actual))"
-      }
-      write(text)
+      let status = outcome.failure == nil ? "ok  " : "FAIL"
+      write(
+        (["\(status)  \(place)  \(scenario.name)"] + detail.map { "      \($0)" }).joined(
+          separator: "\n"))
+    case .tap:
+      tapLine(passed: outcome.failure == nil, "\(place) \(scenario.name)", detail)
+    case .junit:
+      junitCases.append(
+        JUnitCase(
+          file: scenario.file, name: scenario.name, line: scenario.line,
+          failure: outcome.failure.map { ($0.message, detail.joined(separator: "\n")) }))
     case .json:
       var line: JSONObject = [
         "type": "scenario", "file": .string(scenario.file), "line": .int(scenario.line),
@@ -116,10 +124,16 @@ public final class TestReport {
 
   func unreadable(_ file: String, _ error: ScenarioError) {
     failed += 1
+    let detail = "\(error.line.map { "\(file):\($0):" } ?? "\(file):") \(error.message)"
     switch format {
     case .text:
-      let place = error.line.map { "\(file):\($0):" } ?? "\(file):"
-      write("FAIL  \(file)  (unreadable)\n      \(place) \(error.message)")
+      write("FAIL  \(file)  (unreadable)\n      \(detail)")
+    case .tap:
+      tapLine(passed: false, "\(file) (unreadable)", [detail])
+    case .junit:
+      junitCases.append(
+        JUnitCase(
+          file: file, name: "(unreadable)", line: error.line, failure: (error.message, detail)))
     case .json:
       var line: JSONObject = [
         "type": "scenario", "file": .string(file), "passed": false,
@@ -134,12 +148,31 @@ public final class TestReport {
     isFinished = true
     switch format {
     case .text: write("\(passed) passed, \(failed) failed")
+    case .tap: write("1..\(passed + failed)\n# \(passed) passed, \(failed) failed")
+    case .junit: write(JUnitCase.document(junitCases))
     case .json:
       write(
         JSONValue.object(["type": "summary", "passed": .int(passed), "failed": .int(failed)])
           .jsonString)
     }
     fflush(nil)
+  }
+
+  /// The failing step as `FILE:LINE:` first (an editor or a CI log viewer jumps to it), what
+  /// it did, then each path that differs.
+  private func failureLines(_ failure: StepFailure, file: String) -> [String] {
+    ["\(file):\(failure.line): \(failure.step): \(failure.message)"]
+      + failure.differences.map { difference in
+        "  \(difference.path): expected \(show(difference.expected)), "
+          + "actual \(show(difference.actual))"
+      }
+  }
+
+  private func tapLine(passed: Bool, _ description: String, _ detail: [String]) {
+    let number = self.passed + failed
+    write(
+      (["\(passed ? "ok" : "not ok") \(number) - \(description)"] + detail.map { "# \($0)" })
+        .joined(separator: "\n"))
   }
 
   private func show(_ value: JSONValue?) -> String {
