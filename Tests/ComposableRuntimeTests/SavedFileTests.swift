@@ -107,14 +107,5 @@ final class SavedFileTests: XCTestCase {
 
 /// The names in a folder, without `.` and `..`, sorted.
 private func entries(of path: String) -> [String] {
-  guard let folder = opendir(path) else { return [] }
-  defer { closedir(folder) }
-  var names: [String] = []
-  while let entry = readdir(folder) {
-    let name = withUnsafePointer(to: entry.pointee.d_name) {
-      String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-    }
-    if name != "." && name != ".." { names.append(name) }
-  }
-  return names.sorted()
+  ((try? FileIO.entries(of: path)) ?? []).map(\.name).sorted()
 }

@@ -65,13 +65,14 @@ import select
 import signal
 import socket
 import ssl
-import stat
 import struct
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from stdin_end import add_no_stdin_argument, call_at_stdin_end
 
 # --- Data -----------------------------------------------------------------------------------
 
@@ -500,22 +501,12 @@ class Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def stdin_is_a_pipe():
-    """Whether stdin is a pipe or socket, whose EOF means the parent is gone (not /dev/null, a
-    file or a terminal: in the background a terminal read would stop the process)."""
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
-    parser.add_argument("--no-stdin", action="store_true", help="never end on stdin's EOF, only on a signal")
+    add_no_stdin_argument(parser)
     args = parser.parse_args()
 
     server = Server(("127.0.0.1", args.port), Handler)
@@ -534,13 +525,8 @@ def main():
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
 
-    def wait_for_stdin_eof():
-        while os.read(0, 65536):
-            pass
-        stop.set()
-
-    if not args.no_stdin and stdin_is_a_pipe():
-        threading.Thread(target=wait_for_stdin_eof, daemon=True).start()
+    if not args.no_stdin:
+        call_at_stdin_end(stop.set)
     # Short polls so that tests, which wait for the server to exit, are not held up.
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     print(json.dumps({"port": port, "url": f"{scheme}://127.0.0.1:{port}"}), flush=True)

@@ -55,17 +55,15 @@ Any other path is rejected with HTTP 404.
 import argparse
 import asyncio
 import json
-import os
 import random
 import signal
 import ssl
-import stat
 import sys
-import threading
 import time
 from http import HTTPStatus
 from urllib.parse import parse_qs, urlsplit
 
+from stdin_end import add_no_stdin_argument, call_at_stdin_end
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Close, Frame, Opcode
 
@@ -275,31 +273,13 @@ async def handler(connection: ServerConnection) -> None:
         raise
 
 
-def watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
-    # os.read, not sys.stdin: a daemon thread blocked inside the buffered reader holds its lock
-    # and makes the interpreter abort at exit.
-    while os.read(0, 65536):
-        pass
-    loop.call_soon_threadsafe(stop.set)
-
-
-def stdin_is_a_pipe() -> bool:
-    """Whether stdin is a pipe or socket, whose EOF means the parent is gone (not /dev/null, a
-    file or a terminal: in the background a terminal read would stop the process)."""
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
-    parser.add_argument("--no-stdin", action="store_true", help="never end on stdin's EOF, only on a signal")
+    add_no_stdin_argument(parser)
     arguments = parser.parse_args()
 
     tls = None
@@ -311,8 +291,8 @@ async def main() -> None:
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    if not arguments.no_stdin and stdin_is_a_pipe():
-        threading.Thread(target=watch_stdin, args=(loop, stop), daemon=True).start()
+    if not arguments.no_stdin:
+        call_at_stdin_end(lambda: loop.call_soon_threadsafe(stop.set))
 
     async with serve(
         handler,

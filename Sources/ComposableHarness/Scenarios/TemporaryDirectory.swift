@@ -28,7 +28,7 @@ struct TemporaryDirectory {
   }
 
   private static func copy(from source: String, to destination: String) throws(FileIO.Failure) {
-    for (name, isDirectory) in try entries(of: source) {
+    for (name, isDirectory) in try FileIO.entries(of: source) {
       let (from, to) = ("\(source)/\(name)", "\(destination)/\(name)")
       if isDirectory {
         guard mkdir(to, 0o755) == 0 else { throw FileIO.Failure(code: errno) }
@@ -40,26 +40,9 @@ struct TemporaryDirectory {
   }
 
   private static func remove(_ path: String) {
-    for (name, isDirectory) in (try? entries(of: path)) ?? [] {
+    for (name, isDirectory) in (try? FileIO.entries(of: path)) ?? [] {
       if isDirectory { remove("\(path)/\(name)") } else { unlink("\(path)/\(name)") }
     }
     rmdir(path)
-  }
-
-  /// The names in a folder but `.` and `..`, and whether each is a folder (not following links).
-  private static func entries(of path: String) throws(FileIO.Failure) -> [(String, Bool)] {
-    guard let directory = opendir(path) else { throw FileIO.Failure(code: errno) }
-    defer { closedir(directory) }
-    var entries: [(String, Bool)] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-      }
-      guard name != "." && name != ".." else { continue }
-      var status = stat()
-      let isDirectory = lstat("\(path)/\(name)", &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
-      entries.append((name, isDirectory))
-    }
-    return entries
   }
 }

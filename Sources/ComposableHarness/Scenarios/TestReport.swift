@@ -64,22 +64,13 @@ public final class TestReport {
   /// A folder's scenario files, or the path itself (a file, `-`, or a path that is neither,
   /// which is then reported unreadable).
   private static func scenarioFiles(_ path: String) -> [String] {
-    guard let directory = opendir(path) else { return [path] }
-    defer { closedir(directory) }
-    var files: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) {
-        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      guard !name.hasPrefix(".") else { continue }
-      let child = "\(path.hasSuffix("/") ? String(path.dropLast()) : path)/\(name)"
-      if entry.pointee.d_type == DT_DIR {
-        files += scenarioFiles(child)
-      } else if name.hasSuffix(".jsonl") {
-        files.append(child)
-      }
-    }
-    return files.sorted()
+    guard let entries = try? FileIO.entries(of: path) else { return [path] }
+    let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+    return entries.filter { !$0.name.hasPrefix(".") }.flatMap { entry in
+      let child = "\(folder)/\(entry.name)"
+      if entry.isDirectory { return scenarioFiles(child) }
+      return entry.name.hasSuffix(".jsonl") ? [child] : []
+    }.sorted()
   }
 
   func add(_ outcome: ScenarioOutcome) {

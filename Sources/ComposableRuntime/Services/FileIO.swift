@@ -111,20 +111,35 @@ public enum FileIO {
   static func removeStaleTemporaries(of path: String, in directory: String) {
     let prefix =
       "\(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]).tmp-"
-    guard let stream = opendir(directory) else { return }
-    defer { closedir(stream) }
-    while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) {
-        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      guard name.hasPrefix(prefix) else { continue }
-      let parts = name.dropFirst(prefix.count).split(
+    for entry in (try? entries(of: directory)) ?? [] where entry.name.hasPrefix(prefix) {
+      let parts = entry.name.dropFirst(prefix.count).split(
         separator: "-", omittingEmptySubsequences: false)
       guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0, UInt32(parts[1]) != nil,
         pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
       else { continue }
-      unlink("\(directory)/\(name)")
+      unlink("\(directory)/\(entry.name)")
     }
+  }
+
+  /// The names in a folder but `.` and `..`, each with whether it is a folder itself (a link to
+  /// one is not), in no particular order.
+  public static func entries(of directory: String) throws(Failure) -> [(
+    name: String, isDirectory: Bool
+  )] {
+    guard let stream = opendir(directory) else { throw Failure(code: errno) }
+    defer { closedir(stream) }
+    var entries: [(name: String, isDirectory: Bool)] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard name != "." && name != ".." else { continue }
+      var status = stat()
+      let isDirectory =
+        lstat("\(directory)/\(name)", &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+      entries.append((name, isDirectory))
+    }
+    return entries
   }
 
   private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {

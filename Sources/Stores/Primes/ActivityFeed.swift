@@ -22,7 +22,7 @@ where Base.State == PrimesState, Base.Action == PrimesAction {
       candidates = [state.count]
     case .favoritePrimes(.deleteFavoritePrimes(let indices)):
       let favorites = state.favoritePrimes
-      candidates = Set(indices.filter(favorites.indices.contains)).sorted().map { favorites[$0] }
+      candidates = FavoritePrimesReducer.deleted(indices, from: favorites).map { favorites[$0] }
     default:
       return base.reduce(into: &state, action: action)
     }

@@ -38,14 +38,20 @@ public struct FavoritePrimesReducer: Reducer {
     self.storage = storage
   }
 
+  /// The positions a deletion removes, each once, in increasing order: indices name positions
+  /// in the list as it was, and out-of-range ones name nothing.
+  static func deleted(_ indices: [Int], from favorites: TrackedOrderedSet<Int>) -> [Int] {
+    Set(indices.filter(favorites.indices.contains)).sorted()
+  }
+
   public func reduce(into state: inout FavoritePrimesState, action: FavoritePrimesAction)
     -> Effect<FavoritePrimesAction>
   {
     switch action {
     case .deleteFavoritePrimes(let indices):
-      // Indices name positions in the list as it was; out-of-range ones name nothing.
-      let valid = Set(indices.filter(state.favoritePrimes.indices.contains))
-      for index in valid.sorted(by: >) { state.favoritePrimes.remove(at: index) }
+      for index in Self.deleted(indices, from: state.favoritePrimes).reversed() {
+        state.favoritePrimes.remove(at: index)
+      }
       return .none
 
     case .saveButtonTapped:

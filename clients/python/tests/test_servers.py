@@ -1,6 +1,7 @@
 """The test peers of Tests/servers, run as the examples run them: in the background of a shell
 script (until a signal), and as test harnesses run them (until their stdin pipe closes)."""
 
+import contextlib
 import json
 import os
 import signal
@@ -65,14 +66,13 @@ def test_a_server_started_in_the_background_of_a_script_serves_until_sigterm(tmp
             os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.parametrize("script", ["fixture_server.py", "ws_servers.py"])
-def test_a_server_whose_stdin_is_a_pipe_ends_when_it_closes(script):
-    server = subprocess.Popen([sys.executable, str(SERVERS / script), "--port", "0"],
+@contextlib.contextmanager
+def on_a_pipe(script, *args):
+    """The server started as test harnesses start it, its stdin a pipe; killed if still there."""
+    server = subprocess.Popen([sys.executable, str(SERVERS / script), "--port", "0", *args],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        assert json.loads(server.stdout.readline())["port"] > 0
-        server.stdin.close()
-        assert server.wait(5) == 0
+        yield server
     finally:
         if server.poll() is None:
             server.kill()
@@ -80,10 +80,16 @@ def test_a_server_whose_stdin_is_a_pipe_ends_when_it_closes(script):
         server.stdout.close()
 
 
+@pytest.mark.parametrize("script", ["fixture_server.py", "ws_servers.py"])
+def test_a_server_whose_stdin_is_a_pipe_ends_when_it_closes(script):
+    with on_a_pipe(script) as server:
+        assert json.loads(server.stdout.readline())["port"] > 0
+        server.stdin.close()
+        assert server.wait(5) == 0
+
+
 def test_no_stdin_keeps_a_server_on_a_pipe_running(tmp_path):
-    server = subprocess.Popen([sys.executable, str(SERVERS / "fixture_server.py"), "--port", "0", "--no-stdin"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    try:
+    with on_a_pipe("fixture_server.py", "--no-stdin") as server:
         url = json.loads(server.stdout.readline())["url"]
         server.stdin.close()
         time.sleep(0.3)
@@ -92,8 +98,3 @@ def test_no_stdin_keeps_a_server_on_a_pipe_running(tmp_path):
             assert response.status == 200
         server.send_signal(signal.SIGINT)
         assert server.wait(5) == 0
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-        server.stdout.close()
