@@ -169,7 +169,7 @@ public struct IdentifiedArray<Element: Identifiable> {
   }
 
   var storageAddress: UnsafeRawPointer? { storage.storageAddress }
-  var token: ChangeToken { storage.token }
+  @inline(__always) var token: ChangeToken { storage.token }
 
   public mutating func reserveCapacity(_ minimumCapacity: Int) {
     storage.reserveCapacity(minimumCapacity)

@@ -35,7 +35,7 @@ public struct TrackedArray<Element> {
   }
 
   /// This value's version, whatever its elements.
-  var token: ChangeToken { ChangeToken(journal: journal, version: version) }
+  @inline(__always) var token: ChangeToken { ChangeToken(journal: journal, version: version) }
 
   private mutating func record(_ change: CollectionChange, replacing previous: Element? = nil) {
     if let next = journal.record(change, replacing: previous, after: version) {

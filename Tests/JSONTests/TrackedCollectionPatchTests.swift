@@ -21,6 +21,24 @@ private struct Board: Encodable {
   var tags: TrackedOrderedSet<Int> = []
 }
 
+/// Writes one member, `value`, of whichever type its case holds.
+private enum Shifting: Encodable {
+  case tracked(TrackedArray<Int>)
+  case plain([Int])
+  case text(String)
+
+  enum CodingKeys: CodingKey { case value }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .tracked(let values): try container.encode(values, forKey: .value)
+    case .plain(let values): try container.encode(values, forKey: .value)
+    case .text(let text): try container.encode(text, forKey: .value)
+    }
+  }
+}
+
 /// An ``IdentifiedArray`` member is patched from the changes it reports: one operation per
 /// change (a changed field of an element is that field), whatever it holds, and without
 /// copying its elements.
@@ -161,6 +179,37 @@ final class TrackedCollectionPatchTests: XCTestCase {
       try JSONValueDecoder().decode(TrackedOrderedSet<Int>.self, from: [5, 3, 5])
     ) { error in
       XCTAssertTrue("\(error)".contains("the element 5 is repeated"), "\(error)")
+    }
+  }
+
+  /// How a member is patched is found once per type at its key: a member whose type changes
+  /// between two states is patched as what it is now.
+  func testAMemberWhoseTypeChangesIsPatchedAsItsNewType() throws {
+    var tracked: TrackedArray<Int> = [1, 2]
+    let values: [Shifting] = [
+      .tracked(tracked), .plain([1, 2, 3]), .text("a"), .plain([1]),
+      .tracked(
+        {
+          tracked.append(3)
+          return tracked
+        }()),
+      .tracked(
+        {
+          tracked[0] = 9
+          return tracked
+        }()),
+      .text("b"), .tracked(tracked),
+    ]
+    let encoder = try JSONPatchEncoder(Shifting.text("start"))
+    var before = try JSONValueEncoder().encode(Shifting.text("start"))
+    for (step, value) in values.enumerated() {
+      var bytes: [UInt8] = []
+      try encoder.writePatch(to: value, into: &bytes)
+      let operations = try (bytes.withUnsafeBytes { try JSONParser.parse($0) }.arrayValue ?? [])
+        .map { try JSONPatchOperation(json: $0) }
+      let after = try JSONValueEncoder().encode(value)
+      XCTAssertEqual(try JSONPatch.apply(operations, to: before), after, "step \(step)")
+      before = after
     }
   }
 

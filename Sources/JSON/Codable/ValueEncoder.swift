@@ -7,13 +7,29 @@
 final class ValueEncoder: Encoder {
   // The coder classes never escape one encoding pass on one thread, and their accesses do not
   // overlap, so the run-time exclusivity checks on their properties are skipped.
-  @exclusivity(unchecked) private(set) var codingPath: [any CodingKey]
+  /// The path from the encoder's base to the value being encoded.
+  @exclusivity(unchecked) private var pathBelowBase: [any CodingKey]
+  /// Where the encoder starts, made when a path is asked for: an encoder started deep in a
+  /// patched state (an element of a tracked collection) would otherwise build its path for
+  /// every element it encodes, only for error messages.
+  private let basePath: (() -> [any CodingKey])?
   var userInfo: [CodingUserInfoKey: Any] { [:] }
   /// What the value currently being encoded has written so far.
   @exclusivity(unchecked) var result = PendingValue.nothing
 
   init(codingPath: [any CodingKey]) {
-    self.codingPath = codingPath
+    pathBelowBase = codingPath
+    basePath = nil
+  }
+
+  /// An encoder whose path starts with `basePath()`, made only if a path is asked for.
+  init(basePath: @escaping () -> [any CodingKey]) {
+    pathBelowBase = []
+    self.basePath = basePath
+  }
+
+  var codingPath: [any CodingKey] {
+    if let basePath { basePath() + pathBelowBase } else { pathBelowBase }
   }
 
   /// Encodes `value` at the current path, leaving the state of the enclosing value untouched.
@@ -33,16 +49,16 @@ final class ValueEncoder: Encoder {
     -> JSONValue
   {
     if !keys.isEmpty {
-      codingPath.append(contentsOf: keys)
+      pathBelowBase.append(contentsOf: keys)
     }
-    codingPath.append(key)
-    defer { codingPath.removeLast(keys.count + 1) }
+    pathBelowBase.append(key)
+    defer { pathBelowBase.removeLast(keys.count + 1) }
     return try encodeCurrent(value)
   }
 
-  /// The path of a container made at `depth` with `keys` below it.
+  /// The path of a container made at `depth` (below the base) with `keys` below it.
   func codingPath(depth: Int, keys: [any CodingKey]) -> [any CodingKey] {
-    Array(codingPath.prefix(depth)) + keys
+    (basePath?() ?? []) + Array(pathBelowBase.prefix(depth)) + keys
   }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -54,7 +70,7 @@ final class ValueEncoder: Encoder {
       result = .object(box)
     }
     return KeyedEncodingContainer(
-      KeyedValueEncodingContainer(encoder: self, box: box, depth: codingPath.count, keys: []))
+      KeyedValueEncodingContainer(encoder: self, box: box, depth: pathBelowBase.count, keys: []))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -65,7 +81,8 @@ final class ValueEncoder: Encoder {
       box = ArrayBox()
       result = .array(box)
     }
-    return UnkeyedValueEncodingContainer(encoder: self, box: box, depth: codingPath.count, keys: [])
+    return UnkeyedValueEncodingContainer(
+      encoder: self, box: box, depth: pathBelowBase.count, keys: [])
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {

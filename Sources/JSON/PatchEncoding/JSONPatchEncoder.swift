@@ -95,18 +95,21 @@ final class PatchWalk: Encoder {
   /// Brings `node` up to `value`, writing the operations for what changed.
   func patch<T: Encodable>(_ value: T, at node: PatchNode) throws {
     if node.hasWitness(value) { return }
-    // Scalars first: they are the common change, and no tracked collection is one of them,
-    // so the dynamic cast below is spared.
-    if let known = KnownEncodable.encode(value) {
-      update(node, to: known)
+    switch node.shape(of: value) {
+    case .known:
+      update(node, to: KnownEncodable.encode(value)!)
       node.remember(value)
-    } else if let collection = value as? any ChangeTrackedCollection {
-      try patchTracked(collection, at: node)
-    } else if node.mayHaveMembers {
+    case .tracked(let access):
+      try withUnsafePointer(to: value) { pointer in
+        let value = UnsafeRawPointer(pointer)
+        if let written = node.tracked, written == access.token(value) { return }
+        try patchTracked(access.collection(value), at: node)
+      }
+    case .other where node.mayHaveMembers:
       let walked = try walkMembers(of: value, at: node)
       if walked && node.containsTracked { node.forgetWitness() } else { node.remember(value) }
-    } else {
-      update(node, to: try ValueEncoder(codingPath: node.codingPath).encodeCurrent(value))
+    case .other:
+      update(node, to: try ValueEncoder(basePath: { node.codingPath }).encodeCurrent(value))
       try rememberEncoded(value, at: node)
     }
   }
@@ -178,7 +181,7 @@ final class PatchWalk: Encoder {
         return
       }
     }
-    update(node, to: try ValueEncoder(codingPath: node.codingPath).encodeCurrent(collection))
+    update(node, to: try ValueEncoder(basePath: { node.codingPath }).encodeCurrent(collection))
     node.track(token)
   }
 
@@ -234,7 +237,7 @@ final class PatchWalk: Encoder {
   private func encodeElement(_ element: any Encodable, _ position: Int, at node: PatchNode) throws
     -> JSONValue
   {
-    try ValueEncoder(codingPath: node.codingPath + [JSONKey(intValue: position)])
+    try ValueEncoder(basePath: { node.codingPath + [JSONKey(intValue: position)] })
       .encodeCurrent(element)
   }
 
@@ -244,6 +247,31 @@ final class PatchWalk: Encoder {
     let member = parent.members![position]
     member.generation = generation
     return member
+  }
+
+  /// Sets the scalar member of `parent` for `key` to `json`, marked as written by this walk.
+  func setScalar(_ json: JSONValue, forKey key: String, of parent: PatchNode) {
+    guard let position = parent.memberPosition(forKey: key) else {
+      addMember(to: parent, key: key, json: json)
+      return
+    }
+    // The parent holds the member: no reference of its own is taken, which would cost a
+    // retain and a release per member of every walk.
+    unowned(unsafe) let member = parent.members.unsafelyUnwrapped[position]
+    member.generation = generation
+    updateScalar(member, to: json)
+  }
+
+  /// Brings the member of `parent` for `key` to `value`, marked as written by this walk;
+  /// false when there is no such member yet.
+  func patchMember<T: Encodable>(_ value: T, forKey key: String, of parent: PatchNode) throws
+    -> Bool
+  {
+    guard let position = parent.memberPosition(forKey: key) else { return false }
+    unowned(unsafe) let member = parent.members.unsafelyUnwrapped[position]
+    member.generation = generation
+    try patch(value, at: member)
+    return true
   }
 
   /// Adds a member that did not exist.
@@ -373,7 +401,7 @@ final class PatchWalk: Encoder {
 
   private func plainEncoder() -> ValueEncoder {
     if let plain { return plain }
-    let encoder = ValueEncoder(codingPath: node.codingPath)
+    let encoder = ValueEncoder(basePath: { [node] in node.codingPath })
     plain = encoder
     return encoder
   }

@@ -20,21 +20,27 @@ struct PatchKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   private func setScalar(_ json: JSONValue, _ key: Key) {
     let name = key.stringValue
-    if let member = walk.member(of: node, forKey: name) {
-      walk.updateScalar(member, to: json)
-    } else {
-      walk.addMember(to: node, key: name, json: json)
-    }
+    withWalkAndNode { walk, node in walk.setScalar(json, forKey: name, of: node) }
   }
 
   @inline(never)
   private func setValue<T: Encodable>(_ value: T, _ key: Key) throws {
     let name = key.stringValue
-    if let member = walk.member(of: node, forKey: name) {
-      try walk.patch(value, at: member)
-    } else {
-      let json = try ValueEncoder(codingPath: codingPath + [key]).encodeCurrent(value)
-      try walk.rememberFirstSight(value, at: walk.addMember(to: node, key: name, json: json))
+    if try withWalkAndNode({ walk, node in try walk.patchMember(value, forKey: name, of: node) }) {
+      return
+    }
+    let json = try ValueEncoder(codingPath: codingPath + [key]).encodeCurrent(value)
+    try walk.rememberFirstSight(value, at: walk.addMember(to: node, key: name, json: json))
+  }
+
+  /// Runs `body` with the walk and the node, without retaining them for it: they outlive the
+  /// `encode(to:)` this container serves, and a retain and a release each per member add up.
+  @inline(__always)
+  private func withWalkAndNode<Result>(
+    _ body: (PatchWalk, PatchNode) throws -> Result
+  ) rethrows -> Result {
+    try Unmanaged.passUnretained(walk)._withUnsafeGuaranteedRef { walk in
+      try Unmanaged.passUnretained(node)._withUnsafeGuaranteedRef { node in try body(walk, node) }
     }
   }
 

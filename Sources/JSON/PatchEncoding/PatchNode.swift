@@ -40,6 +40,10 @@ final class PatchNode {
   /// The keyed container handed to this value's `encode(to:)`, kept for the next walk: making
   /// one allocates a box and looks up its generic metadata.
   var keyedContainer: (key: ObjectIdentifier, container: AnyObject)?
+  /// How values of the type last patched here are patched, found on the first value of the
+  /// type: whether a type is a tracked collection is a dynamic cast, which scans the binary's
+  /// conformances and copies the value.
+  private var shape: (type: ObjectIdentifier, shape: ValueShape)?
   /// The walk that last wrote this member: members a walk did not write were removed.
   var generation: UInt = 0
   /// Where the next member is expected among `members`: one past the last one found.
@@ -67,6 +71,14 @@ final class PatchNode {
 
   deinit {
     forgetWitness()
+  }
+
+  /// How values of `value`'s type are patched here.
+  func shape<T: Encodable>(of value: T) -> ValueShape {
+    if let shape, shape.type == ObjectIdentifier(T.self) { return shape.shape }
+    let found = ValueShape(of: value)
+    shape = (ObjectIdentifier(T.self), found)
+    return found
   }
 
   /// Whether `value` has the bits of the value remembered.
@@ -157,6 +169,38 @@ final class PatchNode {
     }
     if let found { nextMember = found + 1 == members.count ? 0 : found + 1 }
     return found
+  }
+}
+
+/// What kind of value a type's values are, to a walk.
+enum ValueShape {
+  /// One ``KnownEncodable`` writes without its `encode(to:)`.
+  case known
+  /// A ``ChangeTrackedCollection``, read through its type's witnesses.
+  case tracked(TrackedAccess)
+  /// Anything else: walked by its `encode(to:)`.
+  case other
+
+  /// The shape of `value`'s type.
+  init<T: Encodable>(of value: T) {
+    if KnownEncodable.encode(value) != nil {
+      self = .known
+    } else if let tracked = T.self as? any ChangeTrackedCollection.Type {
+      self = .tracked(TrackedAccess(tracked))
+    } else {
+      self = .other
+    }
+  }
+}
+
+/// A tracked collection's version and its whole self, read from a value of its type in place.
+struct TrackedAccess {
+  let token: (UnsafeRawPointer) -> ChangeToken
+  let collection: (UnsafeRawPointer) -> any ChangeTrackedCollection
+
+  init<C: ChangeTrackedCollection>(_: C.Type) {
+    token = { $0.assumingMemoryBound(to: C.self).pointee.changeToken }
+    collection = { $0.assumingMemoryBound(to: C.self).pointee }
   }
 }
 
