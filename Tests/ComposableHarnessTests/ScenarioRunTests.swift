@@ -100,6 +100,35 @@ final class ScenarioRunTests: XCTestCase {
     XCTAssertEqual(report.lines.last, "1 passed, 0 failed")
   }
 
+  func testAPartialReceiveMatchesByTypeOrByTheMembersItNames() throws {
+    let report = try run(
+      """
+      {"scenario":"by type, then by value","store":"tally"}
+      {"doubles":{"0":0,"1":2}}
+      {"send":"doubleTapped"}
+      {"receive":"doubled","match":"partial"}
+      {"send":"bump","state":{"count":1}}
+      {"send":"doubleTapped"}
+      {"receive":{"type":"doubled","value":2},"match":"partial","state":{"count":2}}
+      """)
+    XCTAssertEqual(
+      report.lines, ["ok    \(folder)/a.jsonl:1  by type, then by value", "1 passed, 0 failed"])
+  }
+
+  func testAPartialReceiveThatDiffersShowsOnlyWhatItNamed() throws {
+    let report = try run(
+      """
+      {"scenario":"wrong value","store":"tally"}
+      {"doubles":{"0":7}}
+      {"send":"doubleTapped"}
+      {"receive":{"type":"doubled","value":3},"match":"partial"}
+      """)
+    XCTAssertEqual(report.failed, 1)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(text.contains("/a.jsonl:4: receive doubled: received a different action"), text)
+    XCTAssertTrue(text.contains("/action/value: expected 3, actual 7"), text)
+  }
+
   func testAWrongStateFailsAndSaysWhere() throws {
     let report = try run(
       """

@@ -130,6 +130,50 @@ def test_a_wrong_received_action_shows_where_it_differs(tmp_path):
     assert lines[0]["failure"]["differences"] == [{"path": "/action/value", "expected": 7, "actual": 5}]
 
 
+def test_a_partial_receive_checks_the_type_and_the_members_it_names(tmp_path):
+    steps = [
+        {"nthPrimes": {"0": 5}},
+        {"send": "counter.nthPrimeButtonTapped", "state": {"nthPrimeRequest": 0, "isNthPrimeButtonDisabled": True}},
+    ]
+    by_type = write(
+        tmp_path, "type.jsonl", {"scenario": "by type", "store": "primes"}, *steps,
+        {"receive": "counter.nthPrimeResponse", "match": "partial",
+         "state": {"alertNthPrime": {"n": 0, "prime": 5}, "nthPrimeRequest": None, "isNthPrimeButtonDisabled": False}},
+    )
+    wrong = write(
+        tmp_path, "wrong.jsonl", {"scenario": "wrong value", "store": "primes"}, *steps,
+        {"receive": {"type": "counter.nthPrimeResponse", "value": 7}, "match": "partial"},
+    )
+    other = write(
+        tmp_path, "other.jsonl", {"scenario": "other type", "store": "primes"}, *steps,
+        {"receive": "counter.incrTapped", "match": "partial"},
+    )
+    for path in (by_type, wrong, other):
+        SCENARIO.validate(json.loads(path.read_text().splitlines()[-1]))
+    code, lines = run_json(by_type, wrong, other)
+    assert code == 1
+    assert [line.get("passed") for line in lines[:3]] == [True, False, False]
+    assert lines[1]["failure"]["differences"] == [{"path": "/action/value", "expected": 7, "actual": 5}]
+    assert {"path": "/action/type", "expected": "counter.incrTapped", "actual": "counter.nthPrimeResponse"} in (
+        lines[2]["failure"]["differences"]
+    )
+
+
+@pytest.mark.parametrize(
+    "header, step, message",
+    [
+        ({}, {"receive": "counter.nthPrimeResponse", "match": "loose"}, '"match" is "exact" or "partial"'),
+        ({"effects": "recorded"}, {"receive": "counter.nthPrimeResponse", "match": "partial"},
+         '"match":"partial" needs "effects":"run"'),
+    ],
+)
+def test_a_match_that_cannot_hold_is_refused(tmp_path, header, step, message):
+    path = write(tmp_path, "match.jsonl", {"scenario": "match", "store": "primes", **header}, step)
+    code, out, _ = run_test(path)
+    assert code == 1
+    assert message in out
+
+
 def test_a_request_nothing_answers_fails_the_scenario(tmp_path):
     path = write(
         tmp_path, "http.jsonl",

@@ -34,7 +34,9 @@ struct Scenario {
     /// Answers for a dependency a store scripts by name (``StoreDefinition/scriptedDependencies``).
     case answers(name: String, JSONObject)
     case send(store: String, action: JSONValue, expectations: [Expectation], elapsed: Int?)
-    case receive(store: String, action: JSONValue, expectations: [Expectation], elapsed: Int?)
+    case receive(
+      store: String, action: JSONValue, match: ActionMatch, expectations: [Expectation],
+      elapsed: Int?)
     case advance(Int)
     case settle
     case peer(PeerStep)
@@ -45,7 +47,7 @@ struct Scenario {
       case .websocket: "websocket"
       case .answers(let name, _): name
       case .send(_, let action, _, _): "send \(Self.type(of: action))"
-      case .receive(_, let action, _, _): "receive \(Self.type(of: action))"
+      case .receive(_, let action, _, _, _): "receive \(Self.type(of: action))"
       case .advance(let ms): "advance \(ms) ms"
       case .settle: "settle"
       case .peer: "peer"
@@ -54,6 +56,31 @@ struct Scenario {
 
     static func type(of action: JSONValue) -> String {
       action.stringValue ?? action["type"]?.stringValue ?? action.briefDescription
+    }
+  }
+
+  /// How a `receive` step's action is compared with the action received.
+  enum ActionMatch: String {
+    /// The whole wire form, payload included, as TestStore's `receive(_:)` with a value.
+    case exact
+    /// The type and the payload members given, as `state` expectations merge: objects member
+    /// by member, anything else whole. A bare type matches any payload, as TestStore's
+    /// `receive(\.case)`.
+    case partial
+
+    func accepts(_ received: JSONValue, as expected: JSONValue) -> Bool {
+      switch self {
+      case .exact: received == expected
+      case .partial: merge(expected, into: received) == received
+      }
+    }
+
+    /// What the step expects of `received`: only the members it names differ from it.
+    func expectation(_ expected: JSONValue, for received: JSONValue) -> JSONValue {
+      switch self {
+      case .exact: expected
+      case .partial: merge(expected, into: received)
+      }
     }
   }
 
@@ -224,7 +251,9 @@ enum ScenarioFile {
     let value = object[kind]!
     switch kind {
     case "send", "receive":
-      try ScenarioError.expectKeys(object, [kind, "store", "state", "patch", "t"], in: kind)
+      try ScenarioError.expectKeys(
+        object, Set([kind, "store", "state", "patch", "t"] + (kind == "receive" ? ["match"] : [])),
+        in: kind)
       guard let store = object["store"]?.stringValue ?? defaultStore else {
         throw ScenarioError("\(kind) needs a \"store\" (or one in the scenario's header)")
       }
@@ -236,9 +265,18 @@ enum ScenarioFile {
       }
       let action = value.stringValue.map { JSONValue.object(["type": .string($0)]) } ?? value
       let elapsed = object["t"]?.intValue
-      return kind == "send"
-        ? .send(store: store, action: action, expectations: expectations, elapsed: elapsed)
-        : .receive(store: store, action: action, expectations: expectations, elapsed: elapsed)
+      if kind == "send" {
+        return .send(store: store, action: action, expectations: expectations, elapsed: elapsed)
+      }
+      var match = Scenario.ActionMatch.exact
+      if let given = object["match"] {
+        guard let name = given.stringValue, let named = Scenario.ActionMatch(rawValue: name) else {
+          throw ScenarioError("\"match\" is \"exact\" or \"partial\"")
+        }
+        match = named
+      }
+      return .receive(
+        store: store, action: action, match: match, expectations: expectations, elapsed: elapsed)
     case "advance":
       try ScenarioError.expectKeys(object, ["advance"], in: kind)
       guard let ms = value.intValue, ms >= 0 else {

@@ -158,8 +158,13 @@ final class ScenarioRun {
       let reduced = received.removeFirst()
       if runsEffects { await settle(timeControl, collectingFrom: stores) }
       try check(reduced, against: expectations)
-    case .receive(let store, let action, let expectations, let elapsed):
+    case .receive(let store, let action, let match, let expectations, let elapsed):
       if !runsEffects {
+        guard match == .exact else {
+          throw failure(
+            "\"match\":\"partial\" needs \"effects\":\"run\": a recorded receive reduces the "
+              + "action it gives, whole")
+        }
         let host = try self.store(store, in: stores)
         if let elapsed { stores.time.replay(elapsed: elapsed) }
         do {
@@ -169,7 +174,7 @@ final class ScenarioRun {
         }
         collect(stores)
       }
-      try check(try receive(store: store, action: action), against: expectations)
+      try check(try receive(store: store, action: action, match: match), against: expectations)
     case .advance(let ms):
       guard runsEffects else { throw failure("advance needs \"effects\":\"run\"") }
       await withCheckedContinuation { continuation in
@@ -219,22 +224,28 @@ final class ScenarioRun {
     }
   }
 
-  private func receive(store: String, action: JSONValue) throws(StepFailure) -> Reduced {
+  private func receive(store: String, action: JSONValue, match: Scenario.ActionMatch)
+    throws(StepFailure) -> Reduced
+  {
     if scenario.exhaustive {
       guard let next = received.first else {
         throw failure(
           "expected to receive \(Scenario.Action.type(of: action)), but no action was received "
             + "(one waiting for time needs an advance)")
       }
-      guard next.store == store, next.action == action else {
+      guard next.store == store, match.accepts(next.action, as: action) else {
         var failure = failure("received a different action")
         failure.differences = differences(
-          expected: wire(store, action), actual: wire(next.store, next.action))
+          expected: wire(store, match.expectation(action, for: next.action)),
+          actual: wire(next.store, next.action))
         throw failure
       }
       return received.removeFirst()
     }
-    guard let index = received.firstIndex(where: { $0.store == store && $0.action == action })
+    guard
+      let index = received.firstIndex(where: {
+        $0.store == store && match.accepts($0.action, as: action)
+      })
     else {
       throw failure(
         "expected to receive \(Scenario.Action.type(of: action)), but it was not among the "
