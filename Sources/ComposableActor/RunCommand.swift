@@ -37,6 +37,12 @@ extension ComposableActorCommand {
       help: "One line per reduced action (actions), or one merged line per loop iteration (ticks).")
     var emit: EmitMode = .actions
 
+    @Option(
+      help: ArgumentHelp(
+        "What to trace on stdout besides the actions: effects (a line as each effect starts "
+          + "and ends). Repeatable.", valueName: "kind"))
+    var trace: [TraceKind] = []
+
     @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -138,6 +144,7 @@ extension ComposableActorCommand.Run {
     configuration.maxLineBytes = maxLineBytes
     configuration.linger = linger
     configuration.emit = emit
+    configuration.traces = Set(trace)
     configuration.logLevel = logLevel
     configuration.dataDirectory = dataDir
     configuration.maxDepth = maxDepth
@@ -162,7 +169,8 @@ extension ComposableActorCommand.Run {
   /// The long names of run's own options, which no store may declare.
   static let ownOptionNames: Set<String> = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
-    "http-timeout", "seed", "clock", "record", "allow-effect-actions", "help", "version",
+    "http-timeout", "seed", "clock", "record", "allow-effect-actions", "trace", "help",
+    "version",
   ]
 
   /// The help's list of the stores' options. The parser reads the configuration whenever it
@@ -184,6 +192,8 @@ extension ComposableActorCommand.Run {
 }
 
 extension EmitMode: ExpressibleByArgument {}
+
+extension TraceKind: ExpressibleByArgument {}
 
 extension ClockMode: ExpressibleByArgument {}
 

@@ -11,6 +11,8 @@ public struct ReducedAction<Action>: Sendable where Action: Sendable {
   /// The token the host passed with the action that started it all: a host action's own, or,
   /// for an action an effect sent, that of the host action whose reduction started the effect.
   public let cause: (any Sendable)?
+  /// What ``Store/didReduce`` numbered this reduction; nil before it was reduced.
+  public internal(set) var number: Int?
 }
 
 /// Owns a feature's state, reduces actions strictly one at a time, and runs their effects.
@@ -23,13 +25,17 @@ public struct ReducedAction<Action>: Sendable where Action: Sendable {
 public final class Store<State, Action: Sendable> {
   public private(set) var state: State
 
-  /// Called after every reduced action, before the effects it returned start.
-  public var didReduce: ((ReducedAction<Action>, State) -> Void)?
+  /// Called after every reduced action, before the effects it returned start. What it returns
+  /// numbers the reduction (a host's `seq`): the effects it starts give it as their cause.
+  public var didReduce: ((ReducedAction<Action>, State) -> Int?)?
   /// Called when an effect fails with an error no `catch:` handled, with the action whose
   /// reduction returned the effect.
   public var didFailEffect: ((any Error, ReducedAction<Action>) -> Void)?
   /// Called each time the last running effect finished.
   public var didBecomeIdle: (() -> Void)?
+  /// Called as each effect starts and ends, when set: for tracing. Unset, it costs a check per
+  /// effect started.
+  public var didChangeEffect: ((EffectEvent) -> Void)?
 
   private let reducer: (inout State, Action) -> Effect<Action>
   private var pending: [ReducedAction<Action>] = []
@@ -37,7 +43,6 @@ public final class Store<State, Action: Sendable> {
 
   private var running: [UInt64: RunningEffect] = [:]
   private var cancellable: [EffectID: Set<UInt64>] = [:]
-  private var nextToken: UInt64 = 0
   private var throttles: [EffectID: ThrottleState] = [:]
 
   /// Effects started directly by reductions that have not finished. (Effects nested in them,
@@ -66,14 +71,15 @@ public final class Store<State, Action: Sendable> {
     _ action: Action, source: ActionSource, cause: (any Sendable)? = nil
   ) {
     _ = reducer(&state, action)
-    didReduce?(ReducedAction(action: action, source: source, cause: cause), state)
+    _ = didReduce?(ReducedAction(action: action, source: source, cause: cause), state)
   }
 
-  /// Cancels every running effect; returns how many were in flight.
+  /// Cancels every running effect, for `reason` (``EffectCancellation/allCancelled(_:)``);
+  /// returns how many were in flight.
   @discardableResult
-  public func cancelAllEffects() -> Int {
+  public func cancelAllEffects(because reason: String) -> Int {
     let count = effectsInFlight
-    for effect in running.values { effect.task.cancel() }
+    for token in running.keys { cancel(token, .allCancelled(reason)) }
     return count
   }
 
@@ -96,8 +102,8 @@ public final class Store<State, Action: Sendable> {
 
   private func reduce(_ action: Action, source: ActionSource, cause: (any Sendable)?) {
     let effect = reducer(&state, action)
-    let reduced = ReducedAction(action: action, source: source, cause: cause)
-    didReduce?(reduced, state)
+    var reduced = ReducedAction(action: action, source: source, cause: cause)
+    reduced.number = didReduce?(reduced, state) ?? nil
     start(effect, origin: reduced)
   }
 
@@ -113,7 +119,7 @@ public final class Store<State, Action: Sendable> {
     case .send(let action):
       pending.append(ReducedAction(action: action, source: .effect, cause: origin.cause))
     case .cancel(let id):
-      cancel(id: id)
+      cancel(id: id, .cancelledByID(origin.number))
     case .merge(let effects):
       for effect in effects { start(effect, origin: origin) }
     case .concatenate(let effects):
@@ -121,7 +127,7 @@ public final class Store<State, Action: Sendable> {
         spawn(rest, origin: origin, id: nil, isNested: false)
       }
     case .cancellable(let id, let cancelInFlight, let child):
-      if cancelInFlight { cancel(id: id) }
+      if cancelInFlight { cancel(id: id, .replaced(origin.number)) }
       var waiting: Effect<Action>? = child
       if case .concatenate(let effects) = child.operation {
         waiting = startSynchronousHead(of: effects, origin: origin)
@@ -147,20 +153,22 @@ public final class Store<State, Action: Sendable> {
   private func spawn(
     _ effect: Effect<Action>, origin: ReducedAction<Action>, id: EffectID?, isNested: Bool
   ) -> Task<Void, Never> {
-    let token = nextToken
-    nextToken += 1
+    let token = EffectNumbers.next()
     let task = Task(executorPreference: StoreActor.taskExecutor) { [self] in
       await self.runTask(effect, origin: origin, token: token)
     }
-    running[token] = RunningEffect(task: task, id: id, isNested: isNested)
+    running[token] = RunningEffect(
+      task: task, id: id, isNested: isNested, cause: origin.number,
+      operation: effect.operatorName)
     if let id { cancellable[id, default: []].insert(token) }
     if !isNested { effectsInFlight += 1 }
+    if let didChangeEffect { didChangeEffect(running[token]!.event(token, .started)) }
     return task
   }
 
   private func runTask(_ effect: Effect<Action>, origin: ReducedAction<Action>, token: UInt64) async
   {
-    await execute(effect, origin: origin) { [self] action in
+    await execute(effect, origin: origin, token: token) { [self] action in
       receive(action, source: .effect, cause: origin.cause)
     }
     guard let finished = running.removeValue(forKey: token) else { return }
@@ -168,23 +176,42 @@ public final class Store<State, Action: Sendable> {
       cancellable[id]?.remove(token)
       if cancellable[id]?.isEmpty == true { cancellable[id] = nil }
     }
+    if let didChangeEffect, finished.cancellation == nil {
+      let end: EffectEvent.Kind =
+        if let failure = finished.failure {
+          .failed(failure)
+        } else if Task.isCancelled {
+          .cancelled(.enclosingEffectCancelled)
+        } else {
+          .finished
+        }
+      didChangeEffect(finished.event(token, end))
+    }
     if !finished.isNested {
       effectsInFlight -= 1
       if effectsInFlight == 0 { didBecomeIdle?() }
     }
   }
 
-  private func cancel(id: EffectID) {
-    for token in cancellable[id] ?? [] {
-      running[token]?.task.cancel()
-    }
+  private func cancel(id: EffectID, _ why: EffectCancellation) {
+    for token in cancellable[id] ?? [] { cancel(token, why) }
+  }
+
+  /// Cancels one running effect; the first reason given is the one told.
+  private func cancel(_ token: UInt64, _ why: EffectCancellation) {
+    guard let effect = running[token] else { return }
+    effect.task.cancel()
+    guard effect.cancellation == nil else { return }
+    running[token]?.cancellation = why
+    didChangeEffect?(effect.event(token, .cancelled(why)))
   }
 
   // MARK: Running effects
 
-  /// Runs an effect tree to completion; actions it sends go to `deliver`.
+  /// Runs an effect tree to completion, as part of the effect `token`; actions it sends go to
+  /// `deliver`.
   private func execute(
-    _ effect: Effect<Action>, origin: ReducedAction<Action>,
+    _ effect: Effect<Action>, origin: ReducedAction<Action>, token: UInt64,
     deliver: @escaping @StoreActor (Action) -> Void
   ) async {
     switch effect.operation {
@@ -194,27 +221,30 @@ public final class Store<State, Action: Sendable> {
       guard !Task.isCancelled else { return }
       deliver(action)
     case .cancel(let id):
-      cancel(id: id)
+      cancel(id: id, .cancelledByID(origin.number))
     case .run(let operation):
       do {
         try await operation(Send(deliver))
       } catch is CancellationError {
       } catch {
+        if running[token]?.failure == nil { running[token]?.failure = "\(error)" }
         didFailEffect?(error, origin)
       }
     case .merge(let effects):
       await withTaskGroup(of: Void.self) { group in
         for effect in effects {
-          group.addTask { await self.execute(effect, origin: origin, deliver: deliver) }
+          group.addTask {
+            await self.execute(effect, origin: origin, token: token, deliver: deliver)
+          }
         }
       }
     case .concatenate(let effects):
       for effect in effects {
         guard !Task.isCancelled else { return }
-        await execute(effect, origin: origin, deliver: deliver)
+        await execute(effect, origin: origin, token: token, deliver: deliver)
       }
     case .cancellable(let id, let cancelInFlight, let child):
-      if cancelInFlight { cancel(id: id) }
+      if cancelInFlight { cancel(id: id, .replaced(origin.number)) }
       let task = spawn(child, origin: origin, id: id, isNested: true)
       await withTaskCancellationHandler {
         await task.value
@@ -222,15 +252,15 @@ public final class Store<State, Action: Sendable> {
         task.cancel()
       }
     case .throttle(let throttle, let child):
-      await executeThrottled(child, throttle, origin: origin, deliver: deliver)
+      await executeThrottled(child, throttle, origin: origin, token: token, deliver: deliver)
     }
   }
 
   private func executeThrottled(
     _ child: Effect<Action>, _ throttle: ThrottleSettings, origin: ReducedAction<Action>,
-    deliver: @escaping @StoreActor (Action) -> Void
+    token: UInt64, deliver: @escaping @StoreActor (Action) -> Void
   ) async {
-    await execute(child, origin: origin) { [self] action in
+    await execute(child, origin: origin, token: token) { [self] action in
       if admitThrottled(action, throttle, clock: throttle.clock) { deliver(action) }
     }
     if let held = await releaseHeld(throttle, clock: throttle.clock) { deliver(held) }
@@ -273,6 +303,15 @@ public final class Store<State, Action: Sendable> {
     let task: Task<Void, Never>
     let id: EffectID?
     let isNested: Bool
+    /// The number of the reduction that returned it.
+    let cause: Int?
+    let operation: String
+    var cancellation: EffectCancellation?
+    var failure: String?
+
+    func event(_ token: UInt64, _ kind: EffectEvent.Kind) -> EffectEvent {
+      EffectEvent(effect: token, kind: kind, cause: cause, operation: operation, cancelID: id)
+    }
   }
 
   private struct ThrottleState {
@@ -283,7 +322,33 @@ public final class Store<State, Action: Sendable> {
   }
 }
 
+/// Effects' numbers, shared by every store of the process so that a trace of several stores
+/// names each effect once.
+@StoreActor
+private enum EffectNumbers {
+  static var last: UInt64 = 0
+
+  static func next() -> UInt64 {
+    last += 1
+    return last
+  }
+}
+
 extension Effect {
+  /// The name of the outermost operator, as an ``EffectEvent`` gives it.
+  var operatorName: String {
+    switch operation {
+    case .none: "none"
+    case .send: "send"
+    case .run: "run"
+    case .merge: "merge"
+    case .concatenate: "concatenate"
+    case .cancellable: "cancellable"
+    case .cancel: "cancel"
+    case .throttle: "throttle"
+    }
+  }
+
   /// True when the tree holds nothing that must wait, so the store can apply it in place.
   var isSynchronous: Bool {
     switch operation {

@@ -40,7 +40,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
       let store = Store(initialState: initialState, reducer: reducer)
       store.didReduce = { reduced, state in
         recorder.reductions.append((reduced.action, reduced.source, state))
+        recorder.reducedActions.append("\(reduced.action)")
+        return recorder.reducedActions.count
       }
+      store.didChangeEffect = { event in recorder.record(event) }
       store.didFailEffect = { error, _ in recorder.failures.append("\(error)") }
       return store
     }
@@ -108,6 +111,13 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     checkCompletion(file: file, line: line)
   }
 
+  /// Every effect's start and end so far, in order, after letting ready work run. An event's
+  /// `cause` counts the reduced actions from 1.
+  public var effectEvents: [EffectEvent] {
+    executor.runUntilIdle()
+    return StoreActor.assumeIsolated { [recorder] in recorder.effectEvents }
+  }
+
   /// How many effects are still running, after letting ready work run.
   public var effectsInFlight: Int {
     executor.runUntilIdle()
@@ -124,10 +134,12 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     }
     let running = StoreActor.assumeIsolated { [store] in store.effectsInFlight }
     if running > 0 {
+      let named = StoreActor.assumeIsolated { [recorder] in recorder.runningEffects }
       fail(
         "\(running) effect(s) still running at the end of the test; cancel them or assert their "
-          + "actions", file: file, line: line)
-      StoreActor.assumeIsolated { [store] in store.cancelAllEffects() }
+          + "actions:" + named.map { "\n  \($0)" }.joined(), file: file, line: line)
+      StoreActor.assumeIsolated { [store] in store.cancelAllEffects(because: "the end of the test")
+      }
       executor.runUntilIdle()
     }
     let failures = StoreActor.assumeIsolated { [recorder] in recorder.takeFailures() }
@@ -168,6 +180,30 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     typealias Reduction = (action: Action, source: ActionSource, state: State)
     var reductions: [Reduction] = []
     var failures: [String] = []
+    /// Every action reduced, by its number less one.
+    var reducedActions: [String] = []
+    var effectEvents: [EffectEvent] = []
+    /// The effects started and not ended, by number.
+    private var running: [UInt64: EffectEvent] = [:]
+
+    func record(_ event: EffectEvent) {
+      effectEvents.append(event)
+      if event.kind == .started {
+        running[event.effect] = event
+      } else {
+        running[event.effect] = nil
+      }
+    }
+
+    /// Each running effect, and the action whose reduction started it.
+    var runningEffects: [String] {
+      running.keys.sorted().map { number in
+        let event = running[number]!
+        let id = event.cancelID.map { ", cancellable by \($0)" } ?? ""
+        let cause = event.cause.map { reducedActions[$0 - 1] } ?? "?"
+        return "effect \(number) (\(event.operation)\(id)), started by \(cause)"
+      }
+    }
 
     func takeAll() -> [Reduction] {
       defer { reductions.removeAll() }

@@ -15,8 +15,9 @@ public protocol HostedStore: AnyObject {
   /// The state as JSON, after writing any pending `state` line so the two stay in order.
   func snapshot() -> JSONValue
   var effectsInFlight: Int { get }
-  /// Cancels every running effect; returns how many were in flight.
-  func cancelAllEffects() -> Int
+  /// Cancels every running effect for `reason` (traced as what cancelled them); returns how
+  /// many were in flight.
+  func cancelAllEffects(because reason: String) -> Int
   /// Called once per loop iteration; writes the merged `state` line in `ticks` mode.
   func endTick()
   /// Called each time the store's last running effect finished.
@@ -78,15 +79,19 @@ public struct StoreOutput {
   /// Whether a host may send the actions only effects send (`--allow-effect-actions`): for
   /// tools that inject what effects would have sent, such as load tests and scenarios.
   public let acceptsEffectActions: Bool
+  /// Set to write an `effect` line as each effect starts and ends (`--trace effects`): the
+  /// time to give them, in milliseconds since the start (virtual under the virtual clock).
+  public let effectTraceTime: (() -> Int)?
 
   public init(
     lines: OutputLines, sequence: ActionSequence, mode: EmitMode,
-    acceptsEffectActions: Bool = false
+    acceptsEffectActions: Bool = false, effectTraceTime: (() -> Int)? = nil
   ) {
     self.lines = lines
     self.sequence = sequence
     self.mode = mode
     self.acceptsEffectActions = acceptsEffectActions
+    self.effectTraceTime = effectTraceTime
   }
 }
 

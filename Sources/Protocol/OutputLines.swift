@@ -11,6 +11,8 @@ public final class OutputLines {
   public private(set) var bytes: [UInt8] = []
   /// Gets each `action` line (newline included) as it is written: for `--record`.
   public var didWriteActionLine: ((ArraySlice<UInt8>) -> Void)?
+  /// Gets each `effect` line (newline included) as it is written: for `--record`.
+  public var didWriteEffectLine: ((ArraySlice<UInt8>) -> Void)?
   private var actionLineStart: Int?
 
   public init() {
@@ -181,6 +183,65 @@ public final class OutputLines {
     raw(#","message":"#)
     JSONWriter.writeString(message, into: &bytes)
     raw("}\n")
+  }
+
+  /// `{"type":"effect",…}`: a moment in an effect's life, when effects are traced.
+  public func effect(store: String, _ event: EffectEvent, t: Int) {
+    let start = bytes.count
+    defer { didWriteEffectLine?(bytes[start...]) }
+    raw(#"{"type":"effect","store":"#)
+    JSONWriter.writeString(store, into: &bytes)
+    raw(#","effect":"#)
+    JSONWriter.writeInt(Int(truncatingIfNeeded: event.effect), into: &bytes)
+    raw(#","event":"#)
+    switch event.kind {
+    case .started: raw(#""started""#)
+    case .finished: raw(#""finished""#)
+    case .cancelled: raw(#""cancelled""#)
+    case .failed: raw(#""failed""#)
+    }
+    if let cause = event.cause {
+      raw(#","cause":"#)
+      JSONWriter.writeInt(cause, into: &bytes)
+    }
+    raw(#","operator":"#)
+    JSONWriter.writeString(event.operation, into: &bytes)
+    if let id = event.cancelID {
+      raw(#","cancelID":"#)
+      JSONWriter.writeString(id.description, into: &bytes)
+    }
+    switch event.kind {
+    case .cancelled(let why):
+      raw(#","by":"#)
+      cancellation(why)
+    case .failed(let message):
+      raw(#","error":"#)
+      JSONWriter.writeString(message, into: &bytes)
+    case .started, .finished:
+      break
+    }
+    raw(#","t":"#)
+    JSONWriter.writeInt(t, into: &bytes)
+    raw("}\n")
+  }
+
+  /// What cancelled an effect: `{"reason":…}`, with the `seq` of the action whose reduction
+  /// did, when one did.
+  private func cancellation(_ why: EffectCancellation) {
+    let (reason, seq): (String, Int?) =
+      switch why {
+      case .cancelledByID(let seq): ("cancel", seq)
+      case .replaced(let seq): ("cancelInFlight", seq)
+      case .enclosingEffectCancelled: ("enclosingEffect", nil)
+      case .allCancelled(let reason): (reason, nil)
+      }
+    raw(#"{"reason":"#)
+    JSONWriter.writeString(reason, into: &bytes)
+    if let seq {
+      raw(#","seq":"#)
+      JSONWriter.writeInt(seq, into: &bytes)
+    }
+    raw("}")
   }
 
   private func optionalID(_ id: JSONValue?) {

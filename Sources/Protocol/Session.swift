@@ -77,9 +77,10 @@ public final class Session {
     builtStores.reduce(0) { $0 + $1.effectsInFlight }
   }
 
-  /// Cancels every store's effects; returns how many were in flight.
-  public func cancelAllEffects() -> Int {
-    builtStores.reduce(0) { $0 + $1.cancelAllEffects() }
+  /// Cancels every store's effects for `reason` (`quit`, `eof`, …); returns how many were in
+  /// flight.
+  public func cancelAllEffects(because reason: String) -> Int {
+    builtStores.reduce(0) { $0 + $1.cancelAllEffects(because: reason) }
   }
 
   /// Called every time a store's last effect finished.

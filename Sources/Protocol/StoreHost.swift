@@ -88,6 +88,12 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     store.didFailEffect = { [unowned self] error, origin in
       self.effectFailed(error, origin: origin)
     }
+    if let time = output.effectTraceTime {
+      store.didChangeEffect = { [unowned self] event in
+        self.endTick()
+        self.output.effect(store: self.descriptor.name, event, t: time())
+      }
+    }
   }
 
   public var effectsInFlight: Int { store.effectsInFlight }
@@ -97,7 +103,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     set { store.didBecomeIdle = newValue }
   }
 
-  public func cancelAllEffects() -> Int { store.cancelAllEffects() }
+  public func cancelAllEffects(because reason: String) -> Int {
+    store.cancelAllEffects(because: reason)
+  }
 
   public func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError) {
     try sendFromHost(self, action, id)
@@ -129,7 +137,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     tick = Tick()
   }
 
-  private func didReduce(_ reduced: ReducedAction<Action>, state: State) {
+  private func didReduce(_ reduced: ReducedAction<Action>, state: State) -> Int {
     let seq = sequence.next()
     // Most actions carry no id; skip the dynamic cast for them.
     let id = reduced.cause.flatMap { $0 as? JSONValue }
@@ -151,6 +159,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       tick.lastSeq = seq
       if let id { tick.record(id) }
     }
+    return seq
   }
 
   /// Writes the `effect_failed` line: after the pending `state` line, so the two stay in order.

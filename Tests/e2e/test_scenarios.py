@@ -113,8 +113,17 @@ def test_a_leftover_effect_fails_and_a_non_exhaustive_scenario_cancels_it(tmp_pa
     relaxed = write(tmp_path, "relaxed.jsonl", {"scenario": "relaxed", "store": "randomTodo", "exhaustive": False}, *steps)
     code, lines = run_json(strict, relaxed)
     assert code == 1
-    assert lines[0]["failure"]["step"] == "end"
-    assert lines[0]["failure"]["message"].startswith("1 effect(s) still running at the end")
+    failure = lines[0]["failure"]
+    assert failure["step"] == "end"
+    # The running effect is named with the action that started it and the line that sent it.
+    assert failure["message"].startswith(
+        f"1 effect(s) still running at the end: effect 1 (run, cancellable by timer), "
+        f"started by viewDidAppear at {strict}:2. "
+    ), failure["message"]
+    [running] = failure["differences"]
+    assert running["path"] == "running[0]"
+    assert {key: running["actual"][key] for key in ("type", "store", "event", "operator")} == {
+        "type": "effect", "store": "randomTodo", "event": "started", "operator": "run"}
     assert lines[1]["passed"] is True
 
 

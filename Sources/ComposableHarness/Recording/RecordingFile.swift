@@ -21,7 +21,7 @@ struct RecordedAction {
 
   init(_ json: JSONValue, line: Int) throws(RecordingError) {
     guard case .object(let object) = json, object["type"] == "action" else {
-      throw RecordingError(line: line, "expected an action line")
+      throw RecordingError(line: line, "expected an action or effect line")
     }
     guard let seq = object["seq"]?.intValue, let store = object["store"]?.stringValue,
       let source = object["source"]?.stringValue, let action = object["action"],
@@ -74,6 +74,9 @@ struct RecordingFile {
       }
       if header == nil {
         header = try RecordingHeader(json)
+      } else if json["type"] == "effect" {
+        // A recording made with `--trace effects` has them; a replay re-reduces the actions.
+        continue
       } else {
         actions.append(try RecordedAction(json, line: lineNumber))
       }

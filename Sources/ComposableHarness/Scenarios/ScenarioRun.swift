@@ -48,6 +48,10 @@ final class ScenarioRun {
   /// Actions reduced and not asserted yet, oldest first.
   private var received: [Reduced] = []
   private var refusals: [String] = []
+  /// Each reduced action's type and the line of the step it was reduced in, by `seq`.
+  private var reductions: [Int: (type: String, line: Int)] = [:]
+  /// The `started` lines of the effects still running, by number.
+  private var runningEffects: [Int: JSONValue] = [:]
   private var currentLine: Int
   private var currentStep = "set-up"
 
@@ -77,13 +81,15 @@ final class ScenarioRun {
           scenario: scenario, failure: failure("cannot copy \"dataDir\" \(source): \(error)"))
       }
     }
-    let configuration: RunConfiguration
+    var configuration: RunConfiguration
     do {
       configuration = try harness.configuration(
         arguments: scenario.arguments, dataDirectory: dataDir.path)
     } catch {
       return ScenarioOutcome(scenario: scenario, failure: failure("bad \"arguments\": \(error)"))
     }
+    // Traced so that an effect still running at the end is named with what started it.
+    configuration.traces.insert(.effects)
     let stores = ScriptedSession(
       loop: loop, stores: harness.stores, configuration: configuration, seed: scenario.seed,
       startTime: scenario.startTime, replaysTime: scenario.effects == .recorded)
@@ -109,7 +115,7 @@ final class ScenarioRun {
     } catch {
       outcome = error
     }
-    _ = stores.session.cancelAllEffects()
+    _ = stores.session.cancelAllEffects(because: "end")
     await settle(timeControl)
     timeControl.close()
     return ScenarioOutcome(scenario: scenario, failure: outcome)
@@ -267,10 +273,30 @@ final class ScenarioRun {
     }
     let running = stores.session.effectsInFlight
     if running > 0 {
-      throw failure(
-        "\(running) effect(s) still running at the end: end them in the scenario (a cancel, a "
-          + "disconnect), or make the scenario non-exhaustive")
+      let effects = runningEffects.keys.sorted().compactMap { runningEffects[$0] }
+      var failure = failure(
+        "\(running) effect(s) still running at the end: "
+          + effects.map(describe(runningEffect:)).joined(separator: "; ")
+          + ". End them in the scenario (a cancel, a disconnect), or make the scenario "
+          + "non-exhaustive")
+      failure.differences = effects.enumerated().map { index, started in
+        .init(path: "running[\(index)]", expected: nil, actual: started)
+      }
+      throw failure
     }
+  }
+
+  /// `effect 2 (run, cancellable by nthPrime), started by counter.nthPrimeButtonTapped at
+  /// FILE:LINE`, from the effect's `started` line.
+  private func describe(runningEffect started: JSONValue) -> String {
+    let number = started["effect"]?.intValue.map(String.init) ?? "?"
+    let operation = started["operator"]?.stringValue ?? "effect"
+    let id = started["cancelID"]?.stringValue.map { ", cancellable by \($0)" } ?? ""
+    var text = "effect \(number) (\(operation)\(id))"
+    if let seq = started["cause"]?.intValue, let cause = reductions[seq] {
+      text += ", started by \(cause.type) at \(scenario.file):\(cause.line)"
+    }
+    return text
   }
 
   // MARK: Checking
@@ -328,10 +354,16 @@ final class ScenarioRun {
           let after = try? JSONPatch.apply(operations(patch), to: before)
         else { continue }
         states[store] = after
+        if let seq = line["seq"]?.intValue {
+          reductions[seq] = (Scenario.Action.type(of: action), currentLine)
+        }
         received.append(
           Reduced(
             store: store, source: line["source"]?.stringValue ?? "", action: action,
             patch: patch, before: before, after: after))
+      case "effect":
+        guard let effect = line["effect"]?.intValue else { continue }
+        runningEffects[effect] = line["event"]?.stringValue == "started" ? line : nil
       case "error":
         refusals.append(line["message"]?.stringValue ?? "an error line")
       default:

@@ -40,7 +40,9 @@ final class ScriptedSession {
         // Like TCA's TestStore, a scenario may send any action, effect-only ones included.
         output: StoreOutput(
           lines: output, sequence: sequence, mode: configuration.emit,
-          acceptsEffectActions: true)),
+          acceptsEffectActions: true,
+          effectTraceTime: configuration.traces.contains(.effects)
+            ? { time.now() - time.start } : nil)),
       output: output, sequence: sequence)
   }
 }

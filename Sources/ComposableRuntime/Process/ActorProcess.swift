@@ -64,6 +64,16 @@ final class ActorProcess {
     case quit
     case signal(Int32)
     case stdoutClosed(String)
+
+    /// As the `exit` line gives it, and as traced effects' cancellations give it.
+    var reason: String {
+      switch self {
+      case .endOfInput: "eof"
+      case .quit: "quit"
+      case .signal: "signal"
+      case .stdoutClosed: "stdout closed"
+      }
+    }
   }
 
   private let loop: EventLoop
@@ -128,7 +138,9 @@ final class ActorProcess {
         options: options.storeOptions, services: services,
         output: StoreOutput(
           lines: output, sequence: sequence, mode: options.emit,
-          acceptsEffectActions: options.allowEffectActions)),
+          acceptsEffectActions: options.allowEffectActions,
+          effectTraceTime: options.traces.contains(.effects)
+            ? { [time] in time.now() - time.start } : nil)),
       output: output, sequence: sequence, maxDepth: options.maxDepth)
     session.timeControl = virtualTime
     if let path = options.record {
@@ -140,6 +152,7 @@ final class ActorProcess {
           clock: options.clock, startTime: time.start))
       let time = time
       output.didWriteActionLine = { line in recorder.record(line, elapsed: time.elapsed) }
+      output.didWriteEffectLine = { line in recorder.record(line: line) }
       self.recorder = recorder
     } else {
       recorder = nil
@@ -255,7 +268,7 @@ final class ActorProcess {
     reader.close()
     signals?.close()
     virtualTime?.close()
-    let cancelled = session.cancelAllEffects()
+    let cancelled = session.cancelAllEffects(because: ending.reason)
     // The clients run on this same loop executor; closing their handles lets the loop end.
     http.assumeIsolated { $0.shutdown() }
     let webSocket = webSocket
@@ -264,13 +277,11 @@ final class ActorProcess {
     }
     drainOutput()
     switch ending {
-    case .endOfInput:
-      output.exit(reason: "eof", cancelledEffects: cancelled)
-    case .quit:
-      output.exit(reason: "quit", cancelledEffects: cancelled)
+    case .endOfInput, .quit:
+      output.exit(reason: ending.reason, cancelledEffects: cancelled)
     case .signal(let signal):
       output.exit(
-        reason: "signal", cancelledEffects: cancelled,
+        reason: ending.reason, cancelledEffects: cancelled,
         signal: SignalWatcher.endingSignals.first { $0.number == signal }?.name ?? "\(signal)")
       exitCode = 128 + signal
     case .stdoutClosed(let message):

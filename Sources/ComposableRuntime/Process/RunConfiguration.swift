@@ -26,6 +26,8 @@ public struct RunConfiguration: Sendable {
   public var clock: ClockMode = .live
   /// Whether a host may send the actions only effects send (`--allow-effect-actions`).
   public var allowEffectActions = false
+  /// What stdout traces besides the actions (`--trace`).
+  public var traces: Set<TraceKind> = []
   /// Where to record every reduced action, for `replay`.
   public var record: String?
   /// The arguments a recording keeps, to rebuild the stores as they were.
@@ -37,6 +39,12 @@ public struct RunConfiguration: Sendable {
     self.version = version
     self.storeOptions = storeOptions
   }
+}
+
+/// What `run --trace` may add to stdout.
+public enum TraceKind: String, Sendable, CaseIterable {
+  /// An `effect` line as each effect starts, finishes, fails or is cancelled.
+  case effects
 }
 
 /// Where stores' time comes from.

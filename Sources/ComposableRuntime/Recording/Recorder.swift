@@ -6,7 +6,8 @@ import Protocol
 #endif
 
 /// Writes `--record FILE`: a header line, then every reduced action's line as printed, with
-/// `t` (milliseconds since start) added.
+/// `t` (milliseconds since start) added, and with `--trace effects` every `effect` line as
+/// printed (which has its `t`).
 ///
 /// The bytes are the ones stdout gets, so recording costs a copy and a buffered write per
 /// action; the file is flushed once per loop iteration and at exit. See `RecordingFile` for
@@ -39,6 +40,11 @@ public final class Recorder {
     tail.append(contentsOf: "}\n".utf8)
     write(action.dropLast(2))
     write(tail[...])
+  }
+
+  /// `line` is one line that carries its own `t`, newline included.
+  public func record(line: ArraySlice<UInt8>) {
+    write(line)
   }
 
   public func flush() {

@@ -193,6 +193,24 @@ test('events() starts at the backlog start, so a line from before the call is th
   assert.deepEqual(seen.slice(0, -1).map(kind), actor.stores.map(() => 'snapshot'));
 });
 
+test('traced effects come among the events, after the action that started them', LIMIT, async () => {
+  const actor = await start(['--trace', 'effects']);
+  await actor.send('primes', 'counter.countChanged', { value: 6 });
+  const [tapped] = await actor.send('primes', 'counter.nthPrimeButtonTapped');
+  const seen = [];
+  for await (const line of actor.events()) {
+    if (line.type === 'snapshot') continue;
+    seen.push(line);
+    if (line.type === 'effect' && line.event === 'finished') break;
+  }
+  assert.deepEqual(seen.map(kind), [
+    'counter.countChanged', 'counter.nthPrimeButtonTapped', 'effect', 'counter.nthPrimeResponse', 'effect',
+  ]);
+  const [started, finished] = seen.filter((line) => line.type === 'effect');
+  assert.deepEqual([started.event, started.cause, finished.cause], ['started', tapped.seq, tapped.seq]);
+  assert.equal(started.effect, finished.effect);
+});
+
 test('under --emit ticks an action type is refused: no line names one', LIMIT, async () => {
   const actor = await start(['--emit', 'ticks']);
   await assert.rejects(actor.waitFor('counter.incrTapped'), /under --emit ticks/);

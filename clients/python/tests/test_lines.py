@@ -122,6 +122,23 @@ def test_events_start_at_the_backlog_and_end_with_the_exit_line(start):
     assert list(actor.events()) == [*seen, *rest]
 
 
+def test_traced_effects_come_among_the_events_after_the_action_that_started_them(start):
+    actor = start("--trace", "effects")
+    actor.send("primes", "counter.countChanged", value=6)
+    (tapped,) = actor.send("primes", "counter.nthPrimeButtonTapped")
+    seen = []
+    for line in actor.events():
+        seen.append(line)
+        if line["type"] == "effect" and line["event"] == "finished":
+            break
+    kinds = [kind(line) for line in seen if line["type"] != "snapshot"]
+    assert kinds == ["counter.countChanged", "counter.nthPrimeButtonTapped", "effect",
+                     "counter.nthPrimeResponse", "effect"]
+    started, finished = (line for line in seen if line["type"] == "effect")
+    assert (started["event"], started["cause"], finished["cause"]) == ("started", tapped["seq"], tapped["seq"])
+    assert started["effect"] == finished["effect"]
+
+
 def test_a_typo_in_an_action_type_is_an_error_at_once(start):
     actor = start()
     began = time.monotonic()

@@ -1,0 +1,60 @@
+/// A moment in the life of one effect a store runs, told to ``Store/didChangeEffect`` so that a
+/// host can show effects start, end and get cancelled, each tied to the action that started it.
+///
+/// An effect here is what the store runs as one task: the part of a reducer's effect that must
+/// wait (a `.run`, or a `.merge` or `.concatenate` holding one, a `.throttle`), and each
+/// `.cancellable` part started while another effect runs. Its synchronous parts (`.send`,
+/// `.cancel`) take effect at once and are not effects of their own.
+///
+/// ```swift
+/// store.didChangeEffect = { event in
+///   print(event.effect, event.kind, "started by", event.cause ?? "?")
+/// }
+/// ```
+public struct EffectEvent: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
+    case started
+    /// Its work ended, whatever actions it sent.
+    case finished
+    case cancelled(EffectCancellation)
+    /// A `.run` in it threw an error no `catch:` handled (the first, when several did); the
+    /// effect's other work, if any, still ran.
+    case failed(String)
+  }
+
+  /// Unique among the effects of every store of the process: 1, 2, 3, … in the order they
+  /// started.
+  public let effect: UInt64
+  public let kind: Kind
+  /// What the store's observer numbered the reduction that returned the effect (the `seq` of
+  /// its action on the wire); nil when the observer numbers none.
+  public let cause: Int?
+  /// The outermost operator of what runs: `run`, `merge`, `concatenate` or `throttle`.
+  public let operation: String
+  /// The id it is cancellable by, if any.
+  public let cancelID: EffectID?
+
+  public init(
+    effect: UInt64, kind: Kind, cause: Int?, operation: String, cancelID: EffectID? = nil
+  ) {
+    self.effect = effect
+    self.kind = kind
+    self.cause = cause
+    self.operation = operation
+    self.cancelID = cancelID
+  }
+}
+
+/// Why an effect was cancelled.
+public enum EffectCancellation: Sendable, Equatable {
+  /// A reduction returned `.cancel(id:)` for it; the number of that reduction.
+  case cancelledByID(Int?)
+  /// A newer effect with its id and `cancelInFlight: true` replaced it; the number of the
+  /// reduction that returned the newer one.
+  case replaced(Int?)
+  /// The effect it runs inside was cancelled.
+  case enclosingEffectCancelled
+  /// The store cancelled every effect (``Store/cancelAllEffects(because:)``), for the reason
+  /// given: the process ending on `quit`, the end of input, a signal.
+  case allCancelled(String)
+}
