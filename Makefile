@@ -22,8 +22,9 @@ demo-deps:
 deps:
 	scripts/install-deps.sh
 
+## From scratch when a source changed: see scripts/release-build.sh.
 build: deps
-	$(SWIFT) build $(RELEASE_FLAGS) --product composable-actor
+	SWIFT=$(SWIFT) scripts/release-build.sh . composable-actor $(RELEASE_FLAGS)
 
 test-deps:
 	scripts/install-test-deps.sh
@@ -69,7 +70,7 @@ SCALING_ARGS ?=
 bench: build
 	$(SWIFT) build -c release --product http-bench
 	$(SWIFT) build -c release --product ws-bench
-	$(SWIFT) build $(RELEASE_FLAGS) --package-path Examples/custom-store --product todo-actor
+	SWIFT=$(SWIFT) scripts/release-build.sh Examples/custom-store todo-actor $(RELEASE_FLAGS)
 	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench --ws-bench .build/release/ws-bench \
 	  --todo-actor $(TODO_ACTOR)
 	python3 bench/client_latency.py $(BIN)

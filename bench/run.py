@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the benchmark table: throughput, round-trip latency, start-up, peak RSS (issue 2),
-HTTP fetches against the local fixture server (issue 3), and WebSocket echoes against the local
-echo server (issue 4).
+HTTP fetches against the local fixture server (issue 3), WebSocket echoes against the local
+echo server (issue 4), and what effects cost as a burst of them grows (issue 17).
 
 Figures, not pass/fail: this machine is small (2 cores) and noisy, so each figure is a median
 or a percentile of several runs, and ratios are taken within one run.
@@ -17,6 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import custom_store  # noqa: E402
+import effects  # noqa: E402
 import http_fetches  # noqa: E402
 import ws_echo  # noqa: E402
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
@@ -118,6 +119,7 @@ def main():
         rows.append((f"start-up of {arguments.compare.name}, median of 50",
                      f"{startup(host, arguments.compare.resolve(), 50):.2f} ms", ""))
 
+    rows += effects.rows(binary, out)
     if arguments.todo_actor:
         rows += custom_store.rows(host, arguments.todo_actor.resolve(), out, seconds / arguments.actions)
     rows += http_fetches.rows(binary, arguments.http_bench.resolve())

@@ -194,7 +194,11 @@ public final class Store<State, Action: Sendable> {
   }
 
   private func cancel(id: EffectID, _ why: EffectCancellation) {
-    for token in cancellable[id] ?? [] { cancel(token, why) }
+    // Cancelled effects leave their id's set now rather than when their tasks end: in a burst
+    // of `cancelInFlight` effects (taps read in one batch of input, before any task ran) each
+    // would otherwise cancel every one before it again.
+    guard let tokens = cancellable.removeValue(forKey: id) else { return }
+    for token in tokens { cancel(token, why) }
   }
 
   /// Cancels one running effect; the first reason given is the one told.
