@@ -14,6 +14,9 @@
 public struct EffectEvent: Sendable, Equatable {
   public enum Kind: Sendable, Equatable {
     case started
+    /// It waits on the ``VirtualClock`` until this time since the clock's start (a timer, a
+    /// debounce, a throttle's interval).
+    case sleeping(until: Duration)
     /// Its work ended, whatever actions it sent.
     case finished
     case cancelled(EffectCancellation)

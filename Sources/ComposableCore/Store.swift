@@ -13,6 +13,9 @@ public struct ReducedAction<Action>: Sendable where Action: Sendable {
   public let cause: (any Sendable)?
   /// What ``Store/didReduce`` numbered this reduction; nil before it was reduced.
   public internal(set) var number: Int?
+  /// The effect that sent the action (its ``EffectEvent/effect``); nil for a host action, and
+  /// for one a reduction's `.send` queued.
+  public internal(set) var effect: UInt64?
 }
 
 /// Owns a feature's state, reduces actions strictly one at a time, and runs their effects.
@@ -83,26 +86,30 @@ public final class Store<State, Action: Sendable> {
     return count
   }
 
-  private func receive(_ action: Action, source: ActionSource, cause: (any Sendable)?) {
+  private func receive(
+    _ action: Action, source: ActionSource, cause: (any Sendable)?, effect: UInt64? = nil
+  ) {
+    var received = ReducedAction(action: action, source: source, cause: cause)
+    received.effect = effect
     guard !isReducing else {
-      pending.append(ReducedAction(action: action, source: source, cause: cause))
+      pending.append(received)
       return
     }
     isReducing = true
     defer { isReducing = false }
-    reduce(action, source: source, cause: cause)
+    reduce(received)
     var next = 0
     while next < pending.count {
       let queued = pending[next]
       next += 1
-      reduce(queued.action, source: queued.source, cause: queued.cause)
+      reduce(queued)
     }
     pending.removeAll(keepingCapacity: true)
   }
 
-  private func reduce(_ action: Action, source: ActionSource, cause: (any Sendable)?) {
-    let effect = reducer(&state, action)
-    var reduced = ReducedAction(action: action, source: source, cause: cause)
+  private func reduce(_ received: ReducedAction<Action>) {
+    let effect = reducer(&state, received.action)
+    var reduced = received
     reduced.number = didReduce?(reduced, state) ?? nil
     start(effect, origin: reduced)
   }
@@ -154,8 +161,17 @@ public final class Store<State, Action: Sendable> {
     _ effect: Effect<Action>, origin: ReducedAction<Action>, id: EffectID?, isNested: Bool
   ) -> Task<Void, Never> {
     let token = EffectNumbers.next()
+    let traced = didChangeEffect == nil ? nil : tracedEffect(token)
     let task = Task(executorPreference: StoreActor.taskExecutor) { [self] in
-      await self.runTask(effect, origin: origin, token: token)
+      // A task-local value costs an allocation per task: set only when traced (a task started
+      // while an effect of this store runs would otherwise see that effect's).
+      if let traced {
+        await TracedEffect.$current.withValue(traced) {
+          await self.runTask(effect, origin: origin, token: token)
+        }
+      } else {
+        await self.runTask(effect, origin: origin, token: token)
+      }
     }
     running[token] = RunningEffect(
       task: task, id: id, isNested: isNested, cause: origin.number,
@@ -166,10 +182,21 @@ public final class Store<State, Action: Sendable> {
     return task
   }
 
+  /// What a clock the effect sleeps on tells: the store's observer hears it in order with the
+  /// rest, since effects run on the store actor's executor.
+  private func tracedEffect(_ token: UInt64) -> TracedEffect {
+    TracedEffect { [weak self] until in
+      StoreActor.assumeIsolated {
+        guard let self, let effect = self.running[token] else { return }
+        self.didChangeEffect?(effect.event(token, .sleeping(until: until)))
+      }
+    }
+  }
+
   private func runTask(_ effect: Effect<Action>, origin: ReducedAction<Action>, token: UInt64) async
   {
     await execute(effect, origin: origin, token: token) { [self] action in
-      receive(action, source: .effect, cause: origin.cause)
+      receive(action, source: .effect, cause: origin.cause, effect: token)
     }
     guard let finished = running.removeValue(forKey: token) else { return }
     if let id = finished.id {

@@ -40,6 +40,7 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   public var minimumResolution: Duration { .zero }
 
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    TracedEffect.current?.willSleep(deadline.offset)
     let id = lock.withLock {
       defer { nextID += 1 }
       return nextID

@@ -188,10 +188,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
 
     func record(_ event: EffectEvent) {
       effectEvents.append(event)
-      if event.kind == .started {
-        running[event.effect] = event
-      } else {
-        running[event.effect] = nil
+      switch event.kind {
+      case .started: running[event.effect] = event
+      case .sleeping: break
+      case .finished, .failed, .cancelled: running[event.effect] = nil
       }
     }
 

@@ -51,17 +51,19 @@ public final class OutputLines {
   /// its `seq` (or `id`) and its patch, for an action sent again and again.
   static func hostActionText(_ action: JSONValue) -> [UInt8] {
     var text: [UInt8] = []
-    writeSourceAndAction(.host, action, into: &text)
+    writeSourceAndAction(.host, nil, action, into: &text)
     return text
   }
 
   /// Writes everything but the patch of an action line; `patch` closes it. `prefix` is the
   /// store's ``actionLinePrefix(store:)``.
+  /// `effect`: the effect that sent an effect's action, written when effects are traced.
   func beginActionLine(
-    prefix: [UInt8], seq: Int, id: JSONValue?, source: ActionSource, action: JSONValue
+    prefix: [UInt8], seq: Int, id: JSONValue?, source: ActionSource, action: JSONValue,
+    effect: UInt64? = nil
   ) {
     beginActionLine(prefix: prefix, seq: seq, id: id)
-    Self.writeSourceAndAction(source, action, into: &bytes)
+    Self.writeSourceAndAction(source, effect, action, into: &bytes)
   }
 
   /// The same, with the rest made by ``hostActionText(_:)``.
@@ -78,11 +80,17 @@ public final class OutputLines {
   }
 
   private static func writeSourceAndAction(
-    _ source: ActionSource, _ action: JSONValue, into bytes: inout [UInt8]
+    _ source: ActionSource, _ effect: UInt64?, _ action: JSONValue, into bytes: inout [UInt8]
   ) {
-    append(
-      source == .host ? #","source":"host","action":"# : #","source":"effect","action":"#,
-      to: &bytes)
+    if let effect {
+      append(#","source":"effect","effect":"#, to: &bytes)
+      JSONWriter.writeInt(Int(truncatingIfNeeded: effect), into: &bytes)
+      append(#","action":"#, to: &bytes)
+    } else {
+      append(
+        source == .host ? #","source":"host","action":"# : #","source":"effect","action":"#,
+        to: &bytes)
+    }
     action.write(into: &bytes)
     append(#","patch":"#, to: &bytes)
   }
@@ -196,6 +204,7 @@ public final class OutputLines {
     raw(#","event":"#)
     switch event.kind {
     case .started: raw(#""started""#)
+    case .sleeping: raw(#""sleeping""#)
     case .finished: raw(#""finished""#)
     case .cancelled: raw(#""cancelled""#)
     case .failed: raw(#""failed""#)
@@ -217,6 +226,9 @@ public final class OutputLines {
     case .failed(let message):
       raw(#","error":"#)
       JSONWriter.writeString(message, into: &bytes)
+    case .sleeping(let until):
+      raw(#","until":"#)
+      JSONWriter.writeInt(Int(until / .milliseconds(1)), into: &bytes)
     case .started, .finished:
       break
     }

@@ -25,6 +25,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// The start of every action line of this store.
   private let actionLinePrefix: [UInt8]
   private var tick = Tick()
+  /// Whether effects are traced (`--trace effects`): an effect's action line names it.
+  private let tracesEffects: Bool
   /// The types only effects send, which a host is refused unless `--allow-effect-actions`.
   private let effectOnlyTypes: Set<String>
   /// `send` and `sendKnownAction`, made in `init`. Through `HostedStore` a generic class's
@@ -64,6 +66,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     self.mode = output.mode
     self.stateJSON = stateJSON
     self.actionLinePrefix = OutputLines.actionLinePrefix(store: descriptor.name)
+    tracesEffects = output.effectTraceTime != nil
     effectOnlyTypes =
       output.acceptsEffectActions
       ? [] : Set(descriptor.actions.filter { $0.sentBy == .effect }.map(\.type))
@@ -151,7 +154,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       } else {
         output.beginActionLine(
           prefix: actionLinePrefix, seq: seq, id: id, source: reduced.source,
-          action: ActionCoding.encode(reduced.action))
+          action: ActionCoding.encode(reduced.action),
+          effect: tracesEffects ? reduced.effect : nil)
       }
       output.patch { stateJSON.writePatch(state, &$0) }
     case .ticks:

@@ -51,20 +51,21 @@ final class EffectEventTests: XCTestCase {
       cancelID: id ? EffectID(Timer.tick) : nil)
   }
 
-  func testAnEffectStartsAndFinishesWithTheReductionThatReturnedIt() throws {
+  func testAnEffectStartsSleepsOnTheClockAndFinishesWithTheReductionThatReturnedIt() throws {
     let clock = VirtualClock()
     let store = makeStore(clock: clock)
     store.send(.start)
     let started = try XCTUnwrap(store.effectEvents.first)
-    XCTAssertEqual(store.effectEvents, [event(started.effect, .started, cause: 1, "run")])
-    store.advance(by: .seconds(1))
-    store.receive(.value(1)) { $0 = 1 }
     XCTAssertEqual(
       store.effectEvents,
       [
         event(started.effect, .started, cause: 1, "run"),
-        event(started.effect, .finished, cause: 1, "run"),
+        event(started.effect, .sleeping(until: .seconds(1)), cause: 1, "run"),
       ])
+    store.advance(by: .seconds(1))
+    store.receive(.value(1)) { $0 = 1 }
+    XCTAssertEqual(
+      store.effectEvents.last, event(started.effect, .finished, cause: 1, "run"))
     store.finish()
   }
 
@@ -77,6 +78,7 @@ final class EffectEventTests: XCTestCase {
       store.effectEvents,
       [
         event(first, .started, cause: 1, "run"),
+        event(first, .sleeping(until: .seconds(1)), cause: 1, "run"),
         event(first, .cancelled(.cancelledByID(2)), cause: 1, "run"),
       ])
     store.finish()
@@ -92,8 +94,10 @@ final class EffectEventTests: XCTestCase {
       store.effectEvents,
       [
         event(first, .started, cause: 1, "run"),
+        event(first, .sleeping(until: .seconds(1)), cause: 1, "run"),
         event(first, .cancelled(.replaced(2)), cause: 1, "run"),
         event(first + 1, .started, cause: 2, "run"),
+        event(first + 1, .sleeping(until: .seconds(1)), cause: 2, "run"),
       ])
     store.advance(by: .seconds(1))
     store.receive(.value(1)) { $0 = 1 }
@@ -116,6 +120,7 @@ final class EffectEventTests: XCTestCase {
         event(first, .started, cause: 1, "run", id: false),
         event(first + 1, .started, cause: 1, "run", id: false),
         event(first, .failed("boom"), cause: 1, "run", id: false),
+        event(first + 1, .sleeping(until: .seconds(1)), cause: 1, "run", id: false),
       ])
     store.advance(by: .seconds(1))
     store.receive(.value(1)) { $0 = 1 }
@@ -136,10 +141,11 @@ final class EffectEventTests: XCTestCase {
       [
         event(outer, .started, cause: 1, "concatenate", id: false),
         event(outer + 1, .started, cause: 1, "run"),
+        event(outer + 1, .sleeping(until: .seconds(1)), cause: 1, "run"),
       ])
     store.send(.stop)
     XCTAssertEqual(
-      Array(store.effectEvents.dropFirst(2)),
+      Array(store.effectEvents.dropFirst(3)),
       [
         event(outer + 1, .cancelled(.cancelledByID(2)), cause: 1, "run"),
         event(outer, .finished, cause: 1, "concatenate", id: false),

@@ -129,6 +129,41 @@ final class ScenarioRunTests: XCTestCase {
     XCTAssertTrue(text.contains("/action/value: expected 3, actual 7"), text)
   }
 
+  func testSkippingReceivedActionsDropsThoseNotAssertedYet() throws {
+    let passing = try run(
+      """
+      {"scenario":"skip","store":"tally"}
+      {"doubles":{"0":5}}
+      {"send":"doubleTapped"}
+      {"skipReceivedActions":true}
+      {"send":"bump","state":{"count":6}}
+      """)
+    XCTAssertEqual(passing.lines.last, "1 passed, 0 failed")
+    let failing = try run(
+      """
+      {"scenario":"no skip","store":"tally"}
+      {"doubles":{"0":5}}
+      {"send":"doubleTapped"}
+      {"send":"bump","state":{"count":6}}
+      """)
+    XCTAssertEqual(failing.failed, 1)
+    let text = failing.lines.joined(separator: "\n")
+    XCTAssertTrue(
+      text.contains("/a.jsonl:4: send bump: 1 received action(s) must be asserted"), text)
+  }
+
+  func testAStepOfItsOwnExhaustivityChecksOnlyWhatItNames() throws {
+    let report = try run(
+      """
+      {"scenario":"per step","store":"tally"}
+      {"doubles":{"0":5}}
+      {"send":"doubleTapped"}
+      {"send":"bump","exhaustive":false,"state":{}}
+      {"send":"bump","state":{"count":7}}
+      """)
+    XCTAssertEqual(report.lines.last, "1 passed, 0 failed", report.lines.joined(separator: "\n"))
+  }
+
   func testAWrongStateFailsAndSaysWhere() throws {
     let report = try run(
       """

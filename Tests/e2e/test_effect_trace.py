@@ -34,6 +34,7 @@ def test_effects_are_not_traced_unless_asked():
     assert code == 0
     assert effects(lines) == []
     assert lines[-2]["action"] == {"type": "counter.nthPrimeResponse", "value": 13}
+    assert "effect" not in lines[-2]
 
 
 def test_an_effect_is_traced_from_start_to_finish_with_the_action_that_started_it():
@@ -47,6 +48,7 @@ def test_an_effect_is_traced_from_start_to_finish_with_the_action_that_started_i
     }
     assert response["action"] == {"type": "counter.nthPrimeResponse", "value": 13}
     assert response["id"] == "ask"
+    assert response["effect"] == started["effect"], "the action line names the effect that sent it"
     assert without_time(finished) == {**without_time(started), "event": "finished"}
     assert 0 <= started["t"] <= finished["t"]
 
@@ -120,3 +122,19 @@ def test_a_recording_keeps_the_effect_lines_and_still_replays(tmp_path):
     replayed = subprocess.run([str(BINARY), "replay", str(recording)], capture_output=True, text=True, timeout=30)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "3 actions replayed, every state matched" in replayed.stdout
+
+
+def test_under_the_virtual_clock_an_effect_says_until_when_it_sleeps():
+    # randomTodo's refresh timer: a tick every 3 s once the view appears (stopped before the
+    # first tick, so nothing is fetched).
+    appear = {"store": "randomTodo", "action": "viewDidAppear"}
+    stop = {"store": "randomTodo", "action": "stopRandomText"}
+    lines, code, _ = run_lines([appear, {"cmd": "advance", "ms": 2999}, stop], "--trace", "effects", "--clock", "virtual")
+    assert code == 0
+    traced = effects(lines)
+    assert [(line["event"], line.get("until"), line["t"]) for line in traced] == [
+        ("started", None, 0),
+        ("sleeping", 3000, 0),
+        ("cancelled", None, 2999),
+    ]
+    assert traced[2]["by"]["reason"] == "cancel"

@@ -127,6 +127,39 @@ def test_a_leftover_effect_fails_and_a_non_exhaustive_scenario_cancels_it(tmp_pa
     assert lines[1]["passed"] is True
 
 
+def test_skipping_in_flight_effects_covers_those_running_then_only(tmp_path):
+    appear = {"send": "viewDidAppear", "state": {"isAutoRefreshing": True}}
+    skip = {"skipInFlightEffects": True}
+    after = write(tmp_path, "after.jsonl", {"scenario": "skip after", "store": "randomTodo"}, appear, skip)
+    before = write(tmp_path, "before.jsonl", {"scenario": "skip before", "store": "randomTodo"}, skip, appear)
+    for line in (appear, skip):
+        SCENARIO.validate(line)
+    code, lines = run_json(after, before)
+    assert code == 1
+    assert lines[0]["passed"] is True
+    assert lines[1]["failure"]["message"].startswith("1 effect(s) still running at the end: effect")
+
+
+def test_a_step_may_set_its_own_exhaustivity(tmp_path):
+    steps = [
+        {"nthPrimes": {"0": 5}},
+        {"send": "counter.nthPrimeButtonTapped", "exhaustive": False, "state": {"nthPrimeRequest": 0}},
+        {"receive": "counter.nthPrimeResponse", "match": "partial", "exhaustive": False,
+         "state": {"alertNthPrime": {"n": 0, "prime": 5}}},
+        {"send": "counter.incrTapped", "state": {"count": 1}},
+    ]
+    for line in steps:
+        SCENARIO.validate(line)
+    relaxed = write(tmp_path, "relaxed.jsonl", {"scenario": "per step", "store": "primes"}, *steps)
+    strict = write(tmp_path, "strict.jsonl", {"scenario": "strict", "store": "primes"},
+                   *[{key: value for key, value in step.items() if key != "exhaustive"} for step in steps])
+    code, lines = run_json(relaxed, strict)
+    assert code == 1
+    assert lines[0]["passed"] is True
+    assert lines[1]["failure"]["line"] == 3
+    assert lines[1]["failure"]["message"] == "the state differs from the expectation"
+
+
 def test_a_wrong_received_action_shows_where_it_differs(tmp_path):
     path = write(
         tmp_path, "received.jsonl",

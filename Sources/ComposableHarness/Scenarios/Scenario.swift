@@ -40,6 +40,11 @@ struct Scenario {
     case advance(Int)
     case settle
     case peer(PeerStep)
+    /// TestStore's `skipReceivedActions()`: the actions received and not asserted are dropped.
+    case skipReceivedActions
+    /// TestStore's `skipInFlightEffects()`: the effects running now (and those they start) no
+    /// longer fail the scenario by running at its end.
+    case skipInFlightEffects
 
     var name: String {
       switch self {
@@ -51,6 +56,8 @@ struct Scenario {
       case .advance(let ms): "advance \(ms) ms"
       case .settle: "settle"
       case .peer: "peer"
+      case .skipReceivedActions: "skipReceivedActions"
+      case .skipInFlightEffects: "skipInFlightEffects"
       }
     }
 
@@ -87,6 +94,9 @@ struct Scenario {
   struct Step {
     let line: Int
     let action: Action
+    /// A `send` or `receive` step's own `exhaustive`, when it has one: it overrides the
+    /// scenario's for that step, as setting TestStore's `exhaustivity` around one step would.
+    var exhaustive: Bool? = nil
   }
 
   var file: String
@@ -174,7 +184,14 @@ enum ScenarioFile {
           throw ScenarioError("the first line must be a {\"scenario\":\"name\"} header")
         }
         let action = try step(object, defaultStore: defaultStore, scripted: scripted)
-        scenarios[scenarios.count - 1].steps.append(Scenario.Step(line: lineNumber, action: action))
+        var step = Scenario.Step(line: lineNumber, action: action)
+        if let exhaustive = object["exhaustive"] {
+          guard let value = exhaustive.boolValue else {
+            throw ScenarioError("\"exhaustive\" must be true or false")
+          }
+          step.exhaustive = value
+        }
+        scenarios[scenarios.count - 1].steps.append(step)
       } catch {
         var error = error
         error.line = lineNumber
@@ -252,8 +269,10 @@ enum ScenarioFile {
     switch kind {
     case "send", "receive":
       try ScenarioError.expectKeys(
-        object, Set([kind, "store", "state", "patch", "t"] + (kind == "receive" ? ["match"] : [])),
-        in: kind)
+        object,
+        Set(
+          [kind, "store", "state", "patch", "t", "exhaustive"]
+            + (kind == "receive" ? ["match"] : [])), in: kind)
       guard let store = object["store"]?.stringValue ?? defaultStore else {
         throw ScenarioError("\(kind) needs a \"store\" (or one in the scenario's header)")
       }
@@ -286,6 +305,10 @@ enum ScenarioFile {
     case "settle":
       try ScenarioError.expectKeys(object, ["settle"], in: kind)
       return .settle
+    case "skipReceivedActions", "skipInFlightEffects":
+      try ScenarioError.expectKeys(object, [kind], in: kind)
+      guard value == true else { throw ScenarioError("\"\(kind)\" must be true") }
+      return kind == "skipReceivedActions" ? .skipReceivedActions : .skipInFlightEffects
     case "http":
       try ScenarioError.expectKeys(object, ["http"], in: kind)
       return .http(try CannedResponse(value))

@@ -28,7 +28,8 @@ public struct StoreCatalog: Sendable {
   /// The steps a scenario file has besides the scripted dependencies' (docs/SCENARIOS.md): no
   /// dependency may take one of these names.
   public static let scenarioSteps = [
-    "send", "receive", "advance", "settle", "peer", "http", "websocket",
+    "send", "receive", "advance", "settle", "peer", "http", "websocket", "skipReceivedActions",
+    "skipInFlightEffects",
   ]
 
   public var names: [String] { definitions.map { $0.name } }
