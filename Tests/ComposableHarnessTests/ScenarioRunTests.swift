@@ -21,7 +21,7 @@ enum TallyStore: StoreDefinition {
   }
 
   struct Feature: Reducer {
-    let double: @Sendable (Int) async -> Int
+    let double: @Sendable (Int) async throws -> Int
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
       switch action {
@@ -30,7 +30,7 @@ enum TallyStore: StoreDefinition {
         return .none
       case .doubleTapped:
         let count = state.count
-        return .run { send in await send(.doubled(await double(count))) }
+        return .run { send in await send(.doubled(try await double(count))) }
       case .doubled(let value):
         state.count = value
         return .none
@@ -63,7 +63,7 @@ enum TallyStore: StoreDefinition {
     let answers = services.scripted("doubles")
     return Feature { n in
       guard let answers else { return n * 2 }
-      return await answers.answer(Int.self, for: String(n)) ?? -1
+      return try await answers.answer(Int.self, for: String(n)) ?? -1
     }
   }
 }
@@ -127,6 +127,30 @@ final class ScenarioRunTests: XCTestCase {
     let text = report.lines.joined(separator: "\n")
     XCTAssertTrue(text.contains("/a.jsonl:4: receive doubled: received a different action"), text)
     XCTAssertTrue(text.contains("/action/value: expected 3, actual 7"), text)
+  }
+
+  func testADelayedAnswerWaitsOnTheScenariosClock() throws {
+    let report = try run(
+      """
+      {"scenario":"delayed","store":"tally"}
+      {"doubles":{"0":4},"delay":1000}
+      {"send":"doubleTapped"}
+      {"advance":999}
+      {"advance":1}
+      {"receive":{"type":"doubled","value":4},"state":{"count":4}}
+      """)
+    XCTAssertEqual(report.lines.last, "1 passed, 0 failed", report.lines.joined(separator: "\n"))
+    let early = try run(
+      """
+      {"scenario":"too early","store":"tally"}
+      {"doubles":{"0":4},"delay":1000}
+      {"send":"doubleTapped"}
+      {"advance":999}
+      {"receive":{"type":"doubled","value":4},"state":{"count":4}}
+      """)
+    XCTAssertEqual(early.failed, 1)
+    let text = early.lines.joined(separator: "\n")
+    XCTAssertTrue(text.contains("/a.jsonl:5: receive doubled: expected to receive doubled"), text)
   }
 
   func testSkippingReceivedActionsDropsThoseNotAssertedYet() throws {

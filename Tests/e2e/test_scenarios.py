@@ -56,12 +56,19 @@ def test_every_example_scenario_passes():
     assert summary["passed"] >= 10
 
 
+def scenario_count(path):
+    """The scenarios of a file: its header lines."""
+    return sum(1 for line in path.read_text().splitlines() if line.startswith('{"scenario"'))
+
+
 def test_text_output_is_one_line_per_scenario_and_a_total():
-    code, out, _ = run_test(ROOT / "Examples" / "scenarios" / "primes.jsonl")
+    path = ROOT / "Examples" / "scenarios" / "primes.jsonl"
+    count = scenario_count(path)
+    code, out, _ = run_test(path)
     assert code == 0
     lines = out.splitlines()
-    assert [line.split()[0] for line in lines[:-1]] == ["ok", "ok"]
-    assert lines[-1] == "2 passed, 0 failed"
+    assert [line.split()[0] for line in lines[:-1]] == ["ok"] * count
+    assert lines[-1] == f"{count} passed, 0 failed"
 
 
 def test_a_wrong_expectation_fails_with_only_the_differing_paths(tmp_path):
@@ -138,6 +145,32 @@ def test_skipping_in_flight_effects_covers_those_running_then_only(tmp_path):
     assert code == 1
     assert lines[0]["passed"] is True
     assert lines[1]["failure"]["message"].startswith("1 effect(s) still running at the end: effect")
+
+
+def test_a_delayed_answer_keeps_a_request_in_flight_until_cancelled(tmp_path):
+    setup = [
+        {"nthPrimes": {"7": 17}, "delay": 1000},
+        {"send": {"type": "counter.countChanged", "value": 7}, "state": {"count": 7, "isPrime": True}},
+        {"send": "counter.nthPrimeButtonTapped", "state": {"nthPrimeRequest": 7, "isNthPrimeButtonDisabled": True}},
+        {"advance": 999},
+    ]
+    for line in setup:
+        SCENARIO.validate(line)
+    dismiss = {"send": "counter.alertDismissButtonTapped",
+               "state": {"nthPrimeRequest": None, "isNthPrimeButtonDisabled": False}}
+    cancelled = write(tmp_path, "cancelled.jsonl", {"scenario": "cancelled", "store": "primes"},
+                      *setup, dismiss, {"advance": 1000})
+    answered = write(tmp_path, "answered.jsonl", {"scenario": "answered", "store": "primes"}, *setup,
+                     {"advance": 1},
+                     {"receive": {"type": "counter.nthPrimeResponse", "value": 17}, "match": "partial",
+                      "state": {"alertNthPrime": {"n": 7, "prime": 17}, "nthPrimeRequest": None,
+                                "isNthPrimeButtonDisabled": False}})
+    early = write(tmp_path, "early.jsonl", {"scenario": "early", "store": "primes"}, *setup,
+                  {"receive": "counter.nthPrimeResponse", "match": "partial"})
+    code, lines = run_json(cancelled, answered, early)
+    assert code == 1
+    assert [line.get("passed") for line in lines[:3]] == [True, True, False]
+    assert lines[2]["failure"]["message"].startswith("expected to receive counter.nthPrimeResponse")
 
 
 def test_a_step_may_set_its_own_exhaustivity(tmp_path):
@@ -259,10 +292,12 @@ def test_a_malformed_file_is_a_failure_naming_its_line(tmp_path, lines, message)
 
 
 def test_a_missing_file_fails_and_the_others_still_run(tmp_path):
-    code, lines = run_json(tmp_path / "missing.jsonl", ROOT / "Examples" / "scenarios" / "primes.jsonl")
+    examples = ROOT / "Examples" / "scenarios" / "primes.jsonl"
+    count = scenario_count(examples)
+    code, lines = run_json(tmp_path / "missing.jsonl", examples)
     assert code == 1
-    assert [line.get("passed") for line in lines[:-1]] == [False, True, True]
-    assert lines[-1] == {"type": "summary", "passed": 2, "failed": 1}
+    assert [line.get("passed") for line in lines[:-1]] == [False] + [True] * count
+    assert lines[-1] == {"type": "summary", "passed": count, "failed": 1}
 
 
 def test_a_scenario_can_start_from_a_data_folder(tmp_path):

@@ -32,7 +32,7 @@ struct Scenario {
     case http(CannedResponse)
     case websocket(JSONValue)
     /// Answers for a dependency a store scripts by name (``StoreDefinition/scriptedDependencies``).
-    case answers(name: String, JSONObject)
+    case answers(name: String, JSONObject, delay: Int)
     case send(store: String, action: JSONValue, expectations: [Expectation], elapsed: Int?)
     case receive(
       store: String, action: JSONValue, match: ActionMatch, expectations: [Expectation],
@@ -50,7 +50,7 @@ struct Scenario {
       switch self {
       case .http: "http"
       case .websocket: "websocket"
-      case .answers(let name, _): name
+      case .answers(let name, _, _): name
       case .send(_, let action, _, _): "send \(Self.type(of: action))"
       case .receive(_, let action, _, _, _): "receive \(Self.type(of: action))"
       case .advance(let ms): "advance \(ms) ms"
@@ -319,11 +319,18 @@ enum ScenarioFile {
       try ScenarioError.expectKeys(object, ["peer"], in: kind)
       return .peer(try peerStep(value))
     default:
-      try ScenarioError.expectKeys(object, [kind], in: kind)
+      try ScenarioError.expectKeys(object, [kind, "delay"], in: kind)
       guard let answers = value.objectValue else {
         throw ScenarioError("\"\(kind)\" maps each key to its answer: {\"6\":13}")
       }
-      return .answers(name: kind, answers)
+      var delay = 0
+      if let given = object["delay"] {
+        guard let ms = given.intValue, ms >= 0 else {
+          throw ScenarioError("\"delay\" must be whole milliseconds >= 0")
+        }
+        delay = ms
+      }
+      return .answers(name: kind, answers, delay: delay)
     }
   }
 

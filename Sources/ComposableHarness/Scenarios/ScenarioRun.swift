@@ -143,9 +143,9 @@ final class ScenarioRun {
       } catch {
         throw failure(error.message)
       }
-    case .answers(let name, let answers):
+    case .answers(let name, let answers, let delay):
       do {
-        try stores.services.answers(name)?.add(.object(answers))
+        try stores.services.answers(name)?.add(.object(answers), delay: .milliseconds(delay))
       } catch {
         throw failure(error.description)
       }

@@ -18,7 +18,7 @@ final class ScriptedServices {
   init(clock: VirtualClock, scripted: Set<String>) {
     self.clock = clock
     for name in scripted {
-      self.scripted[name] = ScriptedAnswers(name: name) { [unowned self] problem in
+      self.scripted[name] = ScriptedAnswers(name: name, clock: clock) { [unowned self] problem in
         problems.append(problem)
       }
     }

@@ -3,41 +3,49 @@ import JSON
 
 /// A scenario's answers for one dependency, by key: `{"nthPrimes": {"6": 13, "7": null}}`
 /// answers `"6"` with `13` and `"7"` with `null`. Later steps add to or replace earlier answers.
+/// A step's `"delay"` (virtual milliseconds) holds its answers back on the scenario's clock, so
+/// a request can stay in flight and be cancelled: `{"nthPrimes": {"6": 13}, "delay": 1000}`.
 ///
 /// A key with no answer is a problem that fails the scenario: like a request nothing canned
 /// answers, it is something the scenario did not foresee.
 @StoreActor
 public final class ScriptedAnswers {
   public nonisolated let name: String
-  private var answers: [String: JSONValue] = [:]
+  private var answers: [String: (answer: JSONValue, delay: Duration)] = [:]
+  private let clock: any Clock<Duration>
   private let problem: (String) -> Void
 
-  public init(name: String, problem: @escaping (String) -> Void) {
+  /// `clock`: what a delayed answer waits on (the scenario's virtual clock).
+  public init(name: String, clock: any Clock<Duration>, problem: @escaping (String) -> Void) {
     self.name = name
+    self.clock = clock
     self.problem = problem
   }
 
-  /// Adds the answers of a step: an object from key to answer.
-  public func add(_ answers: JSONValue) throws(StoreOptionError) {
+  /// Adds the answers of a step: an object from key to answer, each given `delay` after it is
+  /// asked for.
+  public func add(_ answers: JSONValue, delay: Duration = .zero) throws(StoreOptionError) {
     guard case .object(let object) = answers else {
       throw StoreOptionError("\"\(name)\" maps each key to its answer: {\"key\": answer}")
     }
-    for (key, value) in object { self.answers[key] = value }
+    for (key, value) in object { self.answers[key] = (value, delay) }
   }
 
-  /// The answer for `key`, or nil after noting the problem.
-  public func answer(for key: String) -> JSONValue? {
-    guard let answer = answers[key] else {
+  /// The answer for `key`, after its delay, or nil after noting the problem. Throws
+  /// `CancellationError` when the asking effect is cancelled during the delay.
+  public func answer(for key: String) async throws -> JSONValue? {
+    guard let (answer, delay) = answers[key] else {
       problem("unexpected \(name) request for \(key): no answer in \"\(name)\"")
       return nil
     }
+    if delay > .zero { try await clock.sleep(for: delay) }
     return answer
   }
 
-  /// The answer for `key` decoded as `T`; nil, after noting the problem, when there is none or
-  /// it is not a `T`.
-  public func answer<T: Decodable>(_ type: T.Type, for key: String) -> T? {
-    guard let json = answer(for: key) else { return nil }
+  /// The answer for `key` decoded as `T`, after its delay; nil, after noting the problem, when
+  /// there is none or it is not a `T`.
+  public func answer<T: Decodable>(_ type: T.Type, for key: String) async throws -> T? {
+    guard let json = try await answer(for: key) else { return nil }
     do {
       return try JSONValueDecoder().decode(T.self, from: json)
     } catch {

@@ -96,7 +96,7 @@ public enum PrimesStore: StoreDefinition {
 extension NthPrimeClient {
   /// The answers of a scenario's `nthPrimes` steps.
   static func scripted(_ answers: ScriptedAnswers) -> Self {
-    Self(largestN: nil) { n in await answers.answer(Int?.self, for: String(n)) ?? nil }
+    Self(largestN: nil) { n in try await answers.answer(Int?.self, for: String(n)) ?? nil }
   }
 
   /// The same client, logging why a computation failed (libprimesieve could not be loaded,
