@@ -13,6 +13,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from scaling import stripped_copy
+
 SIZES = (1_000, 4_000)
 
 
@@ -40,9 +42,7 @@ def instructions(binary: Path, data: bytes, *args: str) -> int:
 def rows(binary: Path, out: Path) -> list[tuple[str, str, str]]:
     if shutil.which("valgrind") is None:
         return [("effects: burst of nth-prime requests", "skipped", "needs valgrind")]
-    stripped = out / "composable-actor-stripped"
-    shutil.copy(binary, stripped)
-    subprocess.run(["strip", "--strip-debug", str(stripped)], check=True)
+    stripped = stripped_copy(binary, out)
     result = []
     for label, args in (("tracing off", ()), ("--trace effects", ("--trace", "effects"))):
         empty = instructions(stripped, b"", *args)

@@ -48,6 +48,17 @@ public struct EffectEvent: Sendable, Equatable {
   }
 }
 
+extension EffectEvent {
+  /// How a test report names an effect still running: `effect 2 (run, cancellable by
+  /// nthPrime), started by counter.nthPrimeButtonTapped`, `startedBy` naming its cause.
+  public static func runningDescription(
+    effect: String, operation: String, cancelID: String?, startedBy: String?
+  ) -> String {
+    let id = cancelID.map { ", cancellable by \($0)" } ?? ""
+    return "effect \(effect) (\(operation)\(id))" + (startedBy.map { ", started by \($0)" } ?? "")
+  }
+}
+
 /// Why an effect was cancelled.
 public enum EffectCancellation: Sendable, Equatable {
   /// A reduction returned `.cancel(id:)` for it; the number of that reduction.

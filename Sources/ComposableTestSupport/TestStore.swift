@@ -199,9 +199,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     var runningEffects: [String] {
       running.keys.sorted().map { number in
         let event = running[number]!
-        let id = event.cancelID.map { ", cancellable by \($0)" } ?? ""
-        let cause = event.cause.map { reducedActions[$0 - 1] } ?? "?"
-        return "effect \(number) (\(event.operation)\(id)), started by \(cause)"
+        return EffectEvent.runningDescription(
+          effect: String(number), operation: event.operation,
+          cancelID: event.cancelID?.description,
+          startedBy: event.cause.map { reducedActions[$0 - 1] } ?? "?")
       }
     }
 

@@ -301,14 +301,12 @@ final class ScenarioRun {
   /// `effect 2 (run, cancellable by nthPrime), started by counter.nthPrimeButtonTapped at
   /// FILE:LINE`, from the effect's `started` line.
   private func describe(runningEffect started: JSONValue) -> String {
-    let number = started["effect"]?.intValue.map(String.init) ?? "?"
-    let operation = started["operator"]?.stringValue ?? "effect"
-    let id = started["cancelID"]?.stringValue.map { ", cancellable by \($0)" } ?? ""
-    var text = "effect \(number) (\(operation)\(id))"
-    if let seq = started["cause"]?.intValue, let cause = reductions[seq] {
-      text += ", started by \(cause.type) at \(scenario.file):\(cause.line)"
-    }
-    return text
+    let cause = started["cause"]?.intValue.flatMap { reductions[$0] }
+    return EffectEvent.runningDescription(
+      effect: started["effect"]?.intValue.map(String.init) ?? "?",
+      operation: started["operator"]?.stringValue ?? "effect",
+      cancelID: started["cancelID"]?.stringValue,
+      startedBy: cause.map { "\($0.type) at \(scenario.file):\($0.line)" })
   }
 
   // MARK: Checking
