@@ -138,3 +138,23 @@ def test_under_the_virtual_clock_an_effect_says_until_when_it_sleeps():
         ("cancelled", None, 2999),
     ]
     assert traced[2]["by"]["reason"] == "cancel"
+
+
+def test_a_concatenation_that_ends_in_a_cancellable_effect_is_traced_as_two_effects(fixture_server):
+    # randomTodo's click: .concatenate(.cancel(timer), fetch.cancellable(id: fetch)). The
+    # cancel applies at once; the rest of the concatenation runs as one effect (operator
+    # cancellable), which runs the fetch as an effect of its own, with the cancel id.
+    click = {"store": "randomTodo", "action": "clickButton", "id": "click"}
+    lines, code, _ = run_lines([click], "--trace", "effects", "--todos-url", fixture_server.url)
+    assert code == 0
+    clicked = next(line for line in lines if line.get("action") == {"type": "clickButton"})
+    result = next(line for line in lines if line["type"] == "action" and line["source"] == "effect")
+    assert result["action"]["type"] == "fetchResult.success"
+    assert [(line["effect"], line["event"], line["operator"], line.get("cancelID")) for line in effects(lines)] == [
+        (1, "started", "cancellable", None),
+        (2, "started", "run", "fetch"),
+        (2, "finished", "run", "fetch"),
+        (1, "finished", "cancellable", None),
+    ]
+    assert all(line["cause"] == clicked["seq"] for line in effects(lines))
+    assert result["effect"] == 2
