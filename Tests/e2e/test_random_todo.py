@@ -69,6 +69,8 @@ def test_the_seed_makes_the_ids_reproducible(process, fixture_server):
         ("malformed", "decoding", "JSON"),
         ("truncated", "connectionFailed", ""),
         ("reset", "connectionFailed", ""),
+        ("nothttp", "connectionFailed", ""),
+        ("cutheaders", "connectionFailed", "headers"),
     ],
 )
 def test_failures_become_readable_state(process, fixture_server, mode, kind, words):

@@ -38,6 +38,8 @@ Failure switches
     malformed   200 with a body that is not valid JSON
     truncated   a Content-Length larger than the body sent, then close the connection
     reset       close the connection with a TCP RST, without answering
+    nothttp     a line that is not HTTP at all, then close the connection
+    cutheaders  a status line and half a header line, then close the connection
     hang        never answer, until the client goes away
   POST /_control/rules        body [{"path": "/votes/popular", "mode": "status=500"}, ...]
                               replaces every rule (an empty list clears them); a request whose
@@ -180,7 +182,7 @@ class State:
 
 STATE = State()
 
-FAILURE_MODES = ("malformed", "truncated", "reset", "hang")
+FAILURE_MODES = ("malformed", "truncated", "reset", "hang", "nothttp", "cutheaders")
 
 
 def valid_mode(mode):
@@ -292,6 +294,11 @@ class Handler(BaseHTTPRequestHandler):
         elif name == "reset":
             self.settle()
             self.reset()
+        elif name in ("nothttp", "cutheaders"):
+            self.settle()
+            self.wfile.write(b"SSH-2.0-OpenSSH_9.2\r\n" if name == "nothttp" else b"HTTP/1.1 200 OK\r\nContent-Ty")
+            self.wfile.flush()
+            self.close_connection = True
         elif name == "hang":
             self.wait(None)
 

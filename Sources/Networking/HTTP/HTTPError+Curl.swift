@@ -18,7 +18,7 @@ extension HTTPError {
 
   private static func kind(of code: CURLcode, bodyLimit: Int, stoppedAtLimit: Bool) -> Kind {
     switch code {
-    case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
+    case CURLE_URL_MALFORMAT:
       return .invalidURL
     case CURLE_OPERATION_TIMEDOUT:
       return .timedOut
@@ -37,7 +37,9 @@ extension HTTPError {
     default:
       // Refused, unresolvable, reset (RECV_ERROR), nothing received (GOT_NOTHING), a body
       // shorter than its Content-Length (PARTIAL_FILE), a broken reply: the connection failed,
-      // and the message says how.
+      // and the message says how. That includes UNSUPPORTED_PROTOCOL: the URL was checked
+      // before the transfer (`HTTPURLCheck`), so here it is the server's doing, a reply that
+      // is not HTTP ("Received HTTP/0.9") or a redirect to another scheme.
       return .connectionFailed
     }
   }

@@ -15,6 +15,9 @@ final class HTTPTransfer {
   private var continuation: UnsafeContinuation<HTTPResponse, any Error>?
   private var body: [UInt8] = []
   private var headers: [String: String] = [:]
+  /// Whether the last response's headers ended with their blank line: curl takes a reply
+  /// closed in the middle of its headers for a complete one with an empty body.
+  private var headersEnded = false
   private var stoppedAtLimit = false
   /// curl writes a message here when a transfer fails; it must outlive the easy handle.
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -89,6 +92,13 @@ final class HTTPTransfer {
           stoppedAtLimit: stoppedAtLimit))
       return
     }
+    guard headersEnded else {
+      finish(
+        throwing: HTTPError(
+          .connectionFailed, url: url,
+          message: "the connection closed in the middle of the reply's headers"))
+      return
+    }
     var status = 0
     ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
     guard (200..<300).contains(status) else {
@@ -129,6 +139,11 @@ final class HTTPTransfer {
   fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
     if line.starts(with: "HTTP/".utf8) {
       headers.removeAll(keepingCapacity: true)
+      headersEnded = false
+      return line.count
+    }
+    if line.elementsEqual("\r\n".utf8) || line.elementsEqual("\n".utf8) {
+      headersEnded = true
       return line.count
     }
     guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return line.count }
