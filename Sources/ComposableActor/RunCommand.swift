@@ -74,6 +74,13 @@ extension ComposableActorCommand {
     var clock: ClockMode = .live
 
     @Option(
+      name: .customLong("max-advance-wakeups"),
+      help: ArgumentHelp(
+        "Under --clock virtual: the most deadlines one advance wakes sleepers at; past it the "
+          + "advance stops short with an advance_limit error line.", valueName: "count"))
+    var maxAdvanceWakeUps = VirtualTimeControl.defaultMaximumWakeUps
+
+    @Option(
       help: ArgumentHelp(
         "Write a log of every reduced action (time, source, id, patch) for `replay`.",
         valueName: "path"))
@@ -95,6 +102,9 @@ extension ComposableActorCommand {
         throw ValidationError("--max-line-bytes must be at least 64")
       }
       guard linger >= 0, linger.isFinite else { throw ValidationError("--linger must be >= 0") }
+      guard maxAdvanceWakeUps >= 1 else {
+        throw ValidationError("--max-advance-wakeups must be at least 1")
+      }
       guard (1...10_000).contains(maxDepth) else {
         throw ValidationError("--max-depth must be between 1 and 10000")
       }
@@ -152,6 +162,7 @@ extension ComposableActorCommand.Run {
     configuration.httpTimeout = httpTimeout
     configuration.seed = seed
     configuration.clock = clock
+    configuration.maxAdvanceWakeUps = maxAdvanceWakeUps
     configuration.record = record
     configuration.allowEffectActions = allowEffectActions
     configuration.recordedArguments = recordedArguments
@@ -169,7 +180,8 @@ extension ComposableActorCommand.Run {
   /// The long names of run's own options, which no store may declare.
   static let ownOptionNames: Set<String> = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
-    "http-timeout", "seed", "clock", "record", "allow-effect-actions", "trace", "help",
+    "http-timeout", "seed", "clock", "max-advance-wakeups", "record", "allow-effect-actions",
+    "trace", "help",
     "version",
   ]
 

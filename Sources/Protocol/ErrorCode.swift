@@ -28,6 +28,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case invalidCommand = "invalid_command"
   /// `advance` or `settle` without `--clock virtual`.
   case clockNotVirtual = "clock_not_virtual"
+  /// Not a refused line: an `advance` woke sleepers `--max-advance-wakeups` times and stopped
+  /// short of its target; the message says the virtual time it reached.
+  case advanceLimit = "advance_limit"
   /// Not a refused line: an effect failed with an error nothing caught. The line names the
   /// store and the action whose reduction started the effect, and carries that action's `id`.
   case effectFailed = "effect_failed"

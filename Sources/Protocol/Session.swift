@@ -5,10 +5,25 @@ import JSON
 @StoreActor
 public protocol TimeControl: AnyObject {
   /// Moves time forward by `ms`, letting everything due run and settle on the way; then calls
-  /// `completion` with the virtual time since start, in milliseconds.
-  func advance(byMilliseconds ms: Int, completion: @escaping (_ now: Int) -> Void)
+  /// `completion` with how far it went.
+  func advance(byMilliseconds ms: Int, completion: @escaping (AdvanceOutcome) -> Void)
   /// Calls `completion` once no effect can make progress without time or I/O.
   func settle(completion: @escaping () -> Void)
+}
+
+/// Where an advance ended.
+public struct AdvanceOutcome: Sendable, Equatable {
+  /// The virtual time since start, in milliseconds.
+  public let now: Int
+  /// Set when the advance stopped before its target, after this many wake-ups: a timer that
+  /// fires every millisecond, advanced by a century, must not hold the process (and a `quit`
+  /// behind it) for hours.
+  public let stoppedAfterWakeUps: Int?
+
+  public init(now: Int, stoppedAfterWakeUps: Int? = nil) {
+    self.now = now
+    self.stoppedAfterWakeUps = stoppedAfterWakeUps
+  }
 }
 
 /// Reads input lines and dispatches them: actions to their stores, commands to their handlers,
@@ -198,8 +213,16 @@ public final class Session {
       }
       let timeControl = try virtualTime(command, id: id)
       holdInput()
-      timeControl.advance(byMilliseconds: ms) { [unowned self] now in
-        output.advanced(ms: ms, now: now, id: id)
+      timeControl.advance(byMilliseconds: ms) { [unowned self] outcome in
+        if let limit = outcome.stoppedAfterWakeUps {
+          output.error(
+            ProtocolError(
+              .advanceLimit,
+              "advance stopped after \(limit) wake-ups, at \(outcome.now) ms "
+                + "(--max-advance-wakeups): advance again to go on"), line: nil, id: id)
+        } else {
+          output.advanced(ms: ms, now: outcome.now, id: id)
+        }
         releaseInput()
       }
     case "settle":

@@ -403,3 +403,20 @@ def test_tap_and_junit_reports_say_what_the_text_report_says(tmp_path):
     failure = failing.find("failure")
     assert failure.get("message") == "the state differs from the expectation"
     assert f"{bad}:2: send counter.incrTapped" in failure.text and "/count: expected 2, actual 1" in failure.text
+
+
+def test_an_advance_past_its_wake_up_limit_fails_the_scenario(tmp_path):
+    path = write(
+        tmp_path, "runaway.jsonl",
+        {"scenario": "runaway", "store": "randomTodo", "arguments": ["--max-advance-wakeups", "2"], "exhaustive": False},
+        {"http": {"path": "/todos/*", "body": {"userId": 1, "id": 1, "title": "t", "completed": False}}},
+        {"send": "viewDidAppear"},
+        {"advance": 3_600_000},
+    )
+    code, out, _ = run_test(path)
+    assert code == 1
+    # Wake-ups at the timer's 3 s and 6 s deadlines (the scripted answer has no delay).
+    assert (
+        f"{path}:4: advance 3600000 ms: advance stopped after 2 wake-ups, at 6000 ms: a timer that "
+        "fires this often needs shorter advances"
+    ) in out, out

@@ -115,3 +115,23 @@ def test_bad_advances_are_refused_and_change_nothing():
     assert kinds(lines) == ["ready"] + ["error"] * 4 + ["advanced", "exit"]
     assert {line["code"] for line in lines if line["type"] == "error"} == {"invalid_command"}
     assert lines[-2]["now"] == 10
+
+
+def test_an_advance_stops_after_its_wake_up_limit_so_a_quit_behind_it_is_read(process):
+    # A 3 s timer, advanced by a century: without the limit, about a billion ticks before the
+    # quit is read (issue 18).
+    actor = process(*VIRTUAL, "--todos-url", "http://127.0.0.1:9", "--max-advance-wakeups", "5")
+    actor.send(action("randomTodo", "viewDidAppear"))
+    actor.read()
+    actor.send({"cmd": "advance", "ms": 3_162_240_000_000, "id": "century"})
+    lines = actor.read_until(lambda line: line["type"] == "error")
+    assert kinds(lines).count("timerTicked") == 5
+    assert lines[-1] == {
+        "type": "error", "code": "advance_limit", "id": "century",
+        "message": "advance stopped after 5 wake-ups, at 15000 ms (--max-advance-wakeups): advance again to go on",
+    }
+    actor.send({"cmd": "advance", "ms": 3000, "id": "more"})
+    lines = actor.read_until(lambda line: line["type"] == "advanced")
+    assert lines[-1] == {"type": "advanced", "ms": 3000, "now": 18000, "id": "more"}, "time went on from there"
+    actor.send({"cmd": "quit"})
+    assert actor.read_until(lambda line: line["type"] == "exit")[-1]["reason"] == "quit"

@@ -101,7 +101,8 @@ final class ScenarioRun {
       startTime: scenario.startTime, replaysTime: scenario.effects == .recorded)
     let timeControl: VirtualTimeControl
     do {
-      timeControl = try VirtualTimeControl(clock: stores.clock, loop: loop)
+      timeControl = try VirtualTimeControl(
+        clock: stores.clock, loop: loop, maximumWakeUps: configuration.maxAdvanceWakeUps)
     } catch {
       return ScenarioOutcome(scenario: scenario, failure: failure("\(error)"))
     }
@@ -190,10 +191,15 @@ final class ScenarioRun {
       try check(try receive(store: store, action: action, match: match), against: expectations)
     case .advance(let ms):
       guard runsEffects else { throw failure("advance needs \"effects\":\"run\"") }
-      await withCheckedContinuation { continuation in
-        timeControl.advance(byMilliseconds: ms) { _ in continuation.resume() }
+      let outcome = await withCheckedContinuation { continuation in
+        timeControl.advance(byMilliseconds: ms) { continuation.resume(returning: $0) }
       }
       collect(stores)
+      if let wakeUps = outcome.stoppedAfterWakeUps {
+        throw failure(
+          "advance stopped after \(wakeUps) wake-ups, at \(outcome.now) ms: a timer that "
+            + "fires this often needs shorter advances")
+      }
     case .settle:
       guard runsEffects else { throw failure("settle needs \"effects\":\"run\"") }
       await settle(timeControl, collectingFrom: stores)

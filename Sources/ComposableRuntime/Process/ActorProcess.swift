@@ -122,7 +122,8 @@ final class ActorProcess {
       let virtualClock = VirtualClock()
       clock = virtualClock
       time = .virtual(virtualClock)
-      virtualTime = try VirtualTimeControl(clock: virtualClock, loop: loop)
+      virtualTime = try VirtualTimeControl(
+        clock: virtualClock, loop: loop, maximumWakeUps: options.maxAdvanceWakeUps)
     }
     let services = Services(
       http: HTTPService(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),

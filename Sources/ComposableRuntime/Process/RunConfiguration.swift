@@ -24,6 +24,8 @@ public struct RunConfiguration: Sendable {
   /// Seed of every random choice; random when nil.
   public var seed: UInt64?
   public var clock: ClockMode = .live
+  /// Under the virtual clock: the most deadlines one `advance` wakes sleepers at.
+  public var maxAdvanceWakeUps = VirtualTimeControl.defaultMaximumWakeUps
   /// Whether a host may send the actions only effects send (`--allow-effect-actions`).
   public var allowEffectActions = false
   /// What stdout traces besides the actions (`--trace`).

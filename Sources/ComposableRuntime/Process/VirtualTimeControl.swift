@@ -8,14 +8,21 @@ import Protocol
 /// left then waits for time or I/O. An advance settles first, so that sleeps started by the
 /// lines before it are registered, then wakes sleepers one deadline at a time, settling after
 /// each, so everything a wake-up starts (new sleeps inside the same advance included) runs
-/// before the next deadline.
+/// before the next deadline. One advance wakes sleepers at `maximumWakeUps` deadlines at most.
 @StoreActor
 public final class VirtualTimeControl: TimeControl {
+  public nonisolated static let defaultMaximumWakeUps = 1_000_000
+
   public let clock: VirtualClock
+  /// The most deadlines one advance wakes sleepers at before it stops short of its target.
+  public let maximumWakeUps: Int
   private let quiescence: LoopQuiescence
 
-  public init(clock: VirtualClock, loop: EventLoop) throws(LoopError) {
+  public init(
+    clock: VirtualClock, loop: EventLoop, maximumWakeUps: Int = defaultMaximumWakeUps
+  ) throws(LoopError) {
     self.clock = clock
+    self.maximumWakeUps = maximumWakeUps
     quiescence = try LoopQuiescence(loop: loop)
   }
 
@@ -23,14 +30,18 @@ public final class VirtualTimeControl: TimeControl {
     quiescence.whenQuiescent { StoreActor.assumeIsolated { completion() } }
   }
 
-  public func advance(byMilliseconds ms: Int, completion: @escaping (_ now: Int) -> Void) {
+  public func advance(byMilliseconds ms: Int, completion: @escaping (AdvanceOutcome) -> Void) {
     let target = clock.now.advanced(by: .milliseconds(ms))
+    var wakeUps = 0
     func step() {
-      if clock.wakeNextSleepers(notAfter: target) {
+      if wakeUps == maximumWakeUps {
+        completion(AdvanceOutcome(now: clock.elapsedMilliseconds, stoppedAfterWakeUps: wakeUps))
+      } else if clock.wakeNextSleepers(notAfter: target) {
+        wakeUps += 1
         settle(completion: step)
       } else {
         clock.move(to: target)
-        completion(clock.elapsedMilliseconds)
+        completion(AdvanceOutcome(now: clock.elapsedMilliseconds))
       }
     }
     settle(completion: step)

@@ -90,6 +90,16 @@ def test_the_live_clock_refuses_both_verbs_with_a_typed_error(start):
     assert actor.state("primes")["count"] == 1 and actor.state("primes") == actor.snapshot("primes")
 
 
+def test_an_advance_past_its_wake_up_limit_raises_and_time_goes_on_from_where_it_stopped(start):
+    actor = start(*VIRTUAL, "--todos-url", "http://127.0.0.1:9", "--max-advance-wakeups", "3")
+    actor.send("randomTodo", "viewDidAppear")
+    with pytest.raises(ComposableActorError) as raised:
+        actor.advance(3_600_000)
+    assert raised.value.code == "advance_limit"
+    assert "after 3 wake-ups, at 9000 ms" in raised.value.message
+    assert actor.advance(1)[-1]["now"] == 9001
+
+
 async def take_until(events, predicate, timeout=10.0):
     """Lines from an `events()` iterator up to and including the first that matches."""
 
