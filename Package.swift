@@ -104,6 +104,12 @@ let package = Package(
     .target(
       name: "ComposableHarness",
       dependencies: ["ComposableCore", "ComposableRuntime", "EventLoop", "JSON", "Protocol"],
+      // The timeline page's parts, compiled in as bytes: the binary writes a self-contained
+      // page wherever it runs, with no resource bundle to find beside it.
+      resources: [
+        .embedInCode("Timeline/Page/timeline.html"), .embedInCode("Timeline/Page/timeline.css"),
+        .embedInCode("Timeline/Page/timeline.js"),
+      ],
       swiftSettings: strict),
 
     // The command a team's own binary runs: `run`, `test`, `replay`, `describe` and `schemas`

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the benchmark table: throughput, round-trip latency, start-up, peak RSS (issue 2),
 HTTP fetches against the local fixture server (issue 3), WebSocket echoes against the local
-echo server (issue 4), and what effects cost as a burst of them grows (issue 17).
+echo server (issue 4), what effects cost as a burst of them grows, and what the timeline costs
+as a recording grows (issue 17).
 
 Figures, not pass/fail: this machine is small (2 cores) and noisy, so each figure is a median
 or a percentile of several runs, and ratios are taken within one run.
@@ -19,6 +20,7 @@ sys.path.insert(0, str(HERE))
 import custom_store  # noqa: E402
 import effects  # noqa: E402
 import http_fetches  # noqa: E402
+import timeline  # noqa: E402
 import ws_echo  # noqa: E402
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
 DECR = b'{"store":"primes","action":"counter.decrTapped"}\n'
@@ -120,6 +122,7 @@ def main():
                      f"{startup(host, arguments.compare.resolve(), 50):.2f} ms", ""))
 
     rows += effects.rows(binary, out)
+    rows += timeline.rows(binary, out)
     if arguments.todo_actor:
         rows += custom_store.rows(host, arguments.todo_actor.resolve(), out, seconds / arguments.actions)
     rows += http_fetches.rows(binary, arguments.http_bench.resolve())

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what only the tests need: Python test peers, mypy and wheel (to build the Python
 # client's package offline) from PyPI, openssl for the test
-# CA, Node for the Node client's tests (Debian's nodejs when no node is installed) and tsc
-# (Debian's node-typescript) to check the Node client's types.
+# CA, Node for the Node client's tests (Debian's nodejs when no node is installed), tsc
+# (Debian's node-typescript) to check the Node client's types, and headless Chromium with its
+# driver (Debian's chromium and chromium-driver) and selenium to drive the timeline page
+# (selenium is given the driver's path: it downloads nothing).
 set -euo pipefail
 here=$(dirname "$0")
 node=()
 if ! command -v node >/dev/null; then node=(nodejs); fi
-"$here/install-deps.sh" openssl node-typescript "${node[@]}"
+"$here/install-deps.sh" openssl node-typescript chromium chromium-driver "${node[@]}"
 "$here/install-python-deps.sh" pytest pytest_timeout=pytest-timeout jsonschema jsonpatch \
-  hypothesis websockets mypy wheel
+  hypothesis websockets mypy wheel selenium

@@ -7,7 +7,7 @@ import ComposableRuntime
 #endif
 
 /// The command line of a ComposableActor binary: `run` (the default), `test`, `replay`,
-/// `describe`, `schemas` and `types`, over the stores it is given.
+/// `timeline`, `describe`, `schemas` and `types`, over the stores it is given.
 ///
 /// A team's binary is its stores and one line:
 ///
@@ -30,7 +30,9 @@ public struct ComposableActorCommand: ParsableCommand {
       commandName: identity.name,
       abstract: "Drive TCA-style feature stores over JSON lines on stdin and stdout.",
       version: identity.version,
-      subcommands: [Run.self, Test.self, Replay.self, Describe.self, Schemas.self, Types.self],
+      subcommands: [
+        Run.self, Test.self, Replay.self, Timeline.self, Describe.self, Schemas.self, Types.self,
+      ],
       defaultSubcommand: Run.self)
   }
 

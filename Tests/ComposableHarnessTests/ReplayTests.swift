@@ -2,10 +2,6 @@ import ComposableHarness
 import ComposableRuntime
 import XCTest
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Replay through the harness library, against the tally store: a recording whose patches the
 /// store reproduces passes; one it does not is a divergence.
 final class ReplayTests: XCTestCase {
@@ -39,15 +35,9 @@ final class ReplayTests: XCTestCase {
   }
 
   private func replay(_ lines: [String]) throws -> Int32 {
-    var template = Array("/tmp/replay-tests-XXXXXX".utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    let folder = String(cString: try XCTUnwrap(made))
-    defer { _ = system("rm -rf '\(folder)'") }
-    let path = "\(folder)/recording.jsonl"
-    try FileIO.writeAtomically(Array((lines.joined(separator: "\n") + "\n").utf8), to: path)
-    return Replay(
-      file: path, until: nil, emit: false, toScenario: false, harness: TallyStore.harness
-    )
-    .run()
+    try withRecording(lines) { _, path in
+      Replay(file: path, until: nil, emit: false, toScenario: false, harness: TallyStore.harness)
+        .run()
+    }
   }
 }

@@ -15,6 +15,8 @@ struct RecordedAction {
   let source: String
   let id: JSONValue?
   let action: JSONValue
+  /// With `--trace effects`: the number of the effect that sent it.
+  let effectNumber: Int?
   let patch: JSONValue
   /// Milliseconds since the header's `startTime`.
   let elapsed: Int
@@ -36,7 +38,53 @@ struct RecordedAction {
     self.source = source
     self.id = object["id"]
     self.action = action
+    self.effectNumber = object["effect"]?.intValue
     self.patch = object["patch"]!
+    self.elapsed = elapsed
+  }
+}
+
+/// One `effect` line of a recording made with `run --trace effects`: a moment in the life of
+/// an effect. A replay re-reduces the actions and skips these; the timeline draws them.
+struct RecordedEffect {
+  /// Line number in the file.
+  let line: Int
+  let store: String
+  /// The effect's number, unique in the run.
+  let effect: Int
+  /// started, sleeping, finished, cancelled or failed.
+  let event: String
+  /// The seq of the action whose reducer returned the effect.
+  let cause: Int
+  let operatorName: String
+  let cancelID: String?
+  /// cancelled: why, and the seq of the action that cancelled it, if one did.
+  let cancelledBy: (reason: String, seq: Int?)?
+  /// failed: the error.
+  let error: String?
+  /// sleeping: the virtual time it waits until.
+  let until: Int?
+  /// Milliseconds since the header's `startTime`.
+  let elapsed: Int
+
+  init(_ json: JSONValue, line: Int) throws(RecordingError) {
+    guard let store = json["store"]?.stringValue, let effect = json["effect"]?.intValue,
+      let event = json["event"]?.stringValue, let cause = json["cause"]?.intValue,
+      let operatorName = json["operator"]?.stringValue, let elapsed = json["t"]?.intValue
+    else {
+      throw RecordingError(
+        line: line, "an effect line needs store, effect, event, cause, operator and t")
+    }
+    self.line = line
+    self.store = store
+    self.effect = effect
+    self.event = event
+    self.cause = cause
+    self.operatorName = operatorName
+    self.cancelID = json["cancelID"]?.stringValue
+    self.cancelledBy = json["by"]?["reason"]?.stringValue.map { ($0, json["by"]?["seq"]?.intValue) }
+    self.error = json["error"]?.stringValue
+    self.until = json["until"]?.intValue
     self.elapsed = elapsed
   }
 }
@@ -48,6 +96,10 @@ struct RecordingFile {
 
   let header: RecordingHeader
   let actions: [RecordedAction]
+  /// Present when the run traced effects; a replay re-reduces the actions and skips them.
+  let effects: [RecordedEffect]
+  /// Every line after the header, as written: what the timeline page embeds.
+  let lines: [ArraySlice<UInt8>]
 
   init(path: String) throws(RecordingError) {
     let bytes: [UInt8]
@@ -58,6 +110,8 @@ struct RecordingFile {
     }
     var header: RecordingHeader?
     var actions: [RecordedAction] = []
+    var effects: [RecordedEffect] = []
+    var lines: [ArraySlice<UInt8>] = []
     var lineNumber = 0
     for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
       lineNumber += 1
@@ -74,15 +128,18 @@ struct RecordingFile {
       }
       if header == nil {
         header = try RecordingHeader(json)
-      } else if json["type"] == "effect" {
-        // A recording made with `--trace effects` has them; a replay re-reduces the actions.
         continue
+      } else if json["type"] == "effect" {
+        effects.append(try RecordedEffect(json, line: lineNumber))
       } else {
         actions.append(try RecordedAction(json, line: lineNumber))
       }
+      lines.append(line)
     }
     guard let header else { throw RecordingError(line: nil, "\(path) is empty") }
     self.header = header
     self.actions = actions
+    self.effects = effects
+    self.lines = lines
   }
 }

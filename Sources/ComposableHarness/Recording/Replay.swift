@@ -152,19 +152,11 @@ public struct Replay: Sendable {
   }
 
   private func failure(_ message: String, code: Int32) -> ReplayExit {
-    let bytes = Array("\(harness.name) replay: \(message)\n".utf8)
-    _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    StandardStreams.error("\(harness.name) replay: \(message)")
     return ReplayExit(code: code)
   }
 
-  private func write(_ bytes: [UInt8]) {
-    var rest = bytes[...]
-    while !rest.isEmpty {
-      let written = rest.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-      guard written > 0 else { return }
-      rest = rest.dropFirst(written)
-    }
-  }
+  private func write(_ bytes: [UInt8]) { StandardStreams.write(bytes) }
 }
 
 /// How a replay ended, as an exit code: 1 diverged, 64 bad arguments, 65 an unreadable

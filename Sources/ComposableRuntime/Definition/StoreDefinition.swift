@@ -64,6 +64,12 @@ extension StoreDefinition {
 
   public static var stateSchema: JSONValue { TypeSchema.of(value: initialState) }
 
+  /// The state every store of this definition starts in, as JSON: what a recording's first
+  /// patch applies to. Nil if it does not encode (a non-finite number has no JSON).
+  public static var initialStateJSON: JSONValue? {
+    try? JSONValueEncoder().encode(initialState)
+  }
+
   @StoreActor
   public static func _makeHostedStore(options: Options, services: Services, output: StoreOutput)
     -> any HostedStore

@@ -1,0 +1,82 @@
+import ComposableRuntime
+import JSON
+
+/// `timeline FILE`: a recording drawn as a page to open in a browser (`html`) or as swimlanes
+/// in plain text (`text`). Effects appear when the run was recorded with `--trace effects`.
+public struct Timeline: Sendable {
+  public enum Format: String, Sendable, CaseIterable {
+    case html, text
+  }
+
+  public let file: String
+  public let format: Format
+  /// Where to write; standard output when nil.
+  public let output: String?
+  /// The stores to draw (text only); every store with a line in the recording when empty.
+  public let stores: [String]
+  /// The text's width in characters: each lane but the last is cut to its share.
+  public let width: Int
+  public let harness: Harness
+
+  public init(
+    file: String, format: Format, output: String?, stores: [String], width: Int,
+    harness: Harness
+  ) {
+    self.file = file
+    self.format = format
+    self.output = output
+    self.stores = stores
+    self.width = width
+    self.harness = harness
+  }
+
+  /// Draws the timeline, printing errors as the command does; returns the exit code: 0, 64
+  /// for a store the recording does not have, 65 for an unreadable recording, 73 when the
+  /// output cannot be written.
+  public func run() -> Int32 {
+    let recording: RecordingFile
+    do {
+      recording = try RecordingFile(path: file)
+    } catch {
+      return failure("\(file): \(error)", code: 65)
+    }
+    let title = file.split(separator: "/").last.map(String.init) ?? file
+    let bytes: [UInt8]
+    switch format {
+    case .html:
+      var initialStates: [String: JSONValue] = [:]
+      for definition in harness.stores.definitions {
+        initialStates[definition.name] = definition.initialStateJSON
+      }
+      bytes = TimelinePage.html(for: recording, title: title, initialStates: initialStates)
+    case .text:
+      let recorded = Set(recording.actions.map(\.store) + recording.effects.map(\.store))
+      if let unknown = stores.first(where: { !recording.header.stores.contains($0) }) {
+        return failure(
+          "--store \(unknown): the recording's stores are "
+            + recording.header.stores.joined(separator: ", "), code: 64)
+      }
+      let lanes = recording.header.stores.filter {
+        stores.isEmpty ? recorded.contains($0) : stores.contains($0)
+      }
+      bytes = Array(
+        TextTimeline(recording: recording, title: title, lanes: lanes, width: width).render()
+          .utf8)
+    }
+    guard let output else {
+      StandardStreams.write(bytes)
+      return 0
+    }
+    do {
+      try FileIO.writeAtomically(bytes, to: output)
+    } catch {
+      return failure("cannot write \(output): \(error.reason)", code: 73)
+    }
+    return 0
+  }
+
+  private func failure(_ message: String, code: Int32) -> Int32 {
+    StandardStreams.error("\(harness.name) timeline: \(message)")
+    return code
+  }
+}

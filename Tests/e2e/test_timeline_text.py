@@ -1,0 +1,114 @@
+"""`timeline --format text`: a real recording drawn as swimlanes in plain text (issue 17 §2),
+checked against the recording's own lines."""
+
+import json
+import subprocess
+
+from actor import BINARY, run_lines
+
+
+def record(tmp_path, lines, *args):
+    path = tmp_path / "run.jsonl"
+    _, code, _ = run_lines(lines, "--trace", "effects", "--record", str(path), *args)
+    assert code == 0
+    return path, [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
+def timeline(*args):
+    return subprocess.run([str(BINARY), "timeline", *map(str, args)], capture_output=True, text=True, timeout=30)
+
+
+# Under the virtual clock: the refresh timer of randomTodo runs while primes saves a file, the
+# stop cancels the timer, and the end of input cancels the one started last.
+ACTIONS = [
+    {"store": "randomTodo", "action": "viewDidAppear", "id": "appear"},
+    {"store": "primes", "action": "counter.incrTapped"},
+    {"store": "primes", "action": "primeModal.saveFavoritePrimeTapped"},
+    {"store": "primes", "action": "favoritePrimes.saveButtonTapped", "id": "save"},
+    {"cmd": "advance", "ms": 2500},
+    {"store": "randomTodo", "action": "stopRandomText"},
+    {"store": "randomTodo", "action": "viewDidAppear"},
+    {"cmd": "advance", "ms": 100},
+]
+
+
+def test_each_store_is_a_lane_and_each_effect_a_line_from_its_start_to_its_end(tmp_path):
+    path, recorded = record(tmp_path, ACTIONS, "--clock", "virtual", "--data-dir", tmp_path)
+    result = timeline(path, "--format", "text", "--width", 300)
+    assert result.returncode == 0, result.stderr
+    summary, heading, *rows = result.stdout.splitlines()
+    actions = [line for line in recorded if line["type"] == "action"]
+    effects = [line for line in recorded if line["type"] == "effect"]
+    numbers = sorted({line["effect"] for line in effects})
+    ends = {line["effect"]: line["event"] for line in effects if line["event"] in ("finished", "cancelled", "failed")}
+    assert summary == (
+        f"run.jsonl: {len(actions)} actions in 2 stores (virtual clock); {len(numbers)} effects: "
+        f"{list(ends.values()).count('finished')} finished, {list(ends.values()).count('cancelled')} cancelled, "
+        f"0 failed, {len(numbers) - len(ends)} still running"
+    )
+    assert heading.split() == ["t", "ms", "seq", "primes", "randomTodo"]
+    # A row per line of the recording, in its order, and one per effect with no end.
+    assert len(rows) == len(recorded) + len(numbers) - len(ends)
+    for row, line in zip(rows, recorded):
+        if line["type"] == "action":
+            assert row.split()[:2] == [str(line["t"]), str(line["seq"])]
+            assert line["action"]["type"] in row
+            mark = "◆" if line["source"] == "effect" else "●"
+            assert f"{mark} {line['action']['type']}" in row
+            if "effect" in line:
+                assert "├" in row and f"(effect {line['effect']})" in row
+        else:
+            assert row.split()[0] == str(line["t"])
+            assert f"effect {line['effect']} {line['event']}" in row
+            glyph = {"started": "┌", "finished": "└", "cancelled": "└", "failed": "└"}.get(line["event"], "│")
+            assert glyph in row
+    assert len(ends) == len(numbers)
+    stop = next(line for line in actions if line["action"]["type"] == "stopRandomText")
+    assert f"effect 1 cancelled: cancel at seq {stop['seq']}" in result.stdout
+    assert rows[-1].endswith(f"effect {numbers[-1]} cancelled: eof")
+
+
+def test_one_store_alone_and_the_output_file(tmp_path):
+    path, recorded = record(tmp_path, ACTIONS, "--clock", "virtual", "--data-dir", tmp_path)
+    out = tmp_path / "timeline.txt"
+    result = timeline(path, "--format", "text", "--store", "randomTodo", "-o", out)
+    assert result.returncode == 0 and result.stdout == ""
+    lines = out.read_text().splitlines()
+    assert lines[1].split() == ["t", "ms", "seq", "randomTodo"]
+    assert len(lines) - 2 == sum(1 for line in recorded if line["store"] == "randomTodo")
+    assert not any("counter." in line or "favoritePrimes" in line for line in lines)
+
+
+def test_the_page_embeds_the_recording_and_the_initial_states(tmp_path):
+    path, recorded = record(tmp_path, ACTIONS, "--clock", "virtual", "--data-dir", tmp_path)
+    result = timeline(path)
+    assert result.returncode == 0, result.stderr
+    page = result.stdout
+    assert page.startswith("<!doctype html>") or page.lower().startswith("<!doctype html>")
+    start = page.index('<script type="application/json" id="recording-data">')
+    start = page.index(">", start) + 1
+    data = json.loads(page[start : page.index("</script>", start)])
+    assert data["lines"] == recorded
+    assert [store["name"] for store in data["stores"]] == ["primes", "randomTodo", "votes", "websocket"]
+    described = json.loads(subprocess.run([str(BINARY), "describe"], capture_output=True, text=True).stdout)
+    assert all(store["initialState"] is not None for store in data["stores"])
+    assert "src=" not in page and "href=\"http" not in page, "the page fetches nothing"
+    assert described  # the binary describes the stores the page draws
+
+
+def test_bad_arguments_and_bad_recordings_get_a_clear_error(tmp_path):
+    missing = timeline(tmp_path / "nope.jsonl", "--format", "text")
+    assert missing.returncode == 65
+    assert "nope.jsonl: cannot read" in missing.stderr
+    cut = tmp_path / "cut.jsonl"
+    path, _ = record(tmp_path, ACTIONS[:2], "--clock", "virtual")
+    cut.write_text(path.read_text()[:-10])
+    result = timeline(cut, "--format", "text")
+    assert result.returncode == 65 and "cut short" in result.stderr
+    unknown = timeline(path, "--format", "text", "--store", "nope")
+    assert unknown.returncode == 64
+    assert "--store nope: the recording's stores are primes, randomTodo, votes, websocket" in unknown.stderr
+    html_store = timeline(path, "--store", "primes")
+    assert html_store.returncode == 64 and "--store is for --format text" in html_store.stderr
+    unwritable = timeline(path, "-o", cut / "page.html")
+    assert unwritable.returncode == 73 and "cannot write" in unwritable.stderr
