@@ -80,6 +80,37 @@ def test_a_hand_edited_patch_fails_at_exactly_that_step(tmp_path, fixture_server
     assert emitted[-1]["type"] == "divergence" and emitted[-1]["seq"] == 2 and len(emitted) == 3
 
 
+def test_a_recording_names_the_stores_interfaces_and_replay_says_what_changed_since(tmp_path, fixture_server, data_dir):
+    _, path = record_live(tmp_path, fixture_server, data_dir)
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    described = json.loads(subprocess.run([str(BINARY), "describe"], capture_output=True, text=True).stdout)
+    for store in described["stores"]:
+        fingerprint = header["fingerprints"][store["name"]]
+        assert sorted(fingerprint["actions"]) == sorted(action["type"] for action in store["actions"])
+        assert sorted(fingerprint["state"]) == sorted(store["state"]["properties"])
+    assert replay(path).stderr == "", "the stores are the ones that recorded"
+    # As if the primes store had changed since: an action's payload, one action removed and
+    # one added, a state field's type.
+    primes = header["fingerprints"]["primes"]
+    primes["actions"]["counter.countChanged"] = "0" * 16
+    primes["actions"]["counter.resetTapped"] = primes["actions"].pop("counter.decrTapped")
+    primes["state"]["count"] = "1" * 16
+    lines[0] = json.dumps(header)
+    RECORDING.validate(header)
+    edited = tmp_path / "older.jsonl"
+    edited.write_text("\n".join(lines) + "\n")
+    result = replay(edited)
+    assert result.stderr == (
+        f"composable-actor replay: {edited} was recorded by stores that differ from this binary's; "
+        "steps that use what changed may diverge:\n"
+        "  primes: action counter.countChanged changed\n"
+        "  primes: action counter.decrTapped is new\n"
+        "  primes: action counter.resetTapped is gone\n"
+        "  primes: state field count changed\n"
+    )
+    assert result.returncode == 0, "said before the first step; the steps themselves still match"
+
 def test_to_scenario_turns_a_recording_into_a_passing_regression_test(tmp_path, fixture_server, data_dir):
     _, path = record_live(tmp_path, fixture_server, data_dir)
     scenario = tmp_path / "regression.jsonl"

@@ -51,6 +51,13 @@ public struct Replay: Sendable {
     if let until, !recording.actions.contains(where: { $0.seq == until }) {
       throw failure("--until \(until): the recording has no action with that seq", code: 64)
     }
+    let changes = changedStores(since: recording.header)
+    if !changes.isEmpty {
+      StandardStreams.error(
+        "\(harness.name) replay: \(file) was recorded by stores that differ from this "
+          + "binary's; steps that use what changed may diverge:\n"
+          + changes.map { "  \($0)" }.joined(separator: "\n"))
+    }
     let configuration: RunConfiguration
     do {
       configuration = try harness.configuration(
@@ -149,6 +156,18 @@ public struct Replay: Sendable {
         expected: \(recorded.patch.jsonString)
         actual:   \(actual?.jsonString ?? "(none)")
       """, code: 1)
+  }
+
+  /// What changed in the stores since the recording, by its fingerprints: one line per store
+  /// and change. Empty for a recording made before fingerprints, which cannot tell.
+  private func changedStores(since header: RecordingHeader) -> [String] {
+    guard !header.fingerprints.isEmpty else { return [] }
+    let current = harness.stores.fingerprints
+    return header.stores.flatMap { store -> [String] in
+      guard let recorded = header.fingerprints[store] else { return [] }
+      guard let now = current[store] else { return ["\(store): not a store of this binary"] }
+      return recorded.differences(from: now).map { "\(store): \($0)" }
+    }
   }
 
   private func failure(_ message: String, code: Int32) -> ReplayExit {

@@ -41,6 +41,12 @@ public struct StoreCatalog: Sendable {
 
   public var descriptors: [StoreDescriptor] { definitions.map { $0.descriptor } }
 
+  /// Each store's ``StoreFingerprint``, by name. Reads every store's types (as `describe`
+  /// does), so only a recording and a replay ask for them.
+  public var fingerprints: [String: StoreFingerprint] {
+    Dictionary(uniqueKeysWithValues: descriptors.map { ($0.name, StoreFingerprint($0)) })
+  }
+
   /// Every option the stores add, by store.
   public var options: [(store: String, options: [StoreOptionHelp])] {
     definitions.map { ($0.name, $0.optionsHelp) }

@@ -150,7 +150,8 @@ final class ActorProcess {
         header: RecordingHeader(
           binary: options.version, stores: session.storeNames,
           arguments: options.recordedArguments, seed: seed,
-          clock: options.clock, startTime: time.start))
+          clock: options.clock, startTime: time.start,
+          fingerprints: stores.fingerprints))
       let time = time
       output.didWriteActionLine = { line in recorder.record(line, elapsed: time.elapsed) }
       output.didWriteEffectLine = { line in recorder.record(line: line) }

@@ -8,8 +8,10 @@ import JSON
 /// ```
 /// `arguments` are the run command's options (without `--record` and `--seed`); `seed` is a
 /// string because a 64-bit seed does not fit JSON's safe integers; `startTime` is in
-/// milliseconds since the Unix epoch (0 under the virtual clock). Every later line is an
-/// `action` line as the run printed it, plus `t`: milliseconds since `startTime`.
+/// milliseconds since the Unix epoch (0 under the virtual clock). `fingerprints` (absent in
+/// older recordings) has a ``StoreFingerprint`` per store, so that a replay can say what changed in the
+/// stores since. Every later line is an `action` line as the run printed it, plus `t`:
+/// milliseconds since `startTime`.
 public struct RecordingHeader: Sendable {
   public static let version = 1
 
@@ -19,10 +21,12 @@ public struct RecordingHeader: Sendable {
   public var seed: UInt64
   public var clock: ClockMode
   public var startTime: Int
+  /// Each store's interface as the recording binary had it; empty in older recordings.
+  public var fingerprints: [String: StoreFingerprint]
 
   public init(
     binary: String, stores: [String], arguments: [String], seed: UInt64, clock: ClockMode,
-    startTime: Int
+    startTime: Int, fingerprints: [String: StoreFingerprint] = [:]
   ) {
     self.binary = binary
     self.stores = stores
@@ -30,15 +34,21 @@ public struct RecordingHeader: Sendable {
     self.seed = seed
     self.clock = clock
     self.startTime = startTime
+    self.fingerprints = fingerprints
   }
 
   public var json: JSONValue {
-    [
+    var object: JSONObject = [
       "type": "recording", "version": .int(Self.version), "protocol": 1,
       "binary": .string(binary), "stores": .array(stores.map(JSONValue.string)),
       "arguments": .array(arguments.map(JSONValue.string)), "seed": .string(String(seed)),
       "clock": .string(clock.rawValue), "startTime": .int(startTime),
     ]
+    if !fingerprints.isEmpty {
+      object["fingerprints"] = .object(
+        JSONObject(stores.compactMap { store in fingerprints[store].map { (store, $0.json) } }))
+    }
+    return .object(object)
   }
 
   public init(_ json: JSONValue) throws(RecordingError) {
@@ -63,6 +73,19 @@ public struct RecordingHeader: Sendable {
     seed = try field("seed") { $0.stringValue.flatMap { UInt64($0) } }
     clock = try field("clock") { $0.stringValue.flatMap(ClockMode.init(rawValue:)) }
     startTime = try field("startTime") { $0.intValue }
+    if object["fingerprints"] == nil {
+      fingerprints = [:]
+    } else {
+      fingerprints = try field("fingerprints") { value -> [String: StoreFingerprint]? in
+        guard case .object(let byStore) = value else { return nil }
+        var fingerprints: [String: StoreFingerprint] = [:]
+        for (store, json) in byStore {
+          guard let fingerprint = StoreFingerprint(json: json) else { return nil }
+          fingerprints[store] = fingerprint
+        }
+        return fingerprints
+      }
+    }
   }
 }
 

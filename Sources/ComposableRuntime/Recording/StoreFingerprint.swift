@@ -1,0 +1,91 @@
+import JSON
+import Protocol
+
+/// What a recording remembers of each store's interface, so that a replay by a binary whose
+/// stores changed since can say what changed before it re-reduces anything:
+///
+/// ```json
+/// {"actions":{"counter.incrTapped":"9c1b…","counter.countChanged":"04de…"},
+///  "state":{"count":"5a0f…","favoritePrimes":"e3c2…"}}
+/// ```
+/// Each action's digest covers who sends it and its payload's fields and schemas; each state
+/// field's, its schema. Summaries are left out: a reworded description changes no behaviour.
+public struct StoreFingerprint: Equatable, Sendable {
+  public var actions: [String: String]
+  public var state: [String: String]
+
+  public init(_ descriptor: StoreDescriptor) {
+    var actions: [String: String] = [:]
+    for action in descriptor.actions {
+      let payload: [JSONValue] = action.payload.map {
+        ["name": .string($0.name), "schema": $0.schema, "required": .bool($0.isRequired)]
+      }
+      actions[action.type] = Self.digest(
+        ["sentBy": .string(action.sentBy.rawValue), "payload": .array(payload)])
+    }
+    var state: [String: String] = [:]
+    if case .object(let properties)? = descriptor.stateSchema["properties"] {
+      for (name, schema) in properties { state[name] = Self.digest(schema) }
+    }
+    self.actions = actions
+    self.state = state
+  }
+
+  /// Reads what `json` wrote; nil for anything else.
+  public init?(json: JSONValue) {
+    func digests(_ value: JSONValue?) -> [String: String]? {
+      guard case .object(let object)? = value else { return nil }
+      var digests: [String: String] = [:]
+      for (key, value) in object {
+        guard let digest = value.stringValue else { return nil }
+        digests[key] = digest
+      }
+      return digests
+    }
+    guard let actions = digests(json["actions"]), let state = digests(json["state"]) else {
+      return nil
+    }
+    self.actions = actions
+    self.state = state
+  }
+
+  public var json: JSONValue {
+    func object(_ digests: [String: String]) -> JSONValue {
+      .object(JSONObject(digests.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+    }
+    return ["actions": object(actions), "state": object(state)]
+  }
+
+  /// What differs in `current` from this recorded fingerprint, one phrase each, in a stable
+  /// order: the actions, then the state's fields.
+  public func differences(from current: StoreFingerprint) -> [String] {
+    func compare(_ recorded: [String: String], _ now: [String: String], _ noun: String)
+      -> [String]
+    {
+      var found: [String] = []
+      for name in Set(recorded.keys).union(now.keys).sorted() {
+        switch (recorded[name], now[name]) {
+        case (nil, _?): found.append("\(noun) \(name) is new")
+        case (_?, nil): found.append("\(noun) \(name) is gone")
+        case (let before?, let after?) where before != after:
+          found.append("\(noun) \(name) changed")
+        default: break
+        }
+      }
+      return found
+    }
+    return compare(actions, current.actions, "action")
+      + compare(state, current.state, "state field")
+  }
+
+  /// 64-bit FNV-1a of the value's JSON, in hex: short, stable, and enough to tell a change.
+  private static func digest(_ value: JSONValue) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in value.serialized {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x0000_0100_0000_01b3
+    }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+  }
+}
