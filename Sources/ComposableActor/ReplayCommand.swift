@@ -26,15 +26,29 @@ extension ComposableActorCommand {
     @Flag(help: "Print a scenario file (see `test`) that asserts what the recording holds.")
     var toScenario = false
 
+    @Option(
+      help: ArgumentHelp(
+        "text, or json: one line on stdout, replayed or the divergence with the paths that "
+          + "differ and what changed in the stores since the recording."))
+    var format: ReportFormat = .text
+
+    enum ReportFormat: String, ExpressibleByArgument {
+      case text, json
+    }
+
     func validate() throws {
       if toScenario && (emit || until != nil) {
         throw ValidationError("--to-scenario prints a scenario only: no --emit or --until")
+      }
+      if format == .json && (emit || until != nil || toScenario) {
+        throw ValidationError(
+          "--format json prints the outcome only: no --emit, --until or --to-scenario")
       }
     }
 
     func run() throws {
       let replay = ComposableHarness.Replay(
-        file: file, until: until, emit: emit, toScenario: toScenario,
+        file: file, until: until, emit: emit, toScenario: toScenario, json: format == .json,
         harness: ComposableActorCommand.harness)
       let code = replay.run()
       if code != 0 { throw ExitCode(code) }

@@ -9,6 +9,7 @@ from actor import BINARY, ROOT, run_lines, store_names
 from conftest import validator
 
 RECORDING = validator("urn:composable-actor:recording")
+RESULT = validator("urn:composable-actor:replay-result")
 RECORDINGS = sorted((ROOT / "Examples" / "recordings").glob("*.jsonl"))
 
 
@@ -78,6 +79,20 @@ def test_a_hand_edited_patch_fails_at_exactly_that_step(tmp_path, fixture_server
     assert '"value":4' in result.stderr.split("expected:")[1].split("actual:")[0]
     emitted = [json.loads(text) for text in replay(edited, "--emit").stdout.splitlines()]
     assert emitted[-1]["type"] == "divergence" and emitted[-1]["seq"] == 2 and len(emitted) == 3
+    RESULT.validate(emitted[-1])
+    # As one structured line: the step, the action, both patches, and the paths that differ.
+    result = replay(edited, "--format", "json")
+    assert result.returncode == 1
+    (divergence,) = [json.loads(text) for text in result.stdout.splitlines()]
+    RESULT.validate(divergence)
+    assert {key: divergence[key] for key in ("type", "file", "seq", "line", "store", "action", "expected", "differences", "changedSinceRecording")} == {
+        "type": "divergence", "file": str(edited), "seq": 2, "line": 3, "store": "primes",
+        "action": record["action"], "expected": record["patch"],
+        "differences": [{"path": "/favoritePrimes/0", "expected": 4, "actual": 3}],
+        "changedSinceRecording": [],
+    }
+    assert divergence["actual"][0] == {"op": "add", "path": "/favoritePrimes/0", "value": 3}
+    assert divergence["message"] == "the patch differs from the recorded one and leads to another state"
 
 
 def test_a_recording_names_the_stores_interfaces_and_replay_says_what_changed_since(tmp_path, fixture_server, data_dir):
@@ -110,6 +125,18 @@ def test_a_recording_names_the_stores_interfaces_and_replay_says_what_changed_si
         "  primes: state field count changed\n"
     )
     assert result.returncode == 0, "said before the first step; the steps themselves still match"
+    structured = replay(edited, "--format", "json")
+    assert structured.returncode == 0 and structured.stderr == ""
+    (replayed,) = [json.loads(text) for text in structured.stdout.splitlines()]
+    RESULT.validate(replayed)
+    assert replayed == {
+        "type": "replayed", "file": str(edited), "actions": len(lines) - 1,
+        "changedSinceRecording": [
+            "primes: action counter.countChanged changed", "primes: action counter.decrTapped is new",
+            "primes: action counter.resetTapped is gone", "primes: state field count changed",
+        ],
+    }
+    assert replay(edited, "--format", "json", "--emit").returncode == 64
 
 def test_to_scenario_turns_a_recording_into_a_passing_regression_test(tmp_path, fixture_server, data_dir):
     _, path = record_live(tmp_path, fixture_server, data_dir)

@@ -18,13 +18,19 @@ public struct Replay: Sendable {
   public let emit: Bool
   /// Print a scenario file that asserts what the recording holds.
   public let toScenario: Bool
+  /// Print the outcome as one JSON line (`replayed` or `divergence`) on stdout.
+  public let json: Bool
   public let harness: Harness
 
-  public init(file: String, until: Int?, emit: Bool, toScenario: Bool, harness: Harness) {
+  public init(
+    file: String, until: Int?, emit: Bool, toScenario: Bool, json: Bool = false,
+    harness: Harness
+  ) {
     self.file = file
     self.until = until
     self.emit = emit
     self.toScenario = toScenario
+    self.json = json
     self.harness = harness
   }
 
@@ -52,7 +58,7 @@ public struct Replay: Sendable {
       throw failure("--until \(until): the recording has no action with that seq", code: 64)
     }
     let changes = changedStores(since: recording.header)
-    if !changes.isEmpty {
+    if !changes.isEmpty && !json {
       StandardStreams.error(
         "\(harness.name) replay: \(file) was recorded by stores that differ from this "
           + "binary's; steps that use what changed may diverge:\n"
@@ -77,15 +83,17 @@ public struct Replay: Sendable {
       let stores = ScriptedSession(
         loop: loop, stores: harness.stores, configuration: configuration,
         seed: recording.header.seed, startTime: recording.header.startTime, replaysTime: true)
-      return Result { () throws(ReplayExit) in try replay(recording, on: stores) }
+      return Result { () throws(ReplayExit) in
+        try replay(recording, on: stores, changes: changes)
+      }
     }
     try outcome.get()
   }
 
   @StoreActor
-  private func replay(_ recording: RecordingFile, on stores: ScriptedSession)
-    throws(ReplayExit)
-  {
+  private func replay(
+    _ recording: RecordingFile, on stores: ScriptedSession, changes: [String]
+  ) throws(ReplayExit) {
     // Each store's state as the recording has it. A patch is one way to write a change: when
     // the replayed one is written differently (a later version writes shorter patches), the
     // step still matches if it leads to the same state.
@@ -102,19 +110,24 @@ public struct Replay: Sendable {
           recorded.action, source: recorded.source == "effect" ? .effect : .host,
           id: recorded.id)
       } catch {
-        throw diverged(recorded, "the store refused the action: \(error.message)", actual: nil)
+        throw diverged(
+          recorded, "the store refused the action: \(error.message)", actual: nil,
+          differences: [], changes: changes)
       }
       var printed: [UInt8] = []
       stores.output.drain { printed.append(contentsOf: $0) }
       let actual = (try? JSONParser.parse(printed))?["patch"]
       if emit { write(printed) }
       guard let after = Self.applying(recorded.patch, to: before) else {
-        throw diverged(recorded, "the recorded patch does not apply", actual: actual)
+        throw diverged(
+          recorded, "the recorded patch does not apply", actual: actual, differences: [],
+          changes: changes)
       }
-      if actual != recorded.patch, store.snapshot() != after {
+      if actual != recorded.patch, case let state = store.snapshot(), state != after {
         throw diverged(
           recorded, "the patch differs from the recorded one and leads to another state",
-          actual: actual)
+          actual: actual, differences: differences(expected: after, actual: state),
+          changes: changes)
       }
       recordedStates[recorded.store] = after
       if recorded.seq == until {
@@ -127,7 +140,13 @@ public struct Replay: Sendable {
         return
       }
     }
-    if !emit {
+    if json {
+      let replayed: JSONValue = [
+        "type": "replayed", "file": .string(file), "actions": .int(recording.actions.count),
+        "changedSinceRecording": .array(changes.map(JSONValue.string)),
+      ]
+      write(replayed.serialized + [UInt8(ascii: "\n")])
+    } else if !emit {
       write(
         Array(
           "\(file): \(recording.actions.count) actions replayed, every state matched\n".utf8))
@@ -140,15 +159,22 @@ public struct Replay: Sendable {
     return try? JSONPatch.apply(operations, to: state)
   }
 
-  private func diverged(_ recorded: RecordedAction, _ message: String, actual: JSONValue?)
-    -> ReplayExit
-  {
-    let divergence: JSONValue = [
-      "type": "divergence", "seq": .int(recorded.seq), "line": .int(recorded.line),
-      "store": .string(recorded.store), "action": recorded.action,
-      "expected": recorded.patch, "actual": actual ?? .null, "message": .string(message),
+  /// `differences`: where the state the recorded patch leads to and the replayed state differ.
+  /// `changes`: what changed in the stores since the recording, by its fingerprints.
+  private func diverged(
+    _ recorded: RecordedAction, _ message: String, actual: JSONValue?,
+    differences: [StepFailure.Difference], changes: [String]
+  ) -> ReplayExit {
+    var divergence: JSONObject = [
+      "type": "divergence", "file": .string(file), "seq": .int(recorded.seq),
+      "line": .int(recorded.line), "store": .string(recorded.store),
+      "action": recorded.action, "expected": recorded.patch, "actual": actual ?? .null,
+      "message": .string(message), "differences": .array(differences.map(\.json)),
     ]
-    if emit { write(divergence.serialized + [UInt8(ascii: "\n")]) }
+    if json {
+      divergence["changedSinceRecording"] = .array(changes.map(JSONValue.string))
+    }
+    if emit || json { write(JSONValue.object(divergence).serialized + [UInt8(ascii: "\n")]) }
     return failure(
       """
       \(file):\(recorded.line): replay diverged at seq \(recorded.seq): \(message)

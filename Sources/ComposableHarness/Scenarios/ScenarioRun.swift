@@ -10,6 +10,14 @@ struct StepFailure: Error {
     let path: String
     let expected: JSONValue?
     let actual: JSONValue?
+
+    /// `{"path", "expected"?, "actual"?}`: a side is absent where it has nothing.
+    var json: JSONValue {
+      var entry: JSONObject = ["path": .string(path)]
+      entry["expected"] = expected
+      entry["actual"] = actual
+      return .object(entry)
+    }
   }
 
   let line: Int

@@ -100,13 +100,7 @@ public final class TestReport {
         line["failure"] = [
           "line": .int(failure.line), "step": .string(failure.step),
           "message": .string(failure.message),
-          "differences": .array(
-            failure.differences.map { difference in
-              var entry: JSONObject = ["path": .string(difference.path)]
-              entry["expected"] = difference.expected
-              entry["actual"] = difference.actual
-              return .object(entry)
-            }),
+          "differences": .array(failure.differences.map(\.json)),
         ]
       }
       write(JSONValue.object(line).jsonString)
