@@ -142,6 +142,10 @@ def run_lines(lines, *args, timeout=20.0, data_dir=None, stdin_bytes=None, env=N
     result = subprocess.run(
         command, input=data, capture_output=True, timeout=timeout, env={**os.environ, **(env or {})}
     )
-    texts = result.stdout.decode().splitlines()
+    # Lines end at "\n" only: str.splitlines() would also split at U+0085 and U+2028, which
+    # JSON strings may hold unescaped.
+    texts = result.stdout.decode().split("\n")
+    if texts[-1] == "":
+        texts.pop()
     PRINTED.extend(texts)
     return [json.loads(text) for text in texts], result.returncode, result.stderr.decode()
