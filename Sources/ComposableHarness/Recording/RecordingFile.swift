@@ -98,10 +98,11 @@ struct RecordingFile {
   let actions: [RecordedAction]
   /// Present when the run traced effects; a replay re-reduces the actions and skips them.
   let effects: [RecordedEffect]
-  /// Every line after the header, as written: what the timeline page embeds.
+  /// Every line after the header, as written: what the timeline page embeds. Empty unless
+  /// asked for, since the slices keep the whole file in memory beside what was parsed.
   let lines: [ArraySlice<UInt8>]
 
-  init(path: String) throws(RecordingError) {
+  init(path: String, keepingLines: Bool = false) throws(RecordingError) {
     let bytes: [UInt8]
     do {
       bytes = try FileIO.readAll(path, limit: Self.maximumBytes)
@@ -134,7 +135,7 @@ struct RecordingFile {
       } else {
         actions.append(try RecordedAction(json, line: lineNumber))
       }
-      lines.append(line)
+      if keepingLines { lines.append(line) }
     }
     guard let header else { throw RecordingError(line: nil, "\(path) is empty") }
     self.header = header

@@ -36,7 +36,7 @@ public struct Timeline: Sendable {
   public func run() -> Int32 {
     let recording: RecordingFile
     do {
-      recording = try RecordingFile(path: file)
+      recording = try RecordingFile(path: file, keepingLines: format == .html)
     } catch {
       return failure("\(file): \(error)", code: 65)
     }
