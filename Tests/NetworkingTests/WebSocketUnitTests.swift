@@ -47,13 +47,93 @@ final class WebSocketURLTests: XCTestCase {
   }
 
   func testOnlySendableCloseCodesAreSent() {
-    XCTAssertTrue(WebSocketCloseCode.isSendable(1000))
-    XCTAssertTrue(WebSocketCloseCode.isSendable(4999))
-    XCTAssertFalse(WebSocketCloseCode.isSendable(1005))
-    XCTAssertFalse(WebSocketCloseCode.isSendable(1006))
-    XCTAssertFalse(WebSocketCloseCode.isSendable(1015))
-    XCTAssertFalse(WebSocketCloseCode.isSendable(999))
-    XCTAssertFalse(WebSocketCloseCode.isSendable(5000))
+    XCTAssertTrue(WebSocketCloseCode.isAllowedInCloseFrame(1000))
+    XCTAssertTrue(WebSocketCloseCode.isAllowedInCloseFrame(4999))
+    XCTAssertFalse(WebSocketCloseCode.isAllowedInCloseFrame(1005))
+    XCTAssertFalse(WebSocketCloseCode.isAllowedInCloseFrame(1006))
+    XCTAssertFalse(WebSocketCloseCode.isAllowedInCloseFrame(1015))
+    XCTAssertFalse(WebSocketCloseCode.isAllowedInCloseFrame(999))
+    XCTAssertFalse(WebSocketCloseCode.isAllowedInCloseFrame(5000))
+  }
+}
+
+final class UTF8ValidatorTests: XCTestCase {
+  private func isValid(_ bytes: [UInt8]) -> Bool {
+    var validator = UTF8Validator()
+    return validator.consume(bytes) && validator.isAtCharacterBoundary
+  }
+
+  func testAcceptsEveryBoundaryScalar() {
+    for scalar in [0, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xE000, 0xFEFF, 0xFFFF, 0x10000, 0x10FFFF] {
+      let text = String(Unicode.Scalar(UInt32(scalar))!)
+      XCTAssertTrue(isValid(Array(text.utf8)), "U+\(String(scalar, radix: 16))")
+    }
+    XCTAssertTrue(isValid(Array("Hello-µ@ßöäüàá-UTF-8!! κόσμε 𝄞".utf8)))
+  }
+
+  func testRefusesWhatRFC3629Forbids() {
+    let invalid: [(String, [UInt8])] = [
+      ("overlong /", [0xC0, 0xAF]), ("overlong / in 3", [0xE0, 0x80, 0xAF]),
+      ("overlong / in 4", [0xF0, 0x80, 0x80, 0xAF]), ("C1", [0xC1, 0xBF]),
+      ("high surrogate", [0xED, 0xA0, 0x80]), ("low surrogate", [0xED, 0xBF, 0xBF]),
+      ("above U+10FFFF", [0xF4, 0x90, 0x80, 0x80]), ("F5", [0xF5, 0x80, 0x80, 0x80]),
+      ("lone continuation", [0x80]), ("FE", [0xFE]), ("FF", [0xFF]),
+      ("lead without continuation", [0xC3, 0x41]),
+    ]
+    for (name, bytes) in invalid {
+      var validator = UTF8Validator()
+      XCTAssertFalse(validator.consume(bytes), name)
+    }
+  }
+
+  func testAPieceMayEndInsideACharacter() {
+    let euro: [UInt8] = [0xE2, 0x82, 0xAC]
+    for split in 0...euro.count {
+      var validator = UTF8Validator()
+      XCTAssertTrue(validator.consume(euro[..<split]))
+      XCTAssertEqual(validator.isAtCharacterBoundary, split == 0 || split == euro.count)
+      XCTAssertTrue(validator.consume(euro[split...]))
+      XCTAssertTrue(validator.isAtCharacterBoundary)
+    }
+  }
+
+  func testAgreesWithTheStandardLibraryOnEveryTwoByteSequence() {
+    for first in UInt8.min...UInt8.max {
+      for second in UInt8.min...UInt8.max {
+        let bytes = [first, second]
+        XCTAssertEqual(
+          isValid(bytes), String(validating: bytes, as: UTF8.self) != nil, "\(bytes)")
+      }
+    }
+  }
+}
+
+final class ReceivedCloseTests: XCTestCase {
+  func testReadsTheCodeAndReason() {
+    XCTAssertEqual(
+      ReceivedClose(payload: [0x03, 0xE8] + Array("bye".utf8)),
+      .close(code: 1000, reason: "bye"))
+    XCTAssertEqual(ReceivedClose(payload: [UInt8]()), .close(code: 1005, reason: ""))
+    XCTAssertEqual(ReceivedClose(payload: [0x0F, 0xA0]), .close(code: 4000, reason: ""))
+  }
+
+  func testAnInvalidCloseIsAViolationWithTheCodeToAnswer() {
+    XCTAssertEqual(
+      ReceivedClose(payload: [0x03]),
+      .violation(code: 1002, reason: "the server's close frame had a one-byte payload"))
+    for code in [0, 999, 1004, 1005, 1006, 1015, 2999, 5000, 65535] {
+      XCTAssertEqual(
+        ReceivedClose(payload: [UInt8(code >> 8), UInt8(code & 0xFF)]),
+        .violation(
+          code: 1002,
+          reason: "the server sent close code \(code), which RFC 6455 does not allow on the wire"))
+    }
+    XCTAssertEqual(
+      ReceivedClose(payload: [0x03, 0xE8, 0xCE, 0xBA, 0xED, 0xA0, 0x80]),
+      .violation(code: 1007, reason: "the server's close reason was not UTF-8"))
+    XCTAssertEqual(
+      ReceivedClose(payload: [0x03, 0xE8, 0xE2, 0x82]),
+      .violation(code: 1007, reason: "the server's close reason was not UTF-8"))
   }
 }
 
@@ -91,6 +171,19 @@ final class WebSocketMessageAssemblerTests: XCTestCase {
     XCTAssertEqual(append(&assembler, [0xFF, 0xFE]), .failure(.invalidUTF8))
     XCTAssertEqual(append(&assembler, [0xC3]), .failure(.invalidUTF8))
     XCTAssertEqual(append(&assembler, Array("next".utf8)), .message(.text("next")))
+  }
+
+  func testFailsATextMessageAtTheFirstFragmentWithABadByte() {
+    var assembler = MessageAssembler(limit: 100)
+    // The bad byte fails the message at once, though more of the frame and message is to come.
+    XCTAssertEqual(
+      append(&assembler, Array("ok".utf8) + [0xED, 0xA0], final: false, remaining: 50),
+      .failure(.invalidUTF8))
+    // A message ending inside a character fails at its end.
+    XCTAssertEqual(append(&assembler, [0xE2, 0x82], final: false), .incomplete)
+    XCTAssertEqual(append(&assembler, []), .failure(.invalidUTF8))
+    // Binary messages are not checked.
+    XCTAssertEqual(append(&assembler, [0xFF], binary: true), .message(.binary([0xFF])))
   }
 
   func testFailsAMessageOverTheLimitBeforeBufferingIt() {

@@ -96,6 +96,23 @@ final class WebSocketReducerTests: XCTestCase {
     store.finish()
   }
 
+  func testSendMessageSendsBinaryAndTextAsGiven() {
+    let store = makeStore()
+    connect(store)
+    store.send(.sendMessage(.binary([0, 255])))
+    store.receive(.sendResponse(didSucceed: true))
+    store.send(.sendMessage(.text("")))
+    store.receive(.sendResponse(didSucceed: true))
+    XCTAssertEqual(sent.value, [.binary([0, 255]), .text("")])
+    sendFails.set(true)
+    store.send(.sendMessage(.text("lost")))
+    store.receive(.sendResponse(didSucceed: false)) {
+      $0.alert = WebSocketReducer.sendFailureMessage
+    }
+    store.send(.connectButtonTapped) { $0.connectivityState = .disconnected }
+    store.finish()
+  }
+
   func testPingsEveryTenSecondsWhileOpen() {
     let store = makeStore()
     connect(store)

@@ -538,6 +538,20 @@ export interface WebsocketSendButtonTappedAction {
   type: "sendButtonTapped";
 }
 
+export interface WebsocketSendMessageActionValueOption1 {
+  text: string;
+}
+
+export interface WebsocketSendMessageActionValueOption2 {
+  binary: string;
+}
+
+/** Sends a message as is, {"text": …} or {"binary": base64}, the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host. */
+export interface WebsocketSendMessageAction {
+  type: "sendMessage";
+  value: WebsocketSendMessageActionValueOption1 | WebsocketSendMessageActionValueOption2;
+}
+
 /** Sends Upbit's order-book request for these market codes on the open socket. Sent by a host. */
 export interface WebsocketSubscribeOrderBookAction {
   type: "subscribeOrderBook";
@@ -593,6 +607,7 @@ export type WebsocketAction =
   | WebsocketConnectButtonTappedAction
   | WebsocketMessageToSendChangedAction
   | WebsocketSendButtonTappedAction
+  | WebsocketSendMessageAction
   | WebsocketSubscribeOrderBookAction
   | WebsocketSendResponseAction
   | WebsocketAlertDismissedAction
@@ -606,6 +621,7 @@ export type WebsocketHostAction =
   | WebsocketConnectButtonTappedAction
   | WebsocketMessageToSendChangedAction
   | WebsocketSendButtonTappedAction
+  | WebsocketSendMessageAction
   | WebsocketSubscribeOrderBookAction
   | WebsocketAlertDismissedAction;
 
@@ -614,6 +630,7 @@ export type WebsocketActionType =
   | "connectButtonTapped"
   | "messageToSendChanged"
   | "sendButtonTapped"
+  | "sendMessage"
   | "subscribeOrderBook"
   | "sendResponse"
   | "alertDismissed"

@@ -561,6 +561,20 @@ class WebsocketSendButtonTappedAction(TypedDict):
     type: Literal["sendButtonTapped"]
 
 
+class WebsocketSendMessageActionValueOption1(TypedDict):
+    text: str
+
+
+class WebsocketSendMessageActionValueOption2(TypedDict):
+    binary: str
+
+
+# Sends a message as is, {"text": …} or {"binary": base64}, the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host.
+class WebsocketSendMessageAction(TypedDict):
+    type: Literal["sendMessage"]
+    value: WebsocketSendMessageActionValueOption1 | WebsocketSendMessageActionValueOption2
+
+
 # Sends Upbit's order-book request for these market codes on the open socket. Sent by a host.
 class WebsocketSubscribeOrderBookAction(TypedDict):
     type: Literal["subscribeOrderBook"]
@@ -616,6 +630,7 @@ WebsocketAction: TypeAlias = (
     WebsocketConnectButtonTappedAction
     | WebsocketMessageToSendChangedAction
     | WebsocketSendButtonTappedAction
+    | WebsocketSendMessageAction
     | WebsocketSubscribeOrderBookAction
     | WebsocketSendResponseAction
     | WebsocketAlertDismissedAction
@@ -631,6 +646,7 @@ WebsocketHostAction: TypeAlias = (
     WebsocketConnectButtonTappedAction
     | WebsocketMessageToSendChangedAction
     | WebsocketSendButtonTappedAction
+    | WebsocketSendMessageAction
     | WebsocketSubscribeOrderBookAction
     | WebsocketAlertDismissedAction
 )
@@ -641,6 +657,7 @@ WebsocketActionType: TypeAlias = Literal[
     "connectButtonTapped",
     "messageToSendChanged",
     "sendButtonTapped",
+    "sendMessage",
     "subscribeOrderBook",
     "sendResponse",
     "alertDismissed",

@@ -13,13 +13,13 @@ enum LWSCallback {
   case pong(UnsafeRawBufferPointer)
   case writable(OpaquePointer)
   /// The peer's close frame payload (code and reason), before lws answers it.
-  case peerClosed(UnsafeRawBufferPointer)
+  case peerClosed(OpaquePointer, UnsafeRawBufferPointer)
   /// The connect failed: the HTTP status that refused the handshake, or lws's reason.
   case connectionError(String)
   /// OpenSSL checked a certificate of the server's chain; `failure` says why it rejected it.
   case certificateChecked(failure: String?)
-  /// lws started closing the connection.
-  case closed
+  /// lws started closing the connection; its socket is still open.
+  case closed(OpaquePointer)
   /// lws is about to free the connection: its last callback.
   case destroyed(OpaquePointer)
 
@@ -42,7 +42,7 @@ enum LWSCallback {
     case LWS_CALLBACK_CLIENT_WRITEABLE:
       self = .writable(wsi)
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-      self = .peerClosed(bytes)
+      self = .peerClosed(wsi, bytes)
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
       let status = cws_lws_http_client_http_response(wsi)
       if status > 0 && status != 101 {
@@ -56,7 +56,7 @@ enum LWSCallback {
       let failure = length == 0 && user != nil ? String(cString: cws_certificate_error(user)) : nil
       self = .certificateChecked(failure: failure)
     case LWS_CALLBACK_CLIENT_CLOSED:
-      self = .closed
+      self = .closed(wsi)
     case LWS_CALLBACK_WSI_DESTROY:
       self = .destroyed(wsi)
     default:

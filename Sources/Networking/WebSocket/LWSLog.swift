@@ -1,25 +1,65 @@
 import CWebSockets
 import CWebSocketsShim
 import Glibc
+import Synchronization
 
-/// Routes libwebsockets' log to stderr, errors only, one prefixed line each.
+/// Routes libwebsockets' log: errors to stderr, one prefixed line each; and the lines that say a
+/// server broke the protocol, kept for the socket that lws fails because of it.
 ///
-/// Every failure a caller can act on already comes back through the API with a reason; lws's
-/// own notices would only interleave with the product's logs. The setting is process-wide.
+/// Every other failure a caller can act on comes back through the API with a reason, and lws's
+/// notices would only interleave with the product's logs. But when lws finds a protocol error in
+/// a frame (a reserved opcode or bit, a fragmented control frame, …) it drops the connection at
+/// once, with no callback that says why; its log line, written just before, is the only trace.
+/// The setting is process-wide.
 enum LWSLog {
   static func install() {
     _ = installed
   }
 
+  /// Why lws is failing a connection, if it logged a protocol violation since the last call.
+  /// lws logs it and then closes that connection in the same call on the loop thread, so the
+  /// next callback, the one that says lws is closing it, is the connection it belongs to: every
+  /// callback takes it, and only that one keeps it.
+  static func takeViolation() -> String? {
+    pendingViolation.withLock { violation in
+      defer { violation = nil }
+      return violation
+    }
+  }
+
   private static let installed: Void = {
-    cws_lws_set_log_level(LLL_ERR, emitLWSLine)
+    cws_lws_set_log_level(LLL_ERR | LLL_WARN | LLL_INFO, emitLWSLine)
   }()
+
+  /// lws 4.1's log lines (client-parser-ws.c) before it drops a connection whose server broke
+  /// RFC 6455, and how the socket reports each.
+  fileprivate static let violations: [(line: StaticString, reason: String)] = [
+    ("illegal opcode", "the server sent a frame with a reserved opcode"),
+    ("illegal rsv bits set", "the server set reserved bits with no extension negotiated"),
+    ("disordered continuation", "the server sent a continuation frame with no message to continue"),
+    ("hey you owed us a FIN", "the server started a message inside a fragmented one"),
+    ("control msg can't be fragmented", "the server fragmented a control frame"),
+    ("Control frame asking for extended length", "the server sent a control frame over 125 bytes"),
+    ("b63 of length must be zero", "the server sent a frame length with its top bit set"),
+  ]
 }
+
+private let pendingViolation = Mutex<String?>(nil)
 
 private func emitLWSLine(_ level: Int32, _ line: UnsafePointer<CChar>?) {
   guard let line else { return }
-  let text = "libwebsockets: " + String(cString: line)
-  _ = text.utf8CString.withUnsafeBufferPointer {
+  guard level == LLL_ERR else {
+    // lws writes an info line for every frame it sends: only a match costs more than a search.
+    let found = LWSLog.violations.first { violation in
+      // A literal's `utf8Start` is null-terminated, and UInt8 memory may be read as CChar.
+      let pattern = UnsafeRawPointer(violation.line.utf8Start).assumingMemoryBound(to: CChar.self)
+      return strstr(line, pattern) != nil
+    }
+    if let found { pendingViolation.withLock { $0 = found.reason } }
+    return
+  }
+  let prefixed = "libwebsockets: " + String(cString: line)
+  _ = prefixed.utf8CString.withUnsafeBufferPointer {
     write(STDERR_FILENO, $0.baseAddress, $0.count - 1)
   }
 }

@@ -1,4 +1,5 @@
-/// Joins the chunks lws hands over into whole messages, enforcing the size limit and UTF-8.
+/// Joins the chunks lws hands over into whole messages, enforcing the size limit and UTF-8: a
+/// text message fails at the chunk holding its first invalid byte, before the rest arrives.
 ///
 /// lws delivers a message as a sequence of chunks: a frame may arrive in several reads, and a
 /// message may span several frames (fragments). A message is complete after the chunk that ends
@@ -15,6 +16,7 @@ struct MessageAssembler {
   let limit: Int
   private var buffer: [UInt8] = []
   private var isText = false
+  private var utf8 = UTF8Validator()
   private var isInMessage = false
 
   init(limit: Int) {
@@ -30,19 +32,21 @@ struct MessageAssembler {
     if !isInMessage {
       isInMessage = true
       isText = !isBinary
+      utf8 = UTF8Validator()
     }
     guard buffer.count + chunk.count + remainingInFrame <= limit else {
       reset()
       return .failure(.messageTooBig(limit: limit))
     }
-    buffer.append(contentsOf: chunk)
-    guard isFinalFragment && remainingInFrame == 0 else { return .incomplete }
-    defer { reset() }
-    guard isText else { return .message(.binary(buffer)) }
-    guard let text = String(validating: buffer, as: UTF8.self) else {
+    let isLast = isFinalFragment && remainingInFrame == 0
+    if isText && !(utf8.consume(chunk) && (!isLast || utf8.isAtCharacterBoundary)) {
+      reset()
       return .failure(.invalidUTF8)
     }
-    return .message(.text(text))
+    buffer.append(contentsOf: chunk)
+    guard isLast else { return .incomplete }
+    defer { reset() }
+    return .message(isText ? .text(String(decoding: buffer, as: UTF8.self)) : .binary(buffer))
   }
 
   private mutating func reset() {

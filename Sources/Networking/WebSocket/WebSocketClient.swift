@@ -452,6 +452,7 @@ public actor WebSocketClient {
 
   /// One lws callback for socket `token`; the return value goes back to lws (-1 closes).
   func handle(_ callback: LWSCallback, token: Int) -> Int32 {
+    let violation = LWSLog.takeViolation()
     guard let connection = connections[token] else { return 0 }
     switch callback {
     case .handshakeSent:
@@ -466,14 +467,14 @@ public actor WebSocketClient {
       connection.pongReceived(payload)
     case .writable(let wsi):
       return connection.writeNext(wsi: wsi, buffer: writeBuffer.bytes)
-    case .peerClosed(let payload):
-      return connection.peerClosed(payload)
+    case .peerClosed(let wsi, let payload):
+      return connection.peerClosed(payload, wsi: wsi, buffer: writeBuffer.bytes)
     case .connectionError(let reason):
       connection.connectionFailed(reason)
     case .certificateChecked(let failure):
       if let failure { connection.certificateRejected(failure) }
-    case .closed:
-      connection.lwsClosing()
+    case .closed(let wsi):
+      connection.lwsClosing(violation: violation, wsi: wsi, buffer: writeBuffer.bytes)
     case .destroyed(let wsi):
       // A connect attempt's lws connection can be freed while lws_client_connect_via_info
       // still runs, before it became the attempt: that one is not the socket's end.

@@ -13,7 +13,7 @@ public enum WebSocketCloseCode {
   public static let messageTooBig = 1009
 
   /// Whether a close frame may carry `code` (RFC 6455 7.4: 1000–1003, 1007–1011, 3000–4999).
-  static func isSendable(_ code: Int) -> Bool {
+  static func isAllowedInCloseFrame(_ code: Int) -> Bool {
     (1000...1003).contains(code) || (1007...1011).contains(code) || (3000...4999).contains(code)
   }
 }

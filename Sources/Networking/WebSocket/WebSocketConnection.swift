@@ -142,7 +142,8 @@ final class WebSocketConnection {
   func close(code: Int, reason: String) {
     guard state == .open else { return }
     state = .closing
-    let code = WebSocketCloseCode.isSendable(code) ? code : WebSocketCloseCode.normalClosure
+    let code =
+      WebSocketCloseCode.isAllowedInCloseFrame(code) ? code : WebSocketCloseCode.normalClosure
     let reason = Self.truncated(reason, toBytes: Self.maximumCloseReasonBytes)
     ending = ending ?? (code, reason)
     outgoing.enqueueClose(code: code, reason: Array(reason.utf8))
@@ -238,21 +239,52 @@ final class WebSocketConnection {
 
   /// The peer's close frame: the start of its close handshake, which lws answers and then
   /// closes, or the answer to ours, after which this returns -1 to make lws close at once.
-  func peerClosed(_ payload: UnsafeRawBufferPointer) -> Int32 {
-    if payload.count >= 2 {
-      let code = Int(payload[0]) << 8 | Int(payload[1])
-      ending = ending ?? (code, String(decoding: payload[2...], as: UTF8.self))
-    } else {
-      ending = ending ?? (WebSocketCloseCode.noStatusReceived, "")
+  ///
+  /// A close frame that breaks the rules (a one-byte payload, a code not allowed on the wire, a
+  /// reason that is not UTF-8) fails the connection instead: lws would echo it as it is, and
+  /// the only way to stop that is -1, which drops the connection at once, so this side's close
+  /// frame is written here, before returning.
+  func peerClosed(
+    _ payload: UnsafeRawBufferPointer, wsi: OpaquePointer, buffer: UnsafeMutableRawBufferPointer
+  ) -> Int32 {
+    switch ReceivedClose(payload: payload) {
+    case .close(let code, let reason):
+      ending = ending ?? (code, reason)
+      if state == .open { state = .closing }
+      return isCloseSent ? -1 : 0
+    case .violation(let code, let reason):
+      ending = ending ?? (code, reason)
+      state = .closing
+      writeFailingClose(code: code, reason: reason, wsi: wsi, buffer: buffer)
+      return -1
     }
-    if state == .open { state = .closing }
-    return isCloseSent ? -1 : 0
   }
 
-  /// lws has started closing the connection: the wsi must not be used any more.
-  func lwsClosing() {
-    wsi = nil
+  /// lws has started closing the connection: the wsi must not be used any more, except that a
+  /// close frame may still go out on its socket, which lws shuts only after this callback.
+  /// `violation` is the protocol error lws found in the server's frames, if that is why it
+  /// closes: lws just drops the connection, and RFC 6455 (7.1.7) asks for a 1002 first.
+  func lwsClosing(violation: String?, wsi: OpaquePointer, buffer: UnsafeMutableRawBufferPointer) {
+    self.wsi = nil
     if state == .open { state = .closing }
+    guard let violation, ending == nil else { return }
+    ending = (WebSocketCloseCode.protocolError, violation)
+    writeFailingClose(
+      code: WebSocketCloseCode.protocolError, reason: violation, wsi: wsi, buffer: buffer)
+  }
+
+  /// Fails the socket with a close frame written at once, from a callback after which lws drops
+  /// the connection, so the frame cannot wait for a writable callback.
+  private func writeFailingClose(
+    code: Int, reason: String, wsi: OpaquePointer, buffer: UnsafeMutableRawBufferPointer
+  ) {
+    isFailed = true
+    outgoing.failAll(with: .closed(code: code, reason: reason))
+    guard !isCloseSent else { return }
+    isCloseSent = true
+    _ = Self.write(
+      Self.closePayload(code: code, reason: reason.utf8)[...], flags: cws_lws_write_close(),
+      wsi: wsi, buffer: buffer)
   }
 
   /// Writes the next frame; one `lws_write` per writable callback. Returns -1 to close.
@@ -276,8 +308,7 @@ final class WebSocketConnection {
       // built with _DEBUG, whose "uv repeat test" closes twice and kills the connection before
       // the close frame goes out. The peer's answering close frame then ends the connection
       // (see `peerClosed`), or lws's timeout does.
-      let payload =
-        [UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)] + reason
+      let payload = Self.closePayload(code: code, reason: reason)
       result = Self.write(payload[...], flags: cws_lws_write_close(), wsi: wsi, buffer: buffer)
       if result >= 0 {
         isCloseSent = true
@@ -332,6 +363,11 @@ final class WebSocketConnection {
     let start = buffer.baseAddress!.advanced(by: cws_lws_pre())
     UnsafeMutableRawBufferPointer(start: start, count: bytes.count).copyBytes(from: bytes)
     return cws_lws_write(wsi, start.assumingMemoryBound(to: UInt8.self), bytes.count, flags)
+  }
+
+  /// A close frame's payload: the code, big-endian, then the reason's bytes.
+  private static func closePayload(code: Int, reason: some Sequence<UInt8>) -> [UInt8] {
+    [UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)] + reason
   }
 
   /// `text` cut to at most `limit` UTF-8 bytes, at a character boundary.

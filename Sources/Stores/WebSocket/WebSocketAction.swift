@@ -8,6 +8,9 @@ public enum WebSocketAction: ComposableAction, Equatable {
   case messageToSendChanged(String)
   /// Clears `messageToSend` at once, then sends it.
   case sendButtonTapped
+  /// Sends a message as is, given as a received one is shown: `{"text": …}` or
+  /// `{"binary": "<base64>"}`, so a host can echo what arrives, binary included.
+  case sendMessage(SocketMessage)
   /// Asks the server for an order-book stream of these markets (Upbit's request).
   case subscribeOrderBook(codes: [String])
   case sendResponse(didSucceed: Bool)

@@ -41,6 +41,9 @@ public struct WebSocketReducer: Reducer {
       state.messageToSend = ""
       return send(.text(message))
 
+    case .sendMessage(let message):
+      return send(message)
+
     case .subscribeOrderBook(let codes):
       return send(.text(dependencies.orderBook.subscription(dependencies.ticket(), codes)))
 

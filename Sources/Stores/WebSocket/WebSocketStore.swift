@@ -55,6 +55,10 @@ public enum WebSocketStore: StoreDefinition {
       "sendButtonTapped", sentBy: .host,
       "Clears messageToSend at once, then sends it as a text message."),
     .init(
+      "sendMessage", sentBy: .host,
+      "Sends a message as is, {\"text\": …} or {\"binary\": base64}, the form "
+        + "receivedSocketMessage.success shows; a failure shows the send alert."),
+    .init(
       "subscribeOrderBook", sentBy: .host,
       "Sends Upbit's order-book request for these market codes on the open socket."),
     .init(
@@ -74,12 +78,4 @@ public enum WebSocketStore: StoreDefinition {
       "receivedSocketMessage.failure", sentBy: .effect,
       "Receiving failed (too large, not UTF-8): shown as an alert."),
   ]
-
-  static let message: JSONValue = [
-    "oneOf": [
-      Schema.object(["text": Schema.string]),
-      Schema.object(["binary": ["type": "string", "contentEncoding": "base64"]]),
-    ]
-  ]
-
 }
