@@ -22,7 +22,8 @@ final class WebSocketReducerTests: XCTestCase {
   struct SendFailure: Error {}
 
   private func makeStore(
-    _ state: WebSocketState = WebSocketState(), maxReceived: Int = 1000
+    _ state: WebSocketState = WebSocketState(), maxReceived: Int = 1000,
+    maxReceivedBytes: Int = 1 << 20
   ) -> TestStore<WebSocketState, WebSocketAction> {
     let client = WebSocketService(
       open: { [events] id, url, protocols in
@@ -42,7 +43,8 @@ final class WebSocketReducerTests: XCTestCase {
       subscription: { ticket, codes in "\(ticket):\(codes.joined(separator: ","))" })
     let dependencies = WebSocketDependencies(
       webSocket: client, url: "ws://127.0.0.1:1/echo", clock: clock,
-      maxReceivedMessages: maxReceived, orderBook: coding, ticket: { "ticket-1" })
+      maxReceivedMessages: maxReceived, maxReceivedBytes: maxReceivedBytes, orderBook: coding,
+      ticket: { "ticket-1" })
     return TestStore(
       initialState: state, reducer: WebSocketReducer(dependencies: dependencies),
       clock: clock)
@@ -68,6 +70,7 @@ final class WebSocketReducerTests: XCTestCase {
     store.advance(by: .zero)
     store.receive(.receivedSocketMessage(.success(.text("Welcome")))) {
       $0.receivedMessages = ["Welcome"]
+      $0.receivedBytes = 7
     }
     store.send(.messageToSendChanged("Hi")) { $0.messageToSend = "Hi" }
     store.send(.sendButtonTapped) { $0.messageToSend = "" }
@@ -77,6 +80,7 @@ final class WebSocketReducerTests: XCTestCase {
     store.advance(by: .zero)
     store.receive(.receivedSocketMessage(.success(.text("Hi")))) {
       $0.receivedMessages = ["Welcome", "Hi"]
+      $0.receivedBytes = 9
     }
     store.send(.connectButtonTapped) { $0.connectivityState = .disconnected }
     store.finish()
@@ -168,6 +172,7 @@ final class WebSocketReducerTests: XCTestCase {
     }
     store.receive(.receivedSocketMessage(.success(.binary([0, 255, 1])))) {
       $0.receivedMessages = ["AP8B"]
+      $0.receivedBytes = 4
     }
     XCTAssertEqual(Self.book.asks.map(\.price), [102, 101])
     XCTAssertEqual(Self.book.bids.map(\.price), [100, 99])
@@ -181,9 +186,13 @@ final class WebSocketReducerTests: XCTestCase {
     for text in ["a", "b", "c"] { messages.continuation.yield(.success(.text(text))) }
     messages.continuation.yield(.failure("text that is not UTF-8"))
     store.advance(by: .zero)
-    store.receive(.receivedSocketMessage(.success(.text("a")))) { $0.receivedMessages = ["a"] }
+    store.receive(.receivedSocketMessage(.success(.text("a")))) {
+      $0.receivedMessages = ["a"]
+      $0.receivedBytes = 1
+    }
     store.receive(.receivedSocketMessage(.success(.text("b")))) {
       $0.receivedMessages = ["a", "b"]
+      $0.receivedBytes = 2
     }
     store.receive(.receivedSocketMessage(.success(.text("c")))) {
       $0.receivedMessages = ["b", "c"]
@@ -195,11 +204,48 @@ final class WebSocketReducerTests: XCTestCase {
     store.finish()
   }
 
+  func testTheOldestMessagesGoWhenTheBytesHeldPassTheBoundButNeverTheNewest() {
+    let store = makeStore(maxReceivedBytes: 10)
+    connect(store)
+    for text in ["1234", "5678", "9é", "0123456789abc", "x"] {
+      messages.continuation.yield(.success(.text(text)))
+    }
+    store.advance(by: .zero)
+    store.receive(.receivedSocketMessage(.success(.text("1234")))) {
+      $0.receivedMessages = ["1234"]
+      $0.receivedBytes = 4
+    }
+    store.receive(.receivedSocketMessage(.success(.text("5678")))) {
+      $0.receivedMessages = ["1234", "5678"]
+      $0.receivedBytes = 8
+    }
+    // "é" is two bytes: 11 in all, one too many.
+    store.receive(.receivedSocketMessage(.success(.text("9é")))) {
+      $0.receivedMessages = ["5678", "9é"]
+      $0.receivedBytes = 7
+    }
+    // Larger than the bound alone: kept, and only it.
+    store.receive(.receivedSocketMessage(.success(.text("0123456789abc")))) {
+      $0.receivedMessages = ["0123456789abc"]
+      $0.receivedBytes = 13
+    }
+    store.receive(.receivedSocketMessage(.success(.text("x")))) {
+      $0.receivedMessages = ["x"]
+      $0.receivedBytes = 1
+    }
+    store.send(.connectButtonTapped) { $0.connectivityState = .disconnected }
+    store.finish()
+  }
+
   func testOpeningClearsTheMessagesOfTheLastConnection() {
     var state = WebSocketState()
     state.receivedMessages = ["from before"]
+    state.receivedBytes = 11
     let store = makeStore(state)
-    connect(store) { $0.receivedMessages = [] }
+    connect(store) {
+      $0.receivedMessages = []
+      $0.receivedBytes = 0
+    }
     store.send(.connectButtonTapped) { $0.connectivityState = .disconnected }
     store.finish()
   }

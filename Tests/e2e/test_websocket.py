@@ -2,11 +2,13 @@
 
 import base64
 import json
+import subprocess
 import time
 
 import jsonpatch
 import pytest
 
+import actor
 from peers import WebSocketServers, make_certificates
 
 
@@ -183,3 +185,42 @@ def test_wss_with_the_test_ca_works(process, wss_servers):
 def test_wss_without_the_ca_is_refused(process, wss_servers):
     _, closed = connect(process, wss_servers.url + "/echo")
     assert closed["action"]["type"] == "webSocket.didClose" and closed["action"]["code"] == 1006
+
+
+FLOOD_COUNT = 1000
+FLOOD_BYTES = 65536
+# What a flood may take while the host reads nothing: the output's and the socket's waiting
+# bytes (1 MiB each), the held messages (--max-received-bytes, 16 MiB) and the start-up RSS.
+FLOOD_BOUND_KIB = 48 * 1024
+
+
+def test_a_flood_while_the_host_reads_nothing_slows_the_server_and_loses_nothing(ws_servers):
+    from test_lifecycle import rss_kib
+
+    url = f"{ws_servers.url}/flood?count={FLOOD_COUNT}&bytes={FLOOD_BYTES}"
+    process = subprocess.Popen(
+        [str(actor.BINARY), "run", "--websocket-url", url, "--ping-interval", "86400"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    try:
+        process.stdin.write(json.dumps(ws("connectButtonTapped")).encode() + b"\n")
+        process.stdin.flush()
+        # 65 MB are on offer, several times the bound once written out as lines.
+        time.sleep(3)
+        stalled_peak = rss_kib(process.pid, "VmHWM")
+        assert stalled_peak < FLOOD_BOUND_KIB, f"peak RSS {stalled_peak} KiB while nobody read"
+        numbers = []
+        while len(numbers) < FLOOD_COUNT:
+            line = process.stdout.readline()
+            assert line, "the output ended before every message arrived"
+            if b'"receivedSocketMessage.success"' in line[:200]:
+                numbers.append(int(json.loads(line)["action"]["value"]["text"].split()[1]))
+        assert numbers == list(range(FLOOD_COUNT))
+        process.stdin.close()
+        rest = process.stdout.read().decode().splitlines()
+        assert json.loads(rest[-1])["type"] == "exit"
+        assert process.wait(10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

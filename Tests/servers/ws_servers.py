@@ -69,10 +69,6 @@ from websockets.frames import Close, Frame, Opcode
 
 WELCOME = "Welcome to the echo server"
 SUBPROTOCOLS = ("chat", "superchat")
-PATHS = {
-    "/echo", "/orderbook", "/refuse", "/close", "/drop", "/fragmented", "/badutf8", "/pings",
-    "/lastclose",
-}
 MAX_SIZE = 256 * 1024 * 1024
 # The close frame most recently received from a client: (code, reason).
 last_close: tuple[int | None, str | None] = (None, None)
@@ -113,7 +109,7 @@ def process_request(connection, request):
     path = urlsplit(request.path).path
     if path == "/refuse":
         return connection.respond(HTTPStatus.FORBIDDEN, "Forbidden\n")
-    if path not in PATHS:
+    if path not in HANDLERS:
         return connection.respond(HTTPStatus.NOT_FOUND, "Not Found\n")
     return None
 
@@ -246,6 +242,17 @@ async def handle_pings(connection: TestConnection) -> None:
         reporter.cancel()
 
 
+async def handle_flood(connection: ServerConnection) -> None:
+    """Sends `count` numbered text messages of `bytes` bytes as fast as the client reads them;
+    `send` waits while the socket's buffers are full, which is how a stalled client slows it."""
+    options = query(connection)
+    count, size = int(options.get("count", "1000")), int(options.get("bytes", "65536"))
+    for index in range(count):
+        header = f"flood {index:08d} "
+        await connection.send(header + "x" * (size - len(header)))
+    await echo(connection)
+
+
 async def handle_lastclose(connection: ServerConnection) -> None:
     code, reason = last_close
     await connection.send(json.dumps({"code": code, "reason": reason}))
@@ -261,6 +268,7 @@ HANDLERS = {
     "/badutf8": handle_badutf8,
     "/pings": handle_pings,
     "/lastclose": handle_lastclose,
+    "/flood": handle_flood,
 }
 
 

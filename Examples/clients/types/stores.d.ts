@@ -517,6 +517,7 @@ export interface WebsocketState {
   connectivityState: "disconnected" | "connecting" | "connected";
   messageToSend: string;
   receivedMessages: string[];
+  receivedBytes: number;
   alert: string | null;
   orderBook: WebsocketStateOrderBook | null;
   lastClose: WebsocketStateLastClose | null;

@@ -540,6 +540,7 @@ class WebsocketState(TypedDict):
     connectivityState: Literal["disconnected", "connecting", "connected"]
     messageToSend: str
     receivedMessages: list[str]
+    receivedBytes: int
     alert: str | None
     orderBook: WebsocketStateOrderBook | None
     lastClose: WebsocketStateLastClose | None

@@ -33,6 +33,7 @@ const char *cws_load(void);
   FUNCTION(websockets, struct lws_context *, lws_get_context, (const struct lws *wsi), (wsi))      \
   FUNCTION(websockets, void *, lws_get_opaque_user_data, (const struct lws *wsi), (wsi))           \
   FUNCTION(websockets, int, lws_callback_on_writable, (struct lws *wsi), (wsi))                    \
+  FUNCTION(websockets, int, lws_rx_flow_control, (struct lws *wsi, int enable), (wsi, enable))     \
   FUNCTION(websockets, int, lws_write,                                                             \
            (struct lws *wsi, unsigned char *buffer, size_t length,                                 \
             enum lws_write_protocol protocol),                                                     \

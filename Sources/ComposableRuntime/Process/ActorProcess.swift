@@ -88,6 +88,8 @@ final class ActorProcess {
   private let recorder: Recorder?
   private let reader: StdinLineReader
   private let writer: StdoutWriter
+  /// Closed while the writer is back-pressured: sockets' messages wait behind it.
+  private let outputGate = OutputGate()
   private var signals: SignalWatcher?
   private var lingerTask: Task<Void, Never>?
   /// The reader reported the end of input, which it does only after delivering every line.
@@ -127,7 +129,7 @@ final class ActorProcess {
     }
     let services = Services(
       http: HTTPService(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
-      webSocket: .live(webSocket), threadPool: loop.threadPool, clock: clock,
+      webSocket: .live(webSocket, output: outputGate), threadPool: loop.threadPool, clock: clock,
       random: SeededRandom(seed: seed), now: { [time] in time.now() },
       dataDirectory: options.dataDirectory ?? DataDirectory.defaultPath(for: options.name),
       log: logger,
@@ -174,6 +176,7 @@ final class ActorProcess {
     writer.onBackpressure = { [unowned self] isBackpressured in
       StoreActor.assumeIsolated {
         self.isBackpressured = isBackpressured
+        outputGate.setOpen(!isBackpressured)
         updateReading()
       }
     }

@@ -1,8 +1,11 @@
+import EventLoop
 import Networking
 
 extension WebSocketService {
-  /// The service over the product's WebSocket client on the loop.
-  public static func live(_ client: Networking.WebSocketClient) -> Self {
+  /// The service over the product's WebSocket client on the loop. Each message waits for
+  /// `output` to be open before it is taken from the socket, which stops reading once enough
+  /// wait: a host that does not read stdout slows the server down instead of filling memory.
+  public static func live(_ client: Networking.WebSocketClient, output: OutputGate) -> Self {
     Self(
       open: { id, url, protocols in
         let events = await client.open(id: id, url: url, protocols: protocols)
@@ -14,7 +17,7 @@ extension WebSocketService {
         }
       },
       receive: { id in
-        relay(await client.receive(id: id)) { result in
+        relay(await client.receive(id: id), waitingFor: output) { result in
           switch result {
           case .success(.text(let text)): .success(.text(text))
           case .success(.binary(let bytes)): .success(.binary(bytes))
@@ -32,21 +35,16 @@ extension WebSocketService {
   }
 }
 
-/// `stream`'s elements, transformed, pulled by whoever iterates the result: no task of its own,
-/// so cancelling the iterating task ends `stream` too, which is what closes a socket when its
-/// effect is cancelled.
+/// `stream`'s elements, transformed, pulled by whoever iterates the result, each once `gate`
+/// is open: no task of its own, so cancelling the iterating task ends `stream` too, which is
+/// what closes a socket when its effect is cancelled.
 private func relay<Element: Sendable, Relayed: Sendable>(
-  _ stream: AsyncStream<Element>, _ transform: @escaping @Sendable (Element) -> Relayed
+  _ stream: AsyncStream<Element>, waitingFor gate: OutputGate? = nil,
+  _ transform: @escaping @Sendable (Element) -> Relayed
 ) -> AsyncStream<Relayed> {
-  let iterator = IteratorBox(stream.makeAsyncIterator())
-  return AsyncStream { await iterator.next().map(transform) }
-}
-
-/// Holds an iterator for `AsyncStream(unfolding:)`, which only one task calls at a time.
-private final class IteratorBox<Element: Sendable>: @unchecked Sendable {
-  private var iterator: AsyncStream<Element>.Iterator
-
-  init(_ iterator: AsyncStream<Element>.Iterator) { self.iterator = iterator }
-
-  func next() async -> Element? { await iterator.next() }
+  let iterator = AsyncIteratorBox(stream.makeAsyncIterator())
+  return AsyncStream {
+    await gate?.waitUntilOpen()
+    return await iterator.next().map(transform)
+  }
 }

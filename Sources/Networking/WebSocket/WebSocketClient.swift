@@ -142,6 +142,10 @@ public actor WebSocketClient {
   /// a time: a new call ends the previous stream. Failures (`invalidUTF8`, `messageTooBig`) are
   /// delivered before the socket closes; the stream ends when the socket does, at once for an
   /// unknown id.
+  ///
+  /// The socket stops reading while more than `WebSocketConfiguration.maximumWaitingBytes` of
+  /// messages wait to be taken from the stream, so a receiver that falls behind slows the
+  /// server down (through TCP) rather than making the process hold everything it sent.
   public func receive<ID: Hashable & Sendable>(id: ID)
     -> AsyncStream<Result<WebSocketMessage, WebSocketError>>
   {
@@ -161,7 +165,16 @@ public actor WebSocketClient {
       }
     }
     connection.attachReceiver(continuation, serial: serial)
-    return messages
+    let taken = AsyncIteratorBox(messages.makeAsyncIterator())
+    return AsyncStream { [loop] in
+      let message = await taken.next()
+      if case .success(let received)? = message {
+        loop.execute {
+          self.assumeIsolated { $0.connections[token]?.taken(received, serial: serial) }
+        }
+      }
+      return message
+    }
   }
 
   /// Sends `message` and returns once it is written (handed to the kernel or to lws's buffer);

@@ -6,6 +6,9 @@ public struct WebSocketConfiguration: Sendable {
   /// The largest message accepted, in bytes, after reassembling its fragments; a larger one
   /// closes the socket with 1009 and fails `receive` with `WebSocketError.messageTooBig`.
   public var maximumMessageSize: Int
+  /// How many bytes of received messages may wait for their receiver before the socket stops
+  /// reading; it reads again once half of them were taken. TCP then slows the server down.
+  public var maximumWaitingBytes: Int
   /// How long resolving, connecting, the TLS handshake and the opening handshake may take
   /// together before the socket closes with 1006.
   public var connectTimeout: Duration
@@ -21,11 +24,13 @@ public struct WebSocketConfiguration: Sendable {
 
   public init(
     caFile: String? = nil, maximumMessageSize: Int = 16 * 1024 * 1024,
+    maximumWaitingBytes: Int = 1024 * 1024,
     connectTimeout: Duration = .seconds(10), maximumConnections: Int = 256,
     idleContextLifetime: Duration = .seconds(10)
   ) {
     self.caFile = caFile
     self.maximumMessageSize = maximumMessageSize
+    self.maximumWaitingBytes = maximumWaitingBytes
     self.connectTimeout = connectTimeout
     self.maximumConnections = maximumConnections
     self.idleContextLifetime = idleContextLifetime

@@ -48,6 +48,11 @@ final class WebSocketConnection {
   /// Messages that arrived while nobody was receiving: `didOpen` and the first message can
   /// arrive in the same read, before the caller had a chance to call `receive`.
   private var undelivered: [Received] = []
+  /// Bytes of the messages handed to the receiver's stream (or kept for the next receiver) that
+  /// it has not taken yet; over `maximumWaitingBytes`, the socket stops reading.
+  private var waitingBytes = 0
+  private let maximumWaitingBytes: Int
+  private var isReadingPaused = false
   private var pingWaiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
   private var lastPingID: UInt64 = 0
   /// A received message broke a rule: input is ignored until the socket is gone.
@@ -74,6 +79,7 @@ final class WebSocketConnection {
     self.protocols = protocols
     self.events = events
     assembler = MessageAssembler(limit: configuration.maximumMessageSize)
+    maximumWaitingBytes = configuration.maximumWaitingBytes
     outgoing = OutgoingQueue(fragmentSize: fragmentSize)
   }
 
@@ -103,7 +109,7 @@ final class WebSocketConnection {
   }
 
   /// Makes `continuation` the one receiver, after handing it what arrived before; a previous
-  /// receiver's stream ends.
+  /// receiver's stream ends, and what it had not taken with it.
   func attachReceiver(_ continuation: AsyncStream<Received>.Continuation, serial: Int) {
     receiver?.continuation.finish()
     for message in undelivered { continuation.yield(message) }
@@ -116,7 +122,26 @@ final class WebSocketConnection {
   }
 
   func detachReceiver(serial: Int) {
-    if receiver?.serial == serial { receiver = nil }
+    guard receiver?.serial == serial else { return }
+    receiver = nil
+    waitingBytes = 0
+    resumeReadingIfDrained()
+  }
+
+  /// Receiver `serial` took `message` from its stream.
+  func taken(_ message: WebSocketMessage, serial: Int) {
+    guard receiver?.serial == serial else { return }
+    waitingBytes -= message.byteCount
+    resumeReadingIfDrained()
+  }
+
+  private func resumeReadingIfDrained() {
+    guard isReadingPaused, waitingBytes <= maximumWaitingBytes / 2, let wsi else { return }
+    isReadingPaused = false
+    _ = cws_lws_rx_flow_control(wsi, 1)
+    // lws keeps the rest of the read that the pause cut short, and parses it only when it
+    // services the socket again: a writable callback makes it do so without new input.
+    cws_lws_callback_on_writable(wsi)
   }
 
   func send(_ message: WebSocketMessage, completion: OutgoingQueue.Completion) {
@@ -349,6 +374,13 @@ final class WebSocketConnection {
   }
 
   private func deliver(_ message: Received) {
+    if case .success(let delivered) = message {
+      waitingBytes += delivered.byteCount
+      if waitingBytes > maximumWaitingBytes && !isReadingPaused, let wsi {
+        isReadingPaused = true
+        _ = cws_lws_rx_flow_control(wsi, 0)
+      }
+    }
     if let receiver {
       receiver.continuation.yield(message)
     } else {

@@ -4,3 +4,13 @@ public enum WebSocketMessage: Sendable, Equatable {
   case text(String)
   case binary([UInt8])
 }
+
+extension WebSocketMessage {
+  /// The payload's size: UTF-8 bytes for text.
+  var byteCount: Int {
+    switch self {
+    case .text(let text): text.utf8.count
+    case .binary(let bytes): bytes.count
+    }
+  }
+}

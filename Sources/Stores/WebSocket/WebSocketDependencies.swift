@@ -22,6 +22,7 @@ public struct WebSocketDependencies: Sendable {
   public var clock: any Clock<Duration>
   public var pingInterval: Duration
   public var maxReceivedMessages: Int
+  public var maxReceivedBytes: Int
   public var orderBook: OrderBookCoding
   /// A fresh ticket for each subscription request.
   public var ticket: @Sendable () -> String
@@ -29,6 +30,7 @@ public struct WebSocketDependencies: Sendable {
   public init(
     webSocket: WebSocketService, url: String, clock: any Clock<Duration>,
     pingInterval: Duration = .seconds(10), maxReceivedMessages: Int = 1000,
+    maxReceivedBytes: Int = 16 << 20,
     orderBook: OrderBookCoding, ticket: @escaping @Sendable () -> String
   ) {
     self.webSocket = webSocket
@@ -36,6 +38,7 @@ public struct WebSocketDependencies: Sendable {
     self.clock = clock
     self.pingInterval = pingInterval
     self.maxReceivedMessages = maxReceivedMessages
+    self.maxReceivedBytes = maxReceivedBytes
     self.orderBook = orderBook
     self.ticket = ticket
   }

@@ -61,6 +61,7 @@ public struct WebSocketReducer: Reducer {
     case .webSocket(.didOpen):
       state.connectivityState = .connected
       state.receivedMessages.removeAll()
+      state.receivedBytes = 0
       return .none
 
     case .webSocket(.didClose(let code, let reason)):
@@ -72,9 +73,10 @@ public struct WebSocketReducer: Reducer {
       if let book = dependencies.orderBook.decode(message.bytes) {
         state.orderBook = book
       } else {
-        state.receivedMessages.append(message.displayText)
-        let excess = state.receivedMessages.count - dependencies.maxReceivedMessages
-        if excess > 0 { state.receivedMessages.removeFirst(excess) }
+        let text = message.displayText
+        state.receivedMessages.append(text)
+        state.receivedBytes += text.utf8.count
+        dropOldestBeyondTheBounds(&state)
       }
       return .none
 
@@ -82,6 +84,26 @@ public struct WebSocketReducer: Reducer {
       state.alert = "Could not receive a socket message: \(reason)"
       return .none
     }
+  }
+
+  /// Drops the oldest messages while more than `maxReceivedMessages` or `maxReceivedBytes` are
+  /// held, keeping the newest whatever its size.
+  private func dropOldestBeyondTheBounds(_ state: inout WebSocketState) {
+    let messages = state.receivedMessages
+    var dropped = max(0, messages.count - dependencies.maxReceivedMessages)
+    var droppedBytes = 0
+    for index in messages.indices.prefix(dropped) {
+      droppedBytes += messages[index].utf8.count
+    }
+    while dropped < messages.count - 1
+      && state.receivedBytes - droppedBytes > dependencies.maxReceivedBytes
+    {
+      droppedBytes += messages[messages.startIndex + dropped].utf8.count
+      dropped += 1
+    }
+    guard dropped > 0 else { return }
+    state.receivedMessages.removeFirst(dropped)
+    state.receivedBytes -= droppedBytes
   }
 
   private func send(_ message: SocketMessage) -> Effect<WebSocketAction> {

@@ -7,6 +7,7 @@ public enum WebSocketStore: StoreDefinition {
     public var websocketURL = "wss://echo.websocket.events"
     public var pingInterval = 10.0
     public var maxReceived = 1000
+    public var maxReceivedBytes = 16 << 20
 
     public init() {}
 
@@ -25,6 +26,12 @@ public enum WebSocketStore: StoreDefinition {
       ) {
         $0 >= 1 ? nil : "must be at least 1"
       },
+      StoreOption(
+        "max-received-bytes", \.maxReceivedBytes,
+        help: "Bytes of messages the websocket store keeps (the newest message whatever its size)."
+      ) {
+        $0 >= 1 ? nil : "must be at least 1"
+      },
     ]
   }
 
@@ -40,7 +47,8 @@ public enum WebSocketStore: StoreDefinition {
       dependencies: WebSocketDependencies(
         webSocket: services.webSocket, url: options.websocketURL, clock: services.clock,
         pingInterval: .milliseconds(Int64(options.pingInterval * 1000)),
-        maxReceivedMessages: options.maxReceived, orderBook: .upbit,
+        maxReceivedMessages: options.maxReceived, maxReceivedBytes: options.maxReceivedBytes,
+        orderBook: .upbit,
         ticket: { "composable-actor-\(random.int(in: 0...Int.max))" }))
   }
 
