@@ -71,6 +71,10 @@ def test_the_seed_makes_the_ids_reproducible(process, fixture_server):
         ("reset", "connectionFailed", ""),
         ("nothttp", "connectionFailed", ""),
         ("cutheaders", "connectionFailed", "headers"),
+        # A redirect to another scheme is refused by curl, not followed: a followed file://
+        # would answer /etc/passwd (a decoding failure), a followed gopher:// another error.
+        ("tofile", "connectionFailed", 'Protocol "file" not supported'),
+        ("togopher", "connectionFailed", 'Protocol "gopher" not supported'),
     ],
 )
 def test_failures_become_readable_state(process, fixture_server, mode, kind, words):

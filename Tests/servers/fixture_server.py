@@ -40,6 +40,8 @@ Failure switches
     reset       close the connection with a TCP RST, without answering
     nothttp     a line that is not HTTP at all, then close the connection
     cutheaders  a status line and half a header line, then close the connection
+    tofile      302 to file:///etc/passwd (a client must not follow it)
+    togopher    302 to gopher://127.0.0.1:<this port>/ (a client must not follow it)
     hang        never answer, until the client goes away
   POST /_control/rules        body [{"path": "/votes/popular", "mode": "status=500"}, ...]
                               replaces every rule (an empty list clears them); a request whose
@@ -182,7 +184,9 @@ class State:
 
 STATE = State()
 
-FAILURE_MODES = ("malformed", "truncated", "reset", "hang", "nothttp", "cutheaders")
+FAILURE_MODES = (
+    "malformed", "truncated", "reset", "hang", "nothttp", "cutheaders", "tofile", "togopher"
+)
 
 
 def valid_mode(mode):
@@ -299,6 +303,13 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"SSH-2.0-OpenSSH_9.2\r\n" if name == "nothttp" else b"HTTP/1.1 200 OK\r\nContent-Ty")
             self.wfile.flush()
             self.close_connection = True
+        elif name in ("tofile", "togopher"):
+            port = self.server.server_address[1]
+            target = "file:///etc/passwd" if name == "tofile" else f"gopher://127.0.0.1:{port}/"
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif name == "hang":
             self.wait(None)
 
