@@ -160,7 +160,11 @@ let package = Package(
 
     // libFuzzer target for the input path; built by scripts/fuzz.sh.
     .executableTarget(
-      name: "fuzz-protocol", dependencies: ["ComposableCore", "JSON", "Protocol", "PrimesFeature"],
+      name: "fuzz-protocol",
+      dependencies: [
+        "ComposableCore", "ComposableRuntime", "JSON", "Protocol", "PrimesFeature",
+        "RandomTodoFeature", "VotesFeature", "WebSocketFeature",
+      ],
       swiftSettings: strict),
 
     .testTarget(

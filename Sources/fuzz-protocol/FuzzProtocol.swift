@@ -1,10 +1,14 @@
 import ComposableCore
+import ComposableRuntime
 import JSON
 import PrimesFeature
 import Protocol
+import RandomTodoFeature
+import VotesFeature
+import WebSocketFeature
 
 // libFuzzer entry point for the input path: line → JSON parser → envelope → action decoding →
-// reducer → output lines. Built only by scripts/fuzz.sh (with -sanitize=fuzzer -D FUZZING);
+// every store's reducer → output lines. Built only by scripts/fuzz.sh (with -sanitize=fuzzer -D FUZZING);
 // a normal build gets a main that says so.
 //
 // Oracles: nothing crashes; every output line the session writes is one valid JSON object; and
@@ -43,39 +47,46 @@ import Protocol
   }
 #endif
 
-/// One session over the primes store with dependencies that answer at once, so effects
-/// finish when the executor is drained after each input.
+/// Two sessions over all four stores, one that refuses the actions only effects send and one
+/// that accepts them (`--allow-effect-actions`), with dependencies that answer at once: every
+/// input reaches every reducer both ways, and effects finish when the executor is drained after
+/// each input. Clocks are virtual and never advanced, so timers stay asleep.
 final class FuzzHarness: @unchecked Sendable {
   static let shared = FuzzHarness()
 
   let executor = ManualExecutor()
-  let session: Session
+  let sessions: [Session]
 
   init() {
     StoreActor.install(executor: executor)
-    session = StoreActor.assumeIsolated {
-      let dependencies = PrimesDependencies(
-        nthPrime: NthPrimeClient(largestN: 1_000) { n in n == 1 ? 2 : nil },
-        favoritePrimes: FavoritePrimesStorage(load: { [2, 3] }, save: { _ in }),
-        now: { 0 })
-      let output = OutputLines()
-      let sequence = ActionSequence()
-      let primes = StoreHost(
-        store: Store(
-          initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
-        descriptor: StoreDescriptor(name: "primes", summary: "", actions: [], stateSchema: [:]),
-        output: StoreOutput(lines: output, sequence: sequence, mode: .actions))
-      return Session(
-        stores: [StoreFactory(descriptor: primes.descriptor) { primes }], output: output,
-        sequence: sequence)
+    sessions = StoreActor.assumeIsolated {
+      [false, true].map { acceptsEffectActions in
+        let output = OutputLines()
+        let sequence = ActionSequence()
+        let storeOutput = StoreOutput(
+          lines: output, sequence: sequence, mode: .actions,
+          acceptsEffectActions: acceptsEffectActions)
+        let hosts: [any HostedStore] = [
+          host(PrimesStore.self, PrimesReducer(dependencies: .instant), storeOutput),
+          host(RandomTodoStore.self, RandomTodoReducer(dependencies: .instant), storeOutput),
+          host(VotesStore.self, VotesReducer(dependencies: .instant), storeOutput),
+          host(WebSocketStore.self, WebSocketReducer(dependencies: .instant), storeOutput),
+        ]
+        return Session(
+          stores: hosts.map { hosted in StoreFactory(descriptor: hosted.descriptor) { hosted } },
+          output: output, sequence: sequence)
+      }
     }
   }
 
   func check(_ line: UnsafeRawBufferPointer) {
     checkCompactReading(line)
+    for session in sessions { check(line, in: session) }
+  }
+
+  private func check(_ line: UnsafeRawBufferPointer, in session: Session) {
     // Read synchronously on this thread before returning: the buffer never crosses threads.
     nonisolated(unsafe) let line = line
-    let session = session
     let lines = StoreActor.assumeIsolated {
       session.handleLine(line, lineNumber: 1)
       var bytes: [UInt8] = []
@@ -104,4 +115,58 @@ final class FuzzHarness: @unchecked Sendable {
       }
     }
   }
+}
+
+@StoreActor
+private func host<Definition: StoreDefinition, R: Reducer>(
+  _ definition: Definition.Type, _ reducer: R, _ output: StoreOutput
+) -> any HostedStore
+where R.State == Definition.Feature.State, R.Action == Definition.Feature.Action {
+  StoreHost(
+    store: Store(initialState: Definition.initialState, reducer: reducer),
+    descriptor: Definition.hostDescriptor, output: output)
+}
+
+extension PrimesDependencies {
+  static let instant = PrimesDependencies(
+    nthPrime: NthPrimeClient(largestN: 1_000) { n in n == 1 ? 2 : nil },
+    favoritePrimes: FavoritePrimesStorage(load: { [2, 3] }, save: { _ in }),
+    now: { 0 })
+}
+
+extension RandomTodoDependencies {
+  static let instant = RandomTodoDependencies(
+    fetchTodo: { id in Todo(userId: 1, id: id, title: "todo \(id)", completed: false) },
+    randomTodoID: { 7 }, clock: VirtualClock())
+}
+
+extension VotesDependencies {
+  static let instant = VotesDependencies(
+    fetchCategories: { [VoteCategory(id: "food", name: "Food")] },
+    fetchPopular: { [] },
+    fetchVotes: { page, size, _ in VotePage(items: [], page: page, size: size, hasNext: true) },
+    clock: VirtualClock())
+}
+
+extension WebSocketDependencies {
+  /// A socket that opens, receives one message and closes.
+  static let instant = WebSocketDependencies(
+    webSocket: WebSocketService(
+      open: { _, _, _ in
+        AsyncStream { continuation in
+          continuation.yield(.didOpen(protocol: nil))
+          continuation.yield(.didClose(code: 1000, reason: ""))
+          continuation.finish()
+        }
+      },
+      receive: { _ in
+        AsyncStream { continuation in
+          continuation.yield(.success(.text("hello")))
+          continuation.finish()
+        }
+      },
+      send: { _, _ in }, sendPing: { _ in }),
+    url: "ws://127.0.0.1:1/", clock: VirtualClock(),
+    orderBook: OrderBookCoding(decode: { _ in nil }, subscription: { _, codes in "\(codes)" }),
+    ticket: { "ticket" })
 }
