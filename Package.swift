@@ -158,12 +158,13 @@ let package = Package(
       name: "ws-bench", dependencies: ["Networking", "EventLoop"], path: "bench/ws-bench",
       swiftSettings: strict),
 
-    // libFuzzer target for the input path; built by scripts/fuzz.sh.
+    // libFuzzer targets for the input path and the files a user hands over; built by
+    // scripts/fuzz.sh.
     .executableTarget(
-      name: "fuzz-protocol",
+      name: "fuzz",
       dependencies: [
-        "ComposableCore", "ComposableRuntime", "JSON", "Protocol", "PrimesFeature",
-        "RandomTodoFeature", "VotesFeature", "WebSocketFeature",
+        "ComposableCore", "ComposableRuntime", "ComposableHarness", "JSON", "Protocol",
+        "PrimesFeature", "RandomTodoFeature", "VotesFeature", "WebSocketFeature",
       ],
       swiftSettings: strict),
 

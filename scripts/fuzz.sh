@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Fuzzes the input path (line → JSON → envelope → action → reducer → output) for a bounded time
-# with libFuzzer, seeded with Tests/FuzzCorpus. A crash leaves its input in fuzz-artifacts/:
-# copy it into Tests/FuzzCorpus so the end-to-end suite replays it forever after.
+# Fuzzes every way input reaches the product, each for a bounded time, with libFuzzer:
+#   protocol   stdin lines through all four stores, seeded with Tests/FuzzCorpus
+#   scenario   scenario files as `test` reads them, seeded with Examples/scenarios
+#   recording  recordings as `replay` and `timeline` read and draw them, seeded with
+#              Examples/recordings
+# SECONDS (default 20) is each target's time. A crash leaves its input in fuzz-artifacts/: for
+# the protocol target, copy it into Tests/FuzzCorpus so the end-to-end suite replays it forever
+# after; for a file target, into Tests/FuzzFiles/<target>/ (created then), which seeds it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 # lld, because gold hits an internal error linking the sanitizer runtimes here.
-swift build -c release --scratch-path .build-fuzz --product fuzz-protocol \
+swift build -c release --scratch-path .build-fuzz --product fuzz \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING \
   -Xswiftc -use-ld=lld
 work="$(mktemp -d)"
@@ -21,6 +26,20 @@ cat >"$work/lsan-suppressions" <<'SUPPRESSIONS'
 leak:14ComposableCore6EffectV
 SUPPRESSIONS
 export LSAN_OPTIONS="suppressions=$work/lsan-suppressions:print_suppressions=0"
-mkdir -p fuzz-artifacts "$work/corpus"
-.build-fuzz/release/fuzz-protocol -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 \
-  -artifact_prefix=fuzz-artifacts/ "$work/corpus" Tests/FuzzCorpus 2>&1 | tail -n 12
+mkdir -p fuzz-artifacts
+
+# fuzz TARGET MAX_LEN SEED_DIR...: Tests/FuzzFiles/TARGET joins the seeds when it exists.
+fuzz() {
+  local target="$1" max_len="$2"
+  shift 2
+  mkdir -p "$work/$target"
+  if [[ -d "Tests/FuzzFiles/$target" ]]; then set -- "$@" "Tests/FuzzFiles/$target"; fi
+  echo "== $target"
+  FUZZ_TARGET="$target" .build-fuzz/release/fuzz -max_total_time="$seconds" -max_len="$max_len" \
+    -print_final_stats=1 -artifact_prefix="fuzz-artifacts/$target-" "$work/$target" "$@" 2>&1 \
+    | tail -n 12
+}
+
+fuzz protocol 4096 Tests/FuzzCorpus
+fuzz scenario 16384 Examples/scenarios
+fuzz recording 16384 Examples/recordings

@@ -101,6 +101,34 @@ final class TimelineTests: XCTestCase {
       """)
   }
 
+  /// Found by the recording fuzz target: an effect number in two stores' lanes (a run never
+  /// writes that, a file may) indexed one lane with the other's column.
+  func testTheSameEffectNumberInTwoStoresIsTwoEffects() throws {
+    let text = try timeline([
+      header(stores: ["a", "b"]),
+      action(1, "start", store: "a"),
+      effect(1, "started", cause: 1, store: "a"),
+      effect(2, "started", cause: 1, store: "a"),
+      effect(2, "started", cause: 1, store: "b"),
+      effect(2, "finished", cause: 1, store: "b"),
+    ])
+    XCTAssertEqual(
+      text,
+      """
+      recording.jsonl: 1 action in 2 stores (virtual clock); 3 effects: 1 finished, \
+      0 cancelled, 0 failed, 2 still running
+      t ms  seq  a                                                       b
+         0    1      ● start
+         0       ┌   effect 1 started: run, by seq 1
+         0       │ ┌ effect 2 started: run, by seq 1
+         0       │ │                                                     ┌ effect 2 started: run, by seq 1
+         0       │ │                                                     └ effect 2 finished
+         0       ┊ │ effect 1 still running at the end
+         0         ┊ effect 2 still running at the end
+
+      """)
+  }
+
   func testARecordingWithoutEffectLinesSaysEffectsWereNotTraced() throws {
     XCTAssertEqual(
       try timeline([header(), action(1, "start")]),

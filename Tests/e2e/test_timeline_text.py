@@ -112,3 +112,19 @@ def test_bad_arguments_and_bad_recordings_get_a_clear_error(tmp_path):
     assert html_store.returncode == 64 and "--store is for --format text" in html_store.stderr
     unwritable = timeline(path, "-o", cut / "page.html")
     assert unwritable.returncode == 73 and "cannot write" in unwritable.stderr
+
+
+def test_every_recording_the_fuzzer_found_is_drawn_or_refused_never_a_crash(tmp_path):
+    """Inputs scripts/fuzz.sh's recording target crashed on, through the binary's three readers."""
+    from actor import ROOT
+
+    found = sorted((ROOT / "Tests/FuzzFiles/recording").iterdir())
+    assert found
+    for path in found:
+        runs = [
+            timeline(path, "--format", "text"),
+            timeline(path, "-o", tmp_path / "page.html"),
+            subprocess.run([str(BINARY), "replay", str(path)], capture_output=True, text=True, timeout=30),
+        ]
+        for run in runs:
+            assert run.returncode in (0, 1, 65), (path.name, run.args, run.returncode, run.stderr[-2000:])

@@ -109,6 +109,11 @@ struct RecordingFile {
     } catch {
       throw RecordingError(line: nil, "cannot read \(path): \(error.reason)")
     }
+    try self.init(bytes: bytes, name: path, keepingLines: keepingLines)
+  }
+
+  /// A recording's bytes; `name` names it in errors.
+  init(bytes: [UInt8], name path: String, keepingLines: Bool = false) throws(RecordingError) {
     var header: RecordingHeader?
     var actions: [RecordedAction] = []
     var effects: [RecordedEffect] = []

@@ -158,7 +158,14 @@ enum ScenarioFile {
     } catch {
       throw ScenarioError("cannot read \(path): \(error.reason)")
     }
-    let path = path == standardInput ? "<stdin>" : path
+    return try parse(bytes, file: path == standardInput ? "<stdin>" : path, scripted: scripted)
+  }
+
+  /// The scenarios of a file's bytes; `file` names it in the scenarios and errors.
+  static func parse(_ bytes: [UInt8], file path: String, scripted: Set<String>)
+    throws(ScenarioError)
+    -> [Scenario]
+  {
     var scenarios: [Scenario] = []
     var defaultStore: String?
     var lineNumber = 0

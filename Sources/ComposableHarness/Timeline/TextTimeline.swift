@@ -27,6 +27,11 @@ struct TextTimeline {
   let lanes: [String]
   let width: Int
 
+  private struct EffectKey: Hashable {
+    let store: String
+    let number: Int
+  }
+
   private enum Row {
     case action(RecordedAction)
     case effect(RecordedEffect)
@@ -48,26 +53,30 @@ struct TextTimeline {
     // Each effect keeps one column of its lane from its first event to its end; a column is
     // free again after.
     var slots = Array(repeating: [Int?](), count: lanes.count)
-    var slotOfEffect: [Int: Int] = [:]
+    // By store as well as number: numbers are unique in a run, but a file may say otherwise,
+    // and an effect's column belongs to its own store's lane.
+    var slotOfEffect: [EffectKey: Int] = [:]
     var columns = Array(repeating: 0, count: lanes.count)
-    var endedEffects = Set<Int>()
+    var endedEffects = Set<EffectKey>()
     var startedEffects: [(effect: Int, store: String)] = []
     for (_, row) in rows {
       guard case .effect(let effect) = row, let lane = laneIndex[effect.store] else { continue }
-      if slotOfEffect[effect.effect] == nil, !endedEffects.contains(effect.effect) {
+      let key = EffectKey(store: effect.store, number: effect.effect)
+      if slotOfEffect[key] == nil, !endedEffects.contains(key) {
         let slot = slots[lane].firstIndex(of: nil) ?? slots[lane].count
         if slot == slots[lane].count { slots[lane].append(nil) }
         slots[lane][slot] = effect.effect
-        slotOfEffect[effect.effect] = slot
+        slotOfEffect[key] = slot
         columns[lane] = max(columns[lane], slot + 1)
         startedEffects.append((effect.effect, effect.store))
       }
-      if Self.ends(effect.event), let slot = slotOfEffect[effect.effect] {
+      if Self.ends(effect.event), let slot = slotOfEffect[key] {
         slots[lane][slot] = nil
-        endedEffects.insert(effect.effect)
+        endedEffects.insert(key)
       }
     }
-    for started in startedEffects where !endedEffects.contains(started.effect) {
+    for started in startedEffects
+    where !endedEffects.contains(EffectKey(store: started.store, number: started.effect)) {
       rows.append((Int.max, .stillRunning(effect: started.effect, store: started.store)))
     }
     columns = columns.map { min($0, Self.maximumColumns) }
@@ -105,7 +114,7 @@ struct TextTimeline {
         time = action.elapsed
         seq = String(action.seq)
         if action.source == "effect", let effect = action.effectNumber {
-          column = slotOfEffect[effect]
+          column = slotOfEffect[EffectKey(store: action.store, number: effect)]
           glyph = "├"
         } else {
           glyph = "│"
@@ -114,13 +123,13 @@ struct TextTimeline {
       case .effect(let effect):
         store = effect.store
         time = effect.elapsed
-        column = slotOfEffect[effect.effect]
+        column = slotOfEffect[EffectKey(store: effect.store, number: effect.effect)]
         glyph = effect.event == "started" ? "┌" : Self.ends(effect.event) ? "└" : "│"
         label = Self.label(of: effect)
       case .stillRunning(let effect, let owner):
         store = owner
         time = lastTime
-        column = slotOfEffect[effect]
+        column = slotOfEffect[EffectKey(store: owner, number: effect)]
         glyph = "┊"
         label = "effect \(effect) still running at the end"
       }
@@ -168,18 +177,22 @@ struct TextTimeline {
   private func summary() -> String {
     let actions = recording.actions.filter { lanes.contains($0.store) }
     let effects = recording.effects.filter { lanes.contains($0.store) }
-    let started = Set(effects.map(\.effect)).count
+    let started = Set(effects.map { EffectKey(store: $0.store, number: $0.effect) })
+    var ended = Set<EffectKey>()
     var outcomes: [String: Int] = [:]
-    for effect in effects where Self.ends(effect.event) { outcomes[effect.event, default: 0] += 1 }
+    for effect in effects where Self.ends(effect.event) {
+      outcomes[effect.event, default: 0] += 1
+      ended.insert(EffectKey(store: effect.store, number: effect.effect))
+    }
     var text =
       "\(title): \(actions.count) action\(actions.count == 1 ? "" : "s") in "
       + "\(lanes.count) store\(lanes.count == 1 ? "" : "s") (\(recording.header.clock.rawValue) clock)"
     if recording.effects.isEmpty {
       text += "; effects were not traced (record with run --trace effects to see them)"
     } else {
-      let running = started - outcomes.values.reduce(0, +)
+      let running = started.subtracting(ended).count
       text +=
-        "; \(started) effect\(started == 1 ? "" : "s"): "
+        "; \(started.count) effect\(started.count == 1 ? "" : "s"): "
         + ["finished", "cancelled", "failed"].map { "\(outcomes[$0] ?? 0) \($0)" }
         .joined(separator: ", ") + ", \(running) still running"
     }

@@ -7,45 +7,10 @@ import RandomTodoFeature
 import VotesFeature
 import WebSocketFeature
 
-// libFuzzer entry point for the input path: line → JSON parser → envelope → action decoding →
-// every store's reducer → output lines. Built only by scripts/fuzz.sh (with -sanitize=fuzzer -D FUZZING);
-// a normal build gets a main that says so.
-//
-// Oracles: nothing crashes; every output line the session writes is one valid JSON object; and
-// where the compact reader of action lines accepts a line, the general parser reads the same
-// message from it.
-
-#if FUZZING
-  typealias FuzzInput = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-
-  @_silgen_name("LLVMFuzzerRunDriver")
-  func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ test: FuzzInput
-  ) -> CInt
-
-  /// SwiftPM links every executable with `main` aliased to `<target>_main`, so the entry point
-  /// is ours and hands over to libFuzzer's driver.
-  @_cdecl("fuzz_protocol_main")
-  func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return runFuzzerDriver(&argc, &argv, fuzzOneInput)
-  }
-
-  func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    FuzzHarness.shared.check(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-  }
-#else
-  @main
-  enum FuzzUsage {
-    static func main() {
-      print("fuzz-protocol is a libFuzzer target: run scripts/fuzz.sh SECONDS")
-    }
-  }
-#endif
+// The input path: line → JSON parser → envelope → action decoding → every store's reducer →
+// output lines. Oracles: nothing crashes; every output line the session writes is one valid
+// JSON object; and where the compact reader of action lines accepts a line, the general parser
+// reads the same message from it.
 
 /// Two sessions over all four stores, one that refuses the actions only effects send and one
 /// that accepts them (`--allow-effect-actions`), with dependencies that answer at once: every

@@ -1,0 +1,13 @@
+@_spi(Fuzzing) import ComposableHarness
+
+// The files a user may hand over: scenario files (`test`) and recordings (`replay`, `timeline`).
+// Oracle: reading them, and drawing a recording both ways, never crashes; a refusal is an
+// ordinary outcome.
+
+func checkScenarioFile(_ bytes: UnsafeRawBufferPointer) {
+  _ = FuzzingEntryPoints.readScenarios(Array(bytes), scripted: ["nthPrimes"])
+}
+
+func checkRecording(_ bytes: UnsafeRawBufferPointer) {
+  _ = FuzzingEntryPoints.readRecording(Array(bytes))
+}
