@@ -144,6 +144,38 @@ def test_text_that_is_not_utf8_fails_the_connection_cleanly(process, ws_servers)
     assert state["connectivityState"] == "disconnected" and "UTF-8" in state["alert"]
 
 
+# A server that breaks RFC 6455, as raw frames: the close code the client must send back, and
+# words of the reason the store's lastClose gives.
+MISBEHAVING = {
+    "close code 5000": ("8802" + "1388", 1002, "close code 5000"),
+    "close code 65535": ("8802" + "ffff", 1002, "close code 65535"),
+    "close code 1005 on the wire": ("8802" + "03ed", 1002, ""),
+    "a one-byte close payload": ("880103", 1002, "one-byte payload"),
+    "a close reason that is not UTF-8": ("8804" + "03e8fffe", 1007, "not UTF-8"),
+    "a reserved opcode": ("8300", 1002, "reserved opcode"),
+    "a reserved control opcode": ("8b00", 1002, "reserved opcode"),
+    "RSV1 without an extension": ("c1026869", 1002, "reserved bits"),
+    "a frame length of 2^63": ("827f8000000000000000", 1002, "top bit"),
+    "a fragmented ping": ("0900", 1002, "fragmented a control frame"),
+    "a 126-byte ping": ("897e007e" + "61" * 126, 1002, "over 125 bytes"),
+    "a continuation with no start": ("800161", 1002, "no message to continue"),
+    "a new message inside a fragmented one": ("010161" + "810162", 1002, "inside a fragmented one"),
+}
+
+
+@pytest.mark.parametrize("case", list(MISBEHAVING))
+def test_a_server_that_breaks_the_protocol_gets_the_close_code_rfc_6455_asks_for(process, ws_servers, case):
+    frames, code, words = MISBEHAVING[case]
+    actor, opened = connect(process, f"{ws_servers.url}/raw?hex={frames}")
+    assert opened["action"]["type"] == "webSocket.didOpen"
+    closed = actor.read_until(of_type("webSocket.didClose"))[-1]["action"]
+    assert closed["code"] == code and words in closed["reason"], closed
+    assert actor.snapshot("websocket")["state"]["lastClose"] == {"code": code, "reason": closed["reason"]}
+    # What the client wrote on the wire, as the server recorded it.
+    other, _ = connect(process, f"{ws_servers.url}/lastclose")
+    assert json.loads(received(other)["text"])["code"] == code
+
+
 def test_order_books_are_decoded_and_sorted(process, ws_servers):
     actor, _ = connect(process, ws_servers.url + "/orderbook?count=2&interval_ms=20&junk=1")
     subscribed = actor.request(ws({"type": "subscribeOrderBook", "codes": ["KRW-BTC"]}))

@@ -221,6 +221,13 @@ async def handle_badutf8(connection: ServerConnection) -> None:
     await connection.wait_closed()
 
 
+async def handle_raw(connection: ServerConnection) -> None:
+    """Writes the bytes `hex` spells as they are, behind the library's back: frames that break
+    RFC 6455 on purpose. The client's answering close frame is recorded as usual (/lastclose)."""
+    connection.transport.write(bytes.fromhex(query(connection)["hex"]))
+    await connection.wait_closed()
+
+
 async def handle_pings(connection: TestConnection) -> None:
     opened = time.monotonic()
 
@@ -269,6 +276,7 @@ HANDLERS = {
     "/pings": handle_pings,
     "/lastclose": handle_lastclose,
     "/flood": handle_flood,
+    "/raw": handle_raw,
 }
 
 
