@@ -566,9 +566,15 @@ def test_a_list_that_drops_its_oldest_entry_for_a_new_one_shows_one_removal_and_
     assert recording.after[echo]["receivedMessages"] == ["Hello", "World"]
     hook(driver, "select(arguments[0])", echo)
     lines = diff_lines(driver)
-    assert signed(lines) == [("−", '"Welcome to the echo server"'), ("+", '"World"')]
+    bytes_before, bytes_after = recording.before[echo]["receivedBytes"], recording.after[echo]["receivedBytes"]
+    assert signed(lines) == [
+        ("−", '"Welcome to the echo server"'),
+        ("+", '"World"'),
+        ("−", f'"receivedBytes": {bytes_before}'),
+        ("+", f'"receivedBytes": {bytes_after}'),
+    ]
     assert '"Hello"' in [line.strip() for line in lines], "the kept message is context, unchanged"
-    assert changed_paths(driver) == ["/receivedMessages/0", "/receivedMessages/1"]
+    assert changed_paths(driver) == ["/receivedMessages/0", "/receivedMessages/1", "/receivedBytes"]
 
 
 @pytest.mark.parametrize("store", STORES)
