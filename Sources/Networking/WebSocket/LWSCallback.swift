@@ -87,6 +87,12 @@ func webSocketProtocolCallback(
   guard token != 0,
     let decoded = LWSCallback(reason, wsi: wsi, user: user, input: input, length: length)
   else { return 0 }
+  switch decoded {
+  case .established: PongPacing.opened(wsi)
+  case .writable: PongPacing.writable(wsi)
+  case .closed, .destroyed: PongPacing.closed(wsi)
+  default: break
+  }
   // Its pointers are lws's, valid during this call on this (the loop) thread, which is where
   // the isolated closure runs: nothing is sent anywhere.
   nonisolated(unsafe) let callback = decoded

@@ -3,8 +3,9 @@ import CWebSocketsShim
 import Glibc
 import Synchronization
 
-/// Routes libwebsockets' log: errors to stderr, one prefixed line each; and the lines that say a
-/// server broke the protocol, kept for the socket that lws fails because of it.
+/// Routes libwebsockets' log: errors to stderr, one prefixed line each; the lines that say a
+/// server broke the protocol, kept for the socket that lws fails because of it; and the line of
+/// each ping lws parses, for `PongPacing`.
 ///
 /// Every other failure a caller can act on comes back through the API with a reason, and lws's
 /// notices would only interleave with the product's logs. But when lws finds a protocol error in
@@ -50,11 +51,11 @@ private func emitLWSLine(_ level: Int32, _ line: UnsafePointer<CChar>?) {
   guard let line else { return }
   guard level == LLL_ERR else {
     // lws writes an info line for every frame it sends: only a match costs more than a search.
-    let found = LWSLog.violations.first { violation in
-      // A literal's `utf8Start` is null-terminated, and UInt8 memory may be read as CChar.
-      let pattern = UnsafeRawPointer(violation.line.utf8Start).assumingMemoryBound(to: CChar.self)
-      return strstr(line, pattern) != nil
+    if strstr(line, cString(PongPacing.pingLine)) != nil {
+      PongPacing.pingParsed()
+      return
     }
+    let found = LWSLog.violations.first { strstr(line, cString($0.line)) != nil }
     if let found { pendingViolation.withLock { $0 = found.reason } }
     return
   }
@@ -62,4 +63,9 @@ private func emitLWSLine(_ level: Int32, _ line: UnsafePointer<CChar>?) {
   _ = prefixed.utf8CString.withUnsafeBufferPointer {
     write(STDERR_FILENO, $0.baseAddress, $0.count - 1)
   }
+}
+
+/// A literal's `utf8Start` is null-terminated, and UInt8 memory may be read as CChar.
+private func cString(_ literal: StaticString) -> UnsafePointer<CChar> {
+  UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)
 }
