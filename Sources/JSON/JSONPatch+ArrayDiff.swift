@@ -3,26 +3,14 @@
 /// pairwise, in that order of preference (see the documentation of `diff`).
 extension Differ {
   mutating func compareArrays(_ old: [JSONValue], _ new: [JSONValue]) {
-    let shorterCount = min(old.count, new.count)
-    var prefix = 0
-    while prefix < shorterCount, old[prefix] == new[prefix] {
-      prefix += 1
-    }
-    var suffix = 0
-    while suffix < shorterCount - prefix, old[old.count - 1 - suffix] == new[new.count - 1 - suffix]
-    {
-      suffix += 1
-    }
-    let oldMiddle = old[prefix..<old.count - suffix]
-    let newMiddle = new[prefix..<new.count - suffix]
-    if oldMiddle.isEmpty || newMiddle.isEmpty {
-      replacePairwise(oldMiddle, newMiddle)
-    } else if let matches = IdentityMatches(oldMiddle, newMiddle) {
-      replaceByIdentity(oldMiddle, newMiddle, matches)
-    } else if let script = EditScript(oldMiddle, newMiddle) {
-      replace(oldMiddle, newMiddle, following: script)
-    } else {
-      replacePairwise(oldMiddle, newMiddle)
+    let comparison = ArrayComparison(old, new)
+    switch comparison.matching {
+    case .pairwise:
+      replacePairwise(comparison.oldMiddle, comparison.newMiddle)
+    case .identity(let matches):
+      replaceByIdentity(comparison.oldMiddle, comparison.newMiddle, matches)
+    case .editScript(let script):
+      replace(comparison.oldMiddle, comparison.newMiddle, following: script)
     }
   }
 
@@ -95,6 +83,50 @@ extension Differ {
     path.append(.index(index))
     compare(old, new)
     path.removeLast()
+  }
+}
+
+/// Two arrays as far as they differ: their common prefix and suffix, the middles between, and
+/// how the middles' elements correspond. The patch and the difference report both follow it.
+struct ArrayComparison {
+  enum Matching {
+    /// Element `i` of one middle with element `i` of the other, the surplus removed or added:
+    /// exact when a middle is empty, else the fallback.
+    case pairwise
+    case identity(IdentityMatches)
+    case editScript(EditScript)
+  }
+
+  let prefix: Int
+  let suffix: Int
+  let oldMiddle: ArraySlice<JSONValue>
+  let newMiddle: ArraySlice<JSONValue>
+  let matching: Matching
+
+  init(_ old: [JSONValue], _ new: [JSONValue]) {
+    let shorterCount = min(old.count, new.count)
+    var prefix = 0
+    while prefix < shorterCount, old[prefix] == new[prefix] {
+      prefix += 1
+    }
+    var suffix = 0
+    while suffix < shorterCount - prefix, old[old.count - 1 - suffix] == new[new.count - 1 - suffix]
+    {
+      suffix += 1
+    }
+    self.prefix = prefix
+    self.suffix = suffix
+    oldMiddle = old[prefix..<old.count - suffix]
+    newMiddle = new[prefix..<new.count - suffix]
+    if oldMiddle.isEmpty || newMiddle.isEmpty {
+      matching = .pairwise
+    } else if let matches = IdentityMatches(oldMiddle, newMiddle) {
+      matching = .identity(matches)
+    } else if let script = EditScript(oldMiddle, newMiddle) {
+      matching = .editScript(script)
+    } else {
+      matching = .pairwise
+    }
   }
 }
 

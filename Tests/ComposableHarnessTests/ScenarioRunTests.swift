@@ -125,8 +125,19 @@ final class ScenarioRunTests: XCTestCase {
       """)
     XCTAssertEqual(report.failed, 1)
     let text = report.lines.joined(separator: "\n")
-    XCTAssertTrue(text.contains("/a.jsonl:4: receive doubled: received a different action"), text)
-    XCTAssertTrue(text.contains("/action/value: expected 3, actual 7"), text)
+    XCTAssertTrue(
+      text.contains(
+        """
+        /a.jsonl:4: receive doubled: received a different action (− expected, + actual)
+                  {
+                    … (1 unchanged)
+                    action: {
+                      … (1 unchanged)
+                −     value: 3
+                +     value: 7
+                    }
+                  }
+        """), text)
   }
 
   func testADelayedAnswerWaitsOnTheScenariosClock() throws {
@@ -196,8 +207,15 @@ final class ScenarioRunTests: XCTestCase {
       """)
     XCTAssertEqual(report.failed, 1)
     let text = report.lines.joined(separator: "\n")
-    XCTAssertTrue(text.contains("/a.jsonl:2: send bump: the state differs"), text)
-    XCTAssertTrue(text.contains("/count: expected 2, actual 1"), text)
+    XCTAssertTrue(
+      text.contains(
+        """
+        /a.jsonl:2: send bump: the state differs from the expectation (− expected, + actual)
+                  {
+                −   count: 2
+                +   count: 1
+                  }
+        """), text)
   }
 
   func testAnUnansweredScriptedDependencyFailsTheScenario() throws {

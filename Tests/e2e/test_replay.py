@@ -75,8 +75,20 @@ def test_a_hand_edited_patch_fails_at_exactly_that_step(tmp_path, fixture_server
     edited.write_text("\n".join(lines) + "\n")
     result = replay(edited)
     assert result.returncode == 1
-    assert f"{edited}:3: replay diverged at seq 2: the patch differs" in result.stderr
-    assert '"value":4' in result.stderr.split("expected:")[1].split("actual:")[0]
+    assert result.stderr.splitlines() == [
+        f"composable-actor replay: {edited}:3: replay diverged at seq 2: the patch differs from the "
+        "recorded one and leads to another state",
+        '  action: primes {"type":"primeModal.saveFavoritePrimeTapped"}',
+        "  the state (− recorded, + replayed):",
+        "    {",
+        "      … (1 unchanged)",
+        "      favoritePrimes: [",
+        "  −     [0]: 4",
+        "  +     [0]: 3",
+        "      ]",
+        "      … (8 unchanged)",
+        "    }",
+    ]
     emitted = [json.loads(text) for text in replay(edited, "--emit").stdout.splitlines()]
     assert emitted[-1]["type"] == "divergence" and emitted[-1]["seq"] == 2 and len(emitted) == 3
     RESULT.validate(emitted[-1])

@@ -71,7 +71,7 @@ def test_text_output_is_one_line_per_scenario_and_a_total():
     assert lines[-1] == f"{count} passed, 0 failed"
 
 
-def test_a_wrong_expectation_fails_with_only_the_differing_paths(tmp_path):
+def test_a_wrong_expectation_fails_with_a_teststore_style_difference(tmp_path):
     path = write(
         tmp_path, "wrong.jsonl",
         {"scenario": "wrong", "store": "primes"},
@@ -79,12 +79,68 @@ def test_a_wrong_expectation_fails_with_only_the_differing_paths(tmp_path):
     )
     code, out, _ = run_test(path)
     assert code == 1
-    # FILE:LINE: first, so that an editor jumps to the step.
-    assert f"      {path}:2: send counter.incrTapped: the state differs from the expectation" in out
-    assert "/count: expected 2, actual 1" in out
-    assert out.splitlines()[-1] == "0 passed, 1 failed"
+    # FILE:LINE: first, so that an editor jumps to the step; the rest of the state is counted.
+    assert out.splitlines() == [
+        f"FAIL  {path}:1  wrong",
+        f"      {path}:2: send counter.incrTapped: the state differs from the expectation (− expected, + actual)",
+        "          {",
+        "        −   count: 2",
+        "        +   count: 1",
+        "            … (9 unchanged)",
+        "          }",
+        "0 passed, 1 failed",
+    ]
     code, lines = run_json(path)
     assert lines[0]["failure"]["differences"] == [{"path": "/count", "expected": 2, "actual": 1}]
+
+
+def test_an_element_inserted_in_an_array_is_shown_as_one_insertion(tmp_path):
+    """The issue's example: [3] expected, [2, 3] there. A patch-based report said
+    "/favoritePrimes/0: expected 3, actual 2" and never mentioned the extra element."""
+    path = write(
+        tmp_path, "insert.jsonl",
+        {"scenario": "two favourites", "store": "primes", "exhaustive": False},
+        {"send": {"type": "counter.countChanged", "value": 2}},
+        {"send": "primeModal.saveFavoritePrimeTapped"},
+        {"send": {"type": "counter.countChanged", "value": 3}},
+        {"send": "primeModal.saveFavoritePrimeTapped", "state": {"favoritePrimes": [3]}},
+    )
+    code, out, _ = run_test(path)
+    assert code == 1
+    assert out.splitlines()[2:10] == [
+        "          {",
+        "            … (1 unchanged)",
+        "            favoritePrimes: [",
+        "        +     [0]: 2",
+        "              … (1 unchanged)",
+        "            ]",
+        "            … (8 unchanged)",
+        "          }",
+    ]
+    code, lines = run_json(path)
+    assert lines[0]["failure"]["differences"] == [{"path": "/favoritePrimes/0", "actual": 2}]
+
+
+def test_a_wrong_patch_expectation_shows_the_operations_that_differ(tmp_path):
+    path = write(
+        tmp_path, "patch.jsonl",
+        {"scenario": "patch", "store": "primes"},
+        {"send": {"type": "counter.countChanged", "value": 2},
+         "patch": [{"op": "replace", "path": "/count", "value": 3}, {"op": "replace", "path": "/isPrime", "value": True}]},
+    )
+    code, out, _ = run_test(path)
+    assert code == 1
+    assert out.splitlines()[1:10] == [
+        f"      {path}:2: send counter.countChanged: the patch differs (− expected, + actual)",
+        "          [",
+        "            [0]: {",
+        "              … (2 unchanged)",
+        "        −     value: 3",
+        "        +     value: 2",
+        "            }",
+        "            … (1 unchanged)",
+        "          ]",
+    ]
 
 
 def test_an_unexpected_state_change_fails_an_exhaustive_scenario_only(tmp_path):
@@ -270,9 +326,7 @@ def test_what_the_peer_got_is_checked(tmp_path):
         {"peer": {"expect": {"sent": [{"text": "Bye"}], "pings": 0}}},
     )
     _, lines = run_json(path)
-    assert lines[0]["failure"]["differences"] == [
-        {"path": "sent", "expected": [{"text": "Bye"}], "actual": [{"text": "Hi"}]}
-    ]
+    assert lines[0]["failure"]["differences"] == [{"path": "/sent/0/text", "expected": "Bye", "actual": "Hi"}]
 
 
 @pytest.mark.parametrize(
@@ -386,9 +440,9 @@ def test_tap_and_junit_reports_say_what_the_text_report_says(tmp_path):
     lines = out.splitlines()
     assert lines[0] == f"ok 1 - {good}:1 count up"
     assert lines[1] == f"not ok 2 - {bad}:1 count <twice> & more"
-    assert lines[2] == f"# {bad}:2: send counter.incrTapped: the state differs from the expectation"
-    assert lines[3] == "#   /count: expected 2, actual 1"
-    assert lines[4] == f"not ok 3 - {tmp_path / 'missing.jsonl'} (unreadable)"
+    assert lines[2] == f"# {bad}:2: send counter.incrTapped: the state differs from the expectation (− expected, + actual)"
+    assert lines[3:8] == ["#     {", "#   −   count: 2", "#   +   count: 1", "#       … (9 unchanged)", "#     }"]
+    assert lines[8] == f"not ok 3 - {tmp_path / 'missing.jsonl'} (unreadable)"
     assert lines[-2:] == ["1..3", "# 1 passed, 2 failed"]
 
     code, out, _ = run_test("--format", "junit", good, bad)
@@ -402,7 +456,7 @@ def test_tap_and_junit_reports_say_what_the_text_report_says(tmp_path):
     assert (failing.get("name"), failing.get("file"), failing.get("line")) == ("count <twice> & more", str(bad), "1")
     failure = failing.find("failure")
     assert failure.get("message") == "the state differs from the expectation"
-    assert f"{bad}:2: send counter.incrTapped" in failure.text and "/count: expected 2, actual 1" in failure.text
+    assert f"{bad}:2: send counter.incrTapped" in failure.text and "−   count: 2\n" in failure.text
 
 
 def test_an_advance_past_its_wake_up_limit_fails_the_scenario(tmp_path):

@@ -112,7 +112,7 @@ public struct Replay: Sendable {
       } catch {
         throw diverged(
           recorded, "the store refused the action: \(error.message)", actual: nil,
-          differences: [], changes: changes)
+          difference: nil, changes: changes)
       }
       var printed: [UInt8] = []
       stores.output.drain { printed.append(contentsOf: $0) }
@@ -120,13 +120,13 @@ public struct Replay: Sendable {
       if emit { write(printed) }
       guard let after = Self.applying(recorded.patch, to: before) else {
         throw diverged(
-          recorded, "the recorded patch does not apply", actual: actual, differences: [],
+          recorded, "the recorded patch does not apply", actual: actual, difference: nil,
           changes: changes)
       }
       if actual != recorded.patch, case let state = store.snapshot(), state != after {
         throw diverged(
           recorded, "the patch differs from the recorded one and leads to another state",
-          actual: actual, differences: differences(expected: after, actual: state),
+          actual: actual, difference: JSONDifference(expected: after, actual: state),
           changes: changes)
       }
       recordedStates[recorded.store] = after
@@ -159,12 +159,13 @@ public struct Replay: Sendable {
     return try? JSONPatch.apply(operations, to: state)
   }
 
-  /// `differences`: where the state the recorded patch leads to and the replayed state differ.
+  /// `difference`: how the replayed state differs from the one the recorded patch leads to.
   /// `changes`: what changed in the stores since the recording, by its fingerprints.
   private func diverged(
     _ recorded: RecordedAction, _ message: String, actual: JSONValue?,
-    differences: [StepFailure.Difference], changes: [String]
+    difference: JSONDifference?, changes: [String]
   ) -> ReplayExit {
+    let differences = (difference?.changes ?? []).map(StepFailure.Difference.init)
     var divergence: JSONObject = [
       "type": "divergence", "file": .string(file), "seq": .int(recorded.seq),
       "line": .int(recorded.line), "store": .string(recorded.store),
@@ -175,13 +176,20 @@ public struct Replay: Sendable {
       divergence["changedSinceRecording"] = .array(changes.map(JSONValue.string))
     }
     if emit || json { write(JSONValue.object(divergence).serialized + [UInt8(ascii: "\n")]) }
+    // The state's difference says what went wrong; the patches only when there is none.
+    let shown =
+      difference.map { ["the state (− recorded, + replayed):"] + $0.lines }
+      ?? (actual.map {
+        ["the patch (− recorded, + replayed):"]
+          + JSONDifference(expected: recorded.patch, actual: $0).lines
+      }
+        ?? ["recorded patch: \(recorded.patch.jsonString)"])
     return failure(
-      """
-      \(file):\(recorded.line): replay diverged at seq \(recorded.seq): \(message)
-        action:   \(recorded.store) \(recorded.action.jsonString)
-        expected: \(recorded.patch.jsonString)
-        actual:   \(actual?.jsonString ?? "(none)")
-      """, code: 1)
+      ([
+        "\(file):\(recorded.line): replay diverged at seq \(recorded.seq): \(message)",
+        "  action: \(recorded.store) \(recorded.action.jsonString)",
+      ]
+        + shown.map { "  " + $0 }).joined(separator: "\n"), code: 1)
   }
 
   /// What changed in the stores since the recording, by its fingerprints: one line per store

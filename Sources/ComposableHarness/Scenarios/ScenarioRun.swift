@@ -24,6 +24,21 @@ struct StepFailure: Error {
   let step: String
   let message: String
   var differences: [Difference] = []
+  /// The −/+ lines of a comparison, as TestStore prints a state that does not match.
+  var report: [String] = []
+
+  /// Shows how `actual` differs from `expected`: the −/+ report and each path.
+  mutating func show(expected: JSONValue, actual: JSONValue) {
+    let difference = JSONDifference(expected: expected, actual: actual)
+    report = difference.lines
+    differences = difference.changes.map(Difference.init)
+  }
+}
+
+extension StepFailure.Difference {
+  init(_ change: JSONDifference.Change) {
+    self.init(path: change.path, expected: change.expected, actual: change.actual)
+  }
 }
 
 struct ScenarioOutcome {
@@ -232,17 +247,13 @@ final class ScenarioRun {
         try peer.close(code: code, reason: reason)
       case .expect(let sent, let pings):
         let got = peer.takeReceived()
-        var differences: [StepFailure.Difference] = []
-        if let sent, sent != got.sent {
-          differences.append(
-            .init(path: "sent", expected: json(sent), actual: json(got.sent)))
-        }
-        if let pings, pings != got.pings {
-          differences.append(.init(path: "pings", expected: .int(pings), actual: .int(got.pings)))
-        }
-        if !differences.isEmpty {
+        var expected: JSONObject = [:]
+        var actual: JSONObject = [:]
+        if let sent { (expected["sent"], actual["sent"]) = (json(sent), json(got.sent)) }
+        if let pings { (expected["pings"], actual["pings"]) = (.int(pings), .int(got.pings)) }
+        if expected != actual {
           var failure = failure("the peer did not get what was expected")
-          failure.differences = differences
+          failure.show(expected: .object(expected), actual: .object(actual))
           throw failure
         }
       }
@@ -266,7 +277,7 @@ final class ScenarioRun {
       }
       guard next.store == store, match.accepts(next.action, as: action) else {
         var failure = failure("received a different action")
-        failure.differences = differences(
+        failure.show(
           expected: wire(store, match.expectation(action, for: next.action)),
           actual: wire(next.store, next.action))
         throw failure
@@ -330,20 +341,20 @@ final class ScenarioRun {
   {
     if expectations.isEmpty && exhaustive && reduced.before != reduced.after {
       var failure = failure("the state changed, but the step expects no change")
-      failure.differences = differences(expected: reduced.before, actual: reduced.after)
+      failure.show(expected: reduced.before, actual: reduced.after)
       throw failure
     }
     for expectation in expectations {
       switch expectation {
       case .patch(let patch) where patch != reduced.patch:
         var failure = failure("the patch differs")
-        failure.differences = [.init(path: "patch", expected: patch, actual: reduced.patch)]
+        failure.show(expected: patch, actual: reduced.patch)
         throw failure
       case .state(let partial):
         let expected = merge(partial, into: exhaustive ? reduced.before : reduced.after)
         if expected != reduced.after {
           var failure = failure("the state differs from the expectation")
-          failure.differences = differences(expected: expected, actual: reduced.after)
+          failure.show(expected: expected, actual: reduced.after)
           throw failure
         }
       case .patch:
@@ -461,19 +472,6 @@ func merge(_ partial: JSONValue, into base: JSONValue) -> JSONValue {
     merged[key] = merged[key].map { merge(value, into: $0) } ?? value
   }
   return .object(merged)
-}
-
-/// The paths where `expected` and `actual` differ, with the value each has there.
-func differences(expected: JSONValue, actual: JSONValue) -> [StepFailure.Difference] {
-  var seen = Set<String>()
-  return JSONPatch.diff(from: expected, to: actual).compactMap { operation in
-    guard seen.insert(operation.path).inserted,
-      let pointer = try? JSONPointer(operation.path)
-    else { return nil }
-    return .init(
-      path: operation.path, expected: expected.value(at: pointer),
-      actual: actual.value(at: pointer))
-  }
 }
 
 private func operations(_ patch: JSONValue) throws -> [JSONPatchOperation] {

@@ -144,9 +144,13 @@ public final class TestReport {
   }
 
   /// The failing step as `FILE:LINE:` first (an editor or a CI log viewer jumps to it), what
-  /// it did, then each path that differs.
+  /// it did, then the −/+ report of what differs, or each thing that differs.
   private func failureLines(_ failure: StepFailure, file: String) -> [String] {
-    ["\(file):\(failure.line): \(failure.step): \(failure.message)"]
+    let heading = "\(file):\(failure.line): \(failure.step): \(failure.message)"
+    guard failure.report.isEmpty else {
+      return [heading + " (− expected, + actual)"] + failure.report.map { "  " + $0 }
+    }
+    return [heading]
       + failure.differences.map { difference in
         "  \(difference.path): expected \(show(difference.expected)), "
           + "actual \(show(difference.actual))"
