@@ -121,6 +121,59 @@ def test_an_element_inserted_in_an_array_is_shown_as_one_insertion(tmp_path):
     assert lines[0]["failure"]["differences"] == [{"path": "/favoritePrimes/0", "actual": 2}]
 
 
+def test_an_edit_changes_arrays_without_restating_them(tmp_path):
+    added = {"timestamp": 0, "type": "addedFavoritePrime", "prime": 5}
+    path = write(
+        tmp_path, "edit.jsonl",
+        {"scenario": "append and by id", "store": "primes"},
+        {"send": {"type": "counter.countChanged", "value": 5}, "state": {"count": 5, "isPrime": True}},
+        {"send": "primeModal.saveFavoritePrimeTapped", "state": {"isFavorite": True},
+         "edit": [{"op": "add", "path": "/favoritePrimes/-", "value": 5}, {"op": "add", "path": "/activityFeed/-", "value": added}]},
+        {"send": "primeModal.removeFavoritePrimeTapped", "state": {"isFavorite": False},
+         "edit": [{"op": "remove", "path": "/favoritePrimes/0"},
+                  {"op": "add", "path": "/activityFeed/-", "value": {**added, "type": "removedFavoritePrime"}}]},
+    )
+    assert run_test(path)[0] == 0
+    # The same edit, wrong: the difference names the element.
+    wrong = write(
+        tmp_path, "wrong-edit.jsonl",
+        {"scenario": "wrong", "store": "primes"},
+        {"send": {"type": "counter.countChanged", "value": 5}, "state": {"count": 5, "isPrime": True}},
+        {"send": "primeModal.saveFavoritePrimeTapped", "state": {"isFavorite": True},
+         "edit": [{"op": "add", "path": "/favoritePrimes/-", "value": 7}, {"op": "add", "path": "/activityFeed/-", "value": added}]},
+    )
+    code, out, _ = run_test(wrong)
+    assert code == 1
+    assert out.splitlines()[2:9] == [
+        "          {",
+        "            … (1 unchanged)",
+        "            favoritePrimes: [",
+        "        −     [0]: 7",
+        "        +     [0]: 5",
+        "            ]",
+        "            … (8 unchanged)",
+    ]
+
+
+def test_an_edit_by_id_names_a_missing_element_and_needs_an_exhaustive_step(tmp_path):
+    path = write(
+        tmp_path, "by-id.jsonl",
+        {"scenario": "by id", "store": "primes"},
+        {"send": "counter.incrTapped", "edit": [{"op": "replace", "path": "/activityFeed/[id=4]/prime", "value": 1}]},
+    )
+    _, lines = run_json(path)
+    assert lines[0]["failure"]["message"] == (
+        'the edit does not apply to the state before the step: "edit" operation 0: no element with id 4 in /activityFeed'
+    )
+    path = write(
+        tmp_path, "loose.jsonl",
+        {"scenario": "loose", "store": "primes"},
+        {"send": "counter.incrTapped", "exhaustive": False, "edit": [{"op": "replace", "path": "/count", "value": 1}]},
+    )
+    code, out, _ = run_test(path)
+    assert code == 1 and '"edit" says what the step changes, which needs an exhaustive step' in out
+
+
 def test_a_wrong_patch_expectation_shows_the_operations_that_differ(tmp_path):
     path = write(
         tmp_path, "patch.jsonl",

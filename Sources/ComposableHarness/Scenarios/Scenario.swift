@@ -17,6 +17,8 @@ struct Scenario {
     /// The state the action leaves: the state before with these members set (objects are
     /// merged, anything else replaced).
     case state(JSONValue)
+    /// The state the action leaves: the state before with these operations applied.
+    case edit(StateEdit)
     /// The exact RFC 6902 patch.
     case patch(JSONValue)
   }
@@ -278,12 +280,19 @@ enum ScenarioFile {
       try ScenarioError.expectKeys(
         object,
         Set(
-          [kind, "store", "state", "patch", "t", "exhaustive"]
+          [kind, "store", "state", "edit", "patch", "t", "exhaustive"]
             + (kind == "receive" ? ["match"] : [])), in: kind)
       guard let store = object["store"]?.stringValue ?? defaultStore else {
         throw ScenarioError("\(kind) needs a \"store\" (or one in the scenario's header)")
       }
       var expectations: [Scenario.Expectation] = []
+      if let edit = object["edit"] {
+        guard object["exhaustive"] != false else {
+          throw ScenarioError(
+            "\"edit\" says what the step changes, which needs an exhaustive step: use \"state\"")
+        }
+        expectations.append(.edit(try StateEdit(edit)))
+      }
       if let state = object["state"] { expectations.append(.state(state)) }
       if let patch = object["patch"] {
         guard patch.arrayValue != nil else { throw ScenarioError("\"patch\" must be an array") }

@@ -344,22 +344,30 @@ final class ScenarioRun {
       failure.show(expected: reduced.before, actual: reduced.after)
       throw failure
     }
-    for expectation in expectations {
-      switch expectation {
-      case .patch(let patch) where patch != reduced.patch:
-        var failure = failure("the patch differs")
-        failure.show(expected: patch, actual: reduced.patch)
-        throw failure
-      case .state(let partial):
-        let expected = merge(partial, into: exhaustive ? reduced.before : reduced.after)
-        if expected != reduced.after {
-          var failure = failure("the state differs from the expectation")
-          failure.show(expected: expected, actual: reduced.after)
-          throw failure
-        }
-      case .patch:
-        break
+    // An edit, then members set over it: the state the step expects, if it says.
+    var expected: JSONValue?
+    for case .edit(let edit) in expectations {
+      guard exhaustive else {
+        throw failure("\"edit\" needs an exhaustive step (use \"state\" in this one)")
       }
+      do throws(ScenarioError) {
+        expected = try edit.applied(to: reduced.before)
+      } catch {
+        throw failure("the edit does not apply to the state before the step: \(error.message)")
+      }
+    }
+    for case .state(let partial) in expectations {
+      expected = merge(partial, into: expected ?? (exhaustive ? reduced.before : reduced.after))
+    }
+    if let expected, expected != reduced.after {
+      var failure = failure("the state differs from the expectation")
+      failure.show(expected: expected, actual: reduced.after)
+      throw failure
+    }
+    for case .patch(let patch) in expectations where patch != reduced.patch {
+      var failure = failure("the patch differs")
+      failure.show(expected: patch, actual: reduced.patch)
+      throw failure
     }
   }
 
