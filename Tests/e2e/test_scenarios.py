@@ -527,3 +527,22 @@ def test_an_advance_past_its_wake_up_limit_fails_the_scenario(tmp_path):
         f"{path}:4: advance 3600000 ms: advance stopped after 2 wake-ups, at 6000 ms: a timer that "
         "fires this often needs shorter advances"
     ) in out, out
+
+
+def test_a_peer_left_connecting_must_be_answered(tmp_path):
+    nothing_waits = write(
+        tmp_path, "nothing.jsonl",
+        {"scenario": "nothing waits", "store": "websocket"},
+        {"peer": {"accept": True}},
+    )
+    _, lines = run_json(nothing_waits)
+    assert lines[0]["failure"]["message"] == "no connection is waiting for the peer to accept or refuse it"
+    unanswered = write(
+        tmp_path, "unanswered.jsonl",
+        {"scenario": "unanswered", "store": "websocket"},
+        {"websocket": {"accept": "later"}},
+        {"send": "connectButtonTapped", "state": {"connectivityState": "connecting"}},
+    )
+    _, lines = run_json(unanswered)
+    message = lines[0]["failure"]["message"]
+    assert message.startswith("1 effect(s) still running at the end: ") and "started by connectButtonTapped at" in message

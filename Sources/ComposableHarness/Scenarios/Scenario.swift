@@ -26,6 +26,10 @@ struct Scenario {
   enum PeerStep {
     case message(SocketMessage)
     case close(code: Int, reason: String)
+    /// Opens the connection left connecting by `"accept":"later"`.
+    case accept
+    /// Refuses it with this close frame.
+    case refuse(code: Int, reason: String)
     case receiveFailure(String)
     case expect(sent: [SocketMessage]?, pings: Int?)
   }
@@ -353,16 +357,20 @@ enum ScenarioFile {
   private static func peerStep(_ value: JSONValue) throws(ScenarioError) -> Scenario.PeerStep {
     guard let object = value.objectValue, object.count == 1, let (kind, body) = object.first
     else {
-      throw ScenarioError("\"peer\" has one of message, close, receiveFailure, expect")
+      throw ScenarioError(Self.peerSteps)
     }
     switch kind {
     case "message":
       return .message(try message(body))
     case "close":
-      guard let code = body["code"]?.intValue else {
-        throw ScenarioError("peer close needs a \"code\"")
-      }
-      return .close(code: code, reason: body["reason"]?.stringValue ?? "")
+      let (code, reason) = try ScriptedPeer.closeFrame(body, in: "peer close")
+      return .close(code: code, reason: reason)
+    case "accept":
+      guard body == true else { throw ScenarioError("peer accept is true") }
+      return .accept
+    case "refuse":
+      let (code, reason) = try ScriptedPeer.closeFrame(body, in: "peer refuse")
+      return .refuse(code: code, reason: reason)
     case "receiveFailure":
       guard let text = body.stringValue else {
         throw ScenarioError("peer receiveFailure is the failure's message")
@@ -381,9 +389,12 @@ enum ScenarioFile {
       }
       return .expect(sent: sent, pings: expectation["pings"]?.intValue)
     default:
-      throw ScenarioError("\"peer\" has one of message, close, receiveFailure, expect")
+      throw ScenarioError(Self.peerSteps)
     }
   }
+
+  private static let peerSteps =
+    "\"peer\" has one of message, close, accept, refuse, receiveFailure, expect"
 
   /// `{"text":"hi"}` or `{"binary":"<base64>"}`.
   static func message(_ json: JSONValue) throws(ScenarioError) -> SocketMessage {

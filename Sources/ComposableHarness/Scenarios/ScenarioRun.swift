@@ -245,6 +245,10 @@ final class ScenarioRun {
         try peer.deliver(.failure(message))
       case .close(let code, let reason):
         try peer.close(code: code, reason: reason)
+      case .accept:
+        try peer.answer(accept: true)
+      case .refuse(let code, let reason):
+        try peer.answer(accept: false, code: code, reason: reason)
       case .expect(let sent, let pings):
         let got = peer.takeReceived()
         var expected: JSONObject = [:]

@@ -148,9 +148,18 @@ struct CannedResponse {
 ///
 /// `{"websocket":{"accept":true,"protocol":null,"echo":false,"failSends":false}}` sets how it
 /// answers; steps make it deliver messages, close, or fail a receive, and check what it got.
+/// `"accept":false` refuses each connection (a `didClose`, 1006 unless `"refusal"` gives the
+/// code and reason); `"accept":"later"` leaves it connecting until a `{"peer":{"accept":true}}`
+/// or `{"peer":{"refuse":{"code":…,"reason":…}}}` step.
 @StoreActor
 final class ScriptedPeer {
-  var accepts = true
+  enum Acceptance: Equatable {
+    case accept
+    case refuse(code: Int, reason: String?)
+    case later
+  }
+
+  var acceptance = Acceptance.accept
   var chosenProtocol: String?
   var echoes = false
   var failsSends = false
@@ -159,6 +168,8 @@ final class ScriptedPeer {
   private var events: AsyncStream<SocketEvent>.Continuation?
   private var messages: AsyncStream<ReceiveResult>.Continuation?
   private var messageStream: AsyncStream<ReceiveResult>?
+  /// A connection left connecting (`"accept":"later"`), and the URL it asked for.
+  private var connecting: (events: AsyncStream<SocketEvent>.Continuation, url: String)?
 
   var isOpen: Bool { events != nil }
 
@@ -167,20 +178,73 @@ final class ScriptedPeer {
       throw ScenarioError("\"websocket\" must be an object")
     }
     try ScenarioError.expectKeys(
-      object, ["accept", "protocol", "echo", "failSends"], in: "websocket")
-    accepts = object["accept"]?.boolValue ?? accepts
+      object, ["accept", "refusal", "protocol", "echo", "failSends"], in: "websocket")
+    switch object["accept"] {
+    case nil: break
+    case .bool(true)?: acceptance = .accept
+    case .bool(false)?: acceptance = .refuse(code: 1006, reason: nil)
+    case .string("later")?: acceptance = .later
+    default: throw ScenarioError("\"accept\" is true, false or \"later\"")
+    }
+    if let refusal = object["refusal"] {
+      guard acceptance != .accept, acceptance != .later else {
+        throw ScenarioError("\"refusal\" goes with \"accept\":false")
+      }
+      let (code, reason) = try Self.closeFrame(refusal, in: "refusal")
+      acceptance = .refuse(code: code, reason: reason)
+    }
     chosenProtocol = object["protocol"]?.stringValue
     echoes = object["echo"]?.boolValue ?? echoes
     failsSends = object["failSends"]?.boolValue ?? failsSends
   }
 
+  typealias CloseFrame = (code: Int, reason: String)
+
+  /// `{"code":N,"reason":"…"}` (the reason optional), as a close or a refusal gives it.
+  nonisolated static func closeFrame(_ json: JSONValue, in context: String)
+    throws(ScenarioError) -> CloseFrame
+  {
+    guard let object = json.objectValue, let code = object["code"]?.intValue else {
+      throw ScenarioError("\(context) needs a \"code\"")
+    }
+    try ScenarioError.expectKeys(object, ["code", "reason"], in: context)
+    return (code, object["reason"]?.stringValue ?? "")
+  }
+
   func open(url: String) -> AsyncStream<SocketEvent> {
     let (stream, continuation) = AsyncStream.makeStream(of: SocketEvent.self)
-    guard accepts else {
-      continuation.yield(.didClose(code: 1006, reason: "the scenario's peer refused \(url)"))
+    switch acceptance {
+    case .refuse(let code, let reason):
+      continuation.yield(
+        .didClose(code: code, reason: reason ?? "the scenario's peer refused \(url)"))
       continuation.finish()
-      return stream
+    case .accept:
+      opened(continuation)
+    case .later:
+      connecting = (continuation, url)
+      // Cancelling the connect effect (a disconnect) gives up the attempt.
+      continuation.onTermination = { _ in Task { @StoreActor in self.connecting = nil } }
     }
+    return stream
+  }
+
+  /// Answers the connection left connecting: opens it, or refuses it with a close frame.
+  func answer(accept: Bool, code: Int = 1006, reason: String? = nil) throws(ScenarioError) {
+    guard let (continuation, url) = connecting else {
+      throw ScenarioError("no connection is waiting for the peer to accept or refuse it")
+    }
+    connecting = nil
+    continuation.onTermination = nil
+    if accept {
+      opened(continuation)
+    } else {
+      continuation.yield(
+        .didClose(code: code, reason: reason ?? "the scenario's peer refused \(url)"))
+      continuation.finish()
+    }
+  }
+
+  private func opened(_ continuation: AsyncStream<SocketEvent>.Continuation) {
     let (messageStream, messages) = AsyncStream.makeStream(of: ReceiveResult.self)
     events = continuation
     self.messages = messages
@@ -188,7 +252,6 @@ final class ScriptedPeer {
     // The store cancelling its connect effect ends the stream: the socket is then closed.
     continuation.onTermination = { _ in Task { @StoreActor in self.closed() } }
     continuation.yield(.didOpen(protocol: chosenProtocol))
-    return stream
   }
 
   func receive() -> AsyncStream<ReceiveResult> {
