@@ -546,3 +546,58 @@ def test_a_peer_left_connecting_must_be_answered(tmp_path):
     _, lines = run_json(unanswered)
     message = lines[0]["failure"]["message"]
     assert message.startswith("1 effect(s) still running at the end: ") and "started by connectButtonTapped at" in message
+
+
+def test_what_the_effects_asked_of_the_services_is_checked(tmp_path):
+    path = write(
+        tmp_path, "services.jsonl",
+        {"scenario": "requests and files", "store": "primes", "exhaustive": False},
+        {"send": {"type": "counter.countChanged", "value": 5}},
+        {"send": "primeModal.saveFavoritePrimeTapped"},
+        {"send": "favoritePrimes.saveButtonTapped"},
+        {"expect": {"files": {"favorite-primes.json": [7], "other.json": None}}},
+    )
+    code, out, _ = run_test(path)
+    assert code == 1
+    assert out.splitlines()[1:10] == [
+        f"      {path}:5: expect: the dependencies did not get what was expected (− expected, + actual)",
+        "          {",
+        "            files: {",
+        '              "favorite-primes.json": [',
+        "        −       [0]: 7",
+        "        +       [0]: 5",
+        "              ]",
+        "              … (1 unchanged)",
+        "            }",
+    ]
+    todos = write(
+        tmp_path, "requests.jsonl",
+        {"scenario": "requests", "store": "randomTodo", "seed": 1, "exhaustive": False},
+        {"http": {"path": "/todos/*", "body": {"userId": 1, "id": 2, "title": "t", "completed": False}}},
+        {"send": "clickButton"},
+        {"expect": {"requests": ["GET /todos/1"]}},
+    )
+    _, lines = run_json(todos)
+    assert lines[0]["failure"]["differences"] == [{"path": "/requests/0", "expected": "GET /todos/1", "actual": "GET /todos/57"}]
+    # Checked requests are not listed again.
+    again = write(
+        tmp_path, "again.jsonl",
+        {"scenario": "again", "store": "randomTodo", "seed": 1, "exhaustive": False},
+        {"http": {"path": "/todos/*", "body": {"userId": 1, "id": 2, "title": "t", "completed": False}}},
+        {"send": "clickButton"},
+        {"expect": {"requests": ["GET /todos/57"]}},
+        {"expect": {"requests": []}},
+    )
+    assert run_test(again)[0] == 0
+
+
+@pytest.mark.parametrize("expect, message", [
+    ({"requests": ["/todos/1"]}, '"requests" lists requests as "METHOD /path?query" strings'),
+    ({"files": {"../x": 1}}, '"files": "../x" is not a path inside the data folder'),
+    ({"calls": 1}, "unknown field"),
+])
+def test_a_malformed_expect_step_is_refused_when_read(tmp_path, expect, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"scenario": "bad", "store": "primes"}) + "\n" + json.dumps({"expect": expect}) + "\n")
+    code, out, _ = run_test(path)
+    assert code == 1 and message in out, out

@@ -51,6 +51,10 @@ struct Scenario {
     /// TestStore's `skipInFlightEffects()`: the effects running now (and those they start) no
     /// longer fail the scenario by running at its end.
     case skipInFlightEffects
+    /// What the effects did to the scripted services: the HTTP requests since the last check
+    /// (`"GET /todos/3"`), and files of the data folder (their content as JSON, or as text when
+    /// it is not JSON; null for a file that must not exist).
+    case expect(requests: [String]?, files: JSONObject?)
 
     var name: String {
       switch self {
@@ -64,6 +68,7 @@ struct Scenario {
       case .peer: "peer"
       case .skipReceivedActions: "skipReceivedActions"
       case .skipInFlightEffects: "skipInFlightEffects"
+      case .expect: "expect"
       }
     }
 
@@ -335,6 +340,9 @@ enum ScenarioFile {
     case "websocket":
       try ScenarioError.expectKeys(object, ["websocket"], in: kind)
       return .websocket(value)
+    case "expect":
+      try ScenarioError.expectKeys(object, ["expect"], in: kind)
+      return try expectStep(value)
     case "peer":
       try ScenarioError.expectKeys(object, ["peer"], in: kind)
       return .peer(try peerStep(value))
@@ -391,6 +399,37 @@ enum ScenarioFile {
     default:
       throw ScenarioError(Self.peerSteps)
     }
+  }
+
+  private static func expectStep(_ value: JSONValue) throws(ScenarioError) -> Scenario.Action {
+    guard let object = value.objectValue, !object.isEmpty else {
+      throw ScenarioError(
+        "\"expect\" is {\"requests\":[\"GET /path\"],\"files\":{\"name\":content}}")
+    }
+    try ScenarioError.expectKeys(object, ["requests", "files"], in: "expect")
+    var requests: [String]?
+    if let list = object["requests"] {
+      guard let items = list.arrayValue?.compactMap(\.stringValue),
+        items.count == list.arrayValue?.count,
+        items.allSatisfy({ $0.split(separator: " ").count == 2 && $0.contains(" /") })
+      else {
+        throw ScenarioError("\"requests\" lists requests as \"METHOD /path?query\" strings")
+      }
+      requests = items
+    }
+    var files: JSONObject?
+    if let given = object["files"] {
+      guard let named = given.objectValue else {
+        throw ScenarioError("\"files\" maps file names in the data folder to their content")
+      }
+      for (name, _) in named
+      where name.isEmpty || name.hasPrefix("/") || name.split(separator: "/").contains("..") {
+        throw ScenarioError(
+          "\"files\": \(JSONValue.string(name).jsonString) is not a path inside the data folder")
+      }
+      files = named
+    }
+    return .expect(requests: requests, files: files)
   }
 
   private static let peerSteps =

@@ -1,5 +1,6 @@
 import ComposableRuntime
 import EventLoop
+import Glibc
 import JSON
 import Protocol
 
@@ -81,6 +82,8 @@ final class ScenarioRun {
   private var lastSeq = 0
   /// Whether the step running is checked exhaustively: its own setting, or the scenario's.
   private var exhaustive = true
+  /// The run's data folder, a fresh copy of the scenario's `dataDir`: what `expect` reads files from.
+  private var dataDirectory = ""
   private var currentLine: Int
   private var currentStep = "set-up"
 
@@ -102,6 +105,7 @@ final class ScenarioRun {
         scenario: scenario, failure: failure("cannot create a data folder: \(error.reason)"))
     }
     defer { dataDir.remove() }
+    dataDirectory = dataDir.path
     if let source = scenario.dataDir {
       do {
         try dataDir.copyContents(of: source)
@@ -233,7 +237,40 @@ final class ScenarioRun {
       received.removeAll()
     case .skipInFlightEffects:
       skippedEffectsThrough = lastSeq
+    case .expect(let requests, let files):
+      var expected: JSONObject = [:]
+      var actual: JSONObject = [:]
+      if let requests {
+        expected["requests"] = .array(requests.map(JSONValue.string))
+        actual["requests"] = .array(stores.services.takeRequests().map(JSONValue.string))
+      }
+      if let files {
+        expected["files"] = .object(files)
+        var found: JSONObject = [:]
+        for (name, _) in files {
+          found[name] = try fileContent(name)
+        }
+        actual["files"] = .object(found)
+      }
+      if expected != actual {
+        var failure = failure("the dependencies did not get what was expected")
+        failure.show(expected: .object(expected), actual: .object(actual))
+        throw failure
+      }
     }
+  }
+
+  /// A data file's content as JSON, or as text when it is not JSON; null when it is absent.
+  private func fileContent(_ name: String) throws(StepFailure) -> JSONValue {
+    let bytes: [UInt8]
+    do throws(FileIO.Failure) {
+      bytes = try FileIO.readAll("\(dataDirectory)/\(name)", limit: SavedFile.maximumBytes)
+    } catch  where error.code == ENOENT {
+      return .null
+    } catch {
+      throw failure("cannot read the data file \(name): \(error.reason)")
+    }
+    return (try? JSONParser.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
   }
 
   private func peer(_ step: Scenario.PeerStep, _ peer: ScriptedPeer) throws(StepFailure) {

@@ -13,6 +13,8 @@ final class ScriptedServices {
   private var responses: [CannedResponse] = []
   private var scripted: [String: ScriptedAnswers] = [:]
   private(set) var problems: [String] = []
+  /// The requests made since the last `takeRequests`, as `GET /path?query`.
+  private var requests: [String] = []
 
   /// `scripted`: the names of the dependencies the stores script.
   init(clock: VirtualClock, scripted: Set<String>) {
@@ -46,8 +48,15 @@ final class ScriptedServices {
       sendPing: { _ in try await peer.sendPing() })
   }
 
+  /// The requests made since the last call, in order.
+  func takeRequests() -> [String] {
+    defer { requests = [] }
+    return requests
+  }
+
   private func answer(_ url: String) async throws -> HTTPResponse {
     let target = RequestTarget(url)
+    requests.append("GET \(target.pathAndQuery)")
     guard let index = responses.firstIndex(where: { $0.matches(method: "GET", target) }) else {
       problems.append("unexpected request GET \(target.pathAndQuery): no canned response matches")
       throw HTTPError(
