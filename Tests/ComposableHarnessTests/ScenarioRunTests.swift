@@ -68,6 +68,32 @@ enum TallyStore: StoreDefinition {
   }
 }
 
+/// A store whose state only encodes, as a user's may: it runs, but no scenario can give it an
+/// initial state.
+enum EncodeOnlyStore: StoreDefinition {
+  struct State: Encodable, Equatable, Sendable {
+    var count = 0
+  }
+
+  enum Action: ComposableAction, Equatable {
+    case bump
+  }
+
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      state.count += 1
+      return .none
+    }
+  }
+
+  static let name = "encodeOnly"
+  static let summary = "A number that only encodes."
+  static let actions: [ActionDescriptor] = [.init("bump", sentBy: .host, "Adds one.")]
+  static let initialState = State()
+
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
 struct DiskFull: Error, CustomStringConvertible {
   var description: String { "the disk is full" }
 }
@@ -197,6 +223,33 @@ final class ScenarioRunTests: XCTestCase {
       {"send":"bump","state":{"count":7}}
       """)
     XCTAssertEqual(report.lines.last, "1 passed, 0 failed", report.lines.joined(separator: "\n"))
+  }
+
+  func testAScenarioStartsFromTheInitialStateItGives() throws {
+    let report = try run(
+      """
+      {"scenario":"from 40","store":"tally","initialState":{"count":40}}
+      {"send":"bump","state":{"count":41}}
+      """)
+    XCTAssertEqual(report.lines.last, "1 passed, 0 failed", report.lines.joined(separator: "\n"))
+    let wrong = try run(
+      """
+      {"scenario":"not a count","store":"tally","initialState":{"count":true}}
+      {"send":"bump"}
+      """)
+    XCTAssertTrue(
+      wrong.lines.joined(separator: "\n").contains(
+        #"a.jsonl:1: set-up: "initialState": the tally store's state does not decode: /count: "#
+          + "expected an integer, got true"), wrong.lines.joined(separator: "\n"))
+  }
+
+  func testAStateThatOnlyEncodesCannotBeAnInitialState() {
+    XCTAssertThrowsError(try EncodeOnlyStore.decodeState(["count": 1])) { error in
+      XCTAssertEqual(
+        (error as? StateDecodingError)?.message,
+        "the encodeOnly store's state (State) is not Decodable: conform it to Decodable to start "
+          + "a scenario from a state")
+    }
   }
 
   func testAWrongStateFailsAndSaysWhere() throws {

@@ -601,3 +601,25 @@ def test_a_malformed_expect_step_is_refused_when_read(tmp_path, expect, message)
     path.write_text(json.dumps({"scenario": "bad", "store": "primes"}) + "\n" + json.dumps({"expect": expect}) + "\n")
     code, out, _ = run_test(path)
     assert code == 1 and message in out, out
+
+
+def test_a_scenario_starts_from_the_initial_state_it_gives(tmp_path):
+    path = write(
+        tmp_path, "initial.jsonl",
+        {"scenario": "from six", "store": "primes", "initialState": {"count": 6, "favoritePrimes": [7]}},
+        {"send": "counter.incrTapped", "state": {"count": 7, "isPrime": True, "isFavorite": True}},
+    )
+    assert run_test(path)[0] == 0, run_test(path)[1]
+    wrong = write(
+        tmp_path, "wrong-initial.jsonl",
+        {"scenario": "a page that is text", "store": "votes", "initialState": {"page": "nine"}},
+        {"send": "refresh"},
+    )
+    _, lines = run_json(wrong)
+    assert lines[0]["failure"]["message"] == (
+        '"initialState": the votes store\'s state does not decode: /page: expected an integer, got "nine"'
+    )
+    path = tmp_path / "no-store.jsonl"
+    path.write_text(json.dumps({"scenario": "whose?", "initialState": {"count": 1}}) + "\n")
+    code, out, _ = run_test(path)
+    assert code == 1 and '"initialState" is an object of state members, for the header\'s "store"' in out

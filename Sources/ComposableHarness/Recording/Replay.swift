@@ -80,10 +80,15 @@ public struct Replay: Sendable {
     StoreActor.install(executor: loop.executor)
     defer { try? loop.shutdown() }
     let outcome = StoreActor.assumeIsolated { () -> Result<Void, ReplayExit> in
-      let stores = ScriptedSession(
-        loop: loop, stores: harness.stores, configuration: configuration,
-        seed: recording.header.seed, startTime: recording.header.startTime, replaysTime: true)
-      return Result { () throws(ReplayExit) in
+      Result { () throws(ReplayExit) in
+        let stores: ScriptedSession
+        do throws(StateDecodingError) {
+          stores = try ScriptedSession(
+            loop: loop, stores: harness.stores, configuration: configuration,
+            seed: recording.header.seed, startTime: recording.header.startTime, replaysTime: true)
+        } catch {
+          throw failure(error.message, code: 65)
+        }
         try replay(recording, on: stores, changes: changes)
       }
     }

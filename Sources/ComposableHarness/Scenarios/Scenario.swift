@@ -123,6 +123,9 @@ struct Scenario {
   var arguments: [String] = []
   /// A data folder to start from; a fresh empty one otherwise.
   var dataDir: String?
+  /// Members set over the header's store's initial state before the first step, as TestStore's
+  /// `initialState:`.
+  var initialState: (store: String, members: JSONValue)?
   var steps: [Step] = []
 }
 
@@ -227,6 +230,7 @@ enum ScenarioFile {
       object,
       [
         "scenario", "exhaustive", "effects", "seed", "startTime", "arguments", "dataDir", "store",
+        "initialState",
       ],
       in: "scenario")
     guard let name = object["scenario"]?.stringValue else {
@@ -262,6 +266,13 @@ enum ScenarioFile {
         throw ScenarioError("\"arguments\" must be an array of strings")
       }
       scenario.arguments = value
+    }
+    if let members = object["initialState"] {
+      guard let store = object["store"]?.stringValue, members.objectValue != nil else {
+        throw ScenarioError(
+          "\"initialState\" is an object of state members, for the header's \"store\"")
+      }
+      scenario.initialState = (store, members)
     }
     if let dataDir = object["dataDir"] {
       guard let value = dataDir.stringValue else {

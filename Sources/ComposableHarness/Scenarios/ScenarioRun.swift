@@ -123,9 +123,26 @@ final class ScenarioRun {
     }
     // Traced so that an effect still running at the end is named with what started it.
     configuration.traces.insert(.effects)
-    let stores = ScriptedSession(
-      loop: loop, stores: harness.stores, configuration: configuration, seed: scenario.seed,
-      startTime: scenario.startTime, replaysTime: scenario.effects == .recorded)
+    var initialStates: [String: JSONValue] = [:]
+    if let (store, members) = scenario.initialState {
+      guard let definition = harness.stores.definitions.first(where: { $0.name == store }),
+        let initial = definition.initialStateJSON
+      else {
+        return ScenarioOutcome(
+          scenario: scenario, failure: failure("\"initialState\": no store named \"\(store)\""))
+      }
+      initialStates[store] = merge(members, into: initial)
+    }
+    let stores: ScriptedSession
+    do throws(StateDecodingError) {
+      stores = try ScriptedSession(
+        loop: loop, stores: harness.stores, configuration: configuration, seed: scenario.seed,
+        startTime: scenario.startTime, replaysTime: scenario.effects == .recorded,
+        initialStates: initialStates)
+    } catch {
+      return ScenarioOutcome(
+        scenario: scenario, failure: failure("\"initialState\": \(error.message)"))
+    }
     let timeControl: VirtualTimeControl
     do {
       timeControl = try VirtualTimeControl(

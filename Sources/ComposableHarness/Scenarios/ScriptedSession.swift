@@ -1,5 +1,6 @@
 import ComposableRuntime
 import EventLoop
+import JSON
 import Protocol
 
 /// The stores on scripted services and a virtual clock: what `test` runs scenarios against and
@@ -14,11 +15,12 @@ final class ScriptedSession {
   let time: ActionTime
 
   /// Reducers' time starts at `startTime`; it follows the virtual clock, or, when `replaysTime`,
-  /// is set before each action from a log's `t`.
+  /// is set before each action from a log's `t`. A store named in `initialStates` starts in
+  /// that state (its whole JSON).
   init(
     loop: EventLoop, stores: StoreCatalog, configuration: RunConfiguration, seed: UInt64,
-    startTime: Int, replaysTime: Bool
-  ) {
+    startTime: Int, replaysTime: Bool, initialStates: [String: JSONValue] = [:]
+  ) throws(StateDecodingError) {
     let time: ActionTime =
       replaysTime ? .replayed(start: startTime) : .virtual(clock, start: startTime)
     self.time = time
@@ -35,14 +37,15 @@ final class ScriptedSession {
       log: Logger(label: "composable-actor") { _ in SwiftLogNoOpLogHandler() },
       scripted: { name in services.answers(name) })
     session = Session(
-      stores: stores.factories(
+      stores: try stores.factories(
         options: configuration.storeOptions, services: storeServices,
         // Like TCA's TestStore, a scenario may send any action, effect-only ones included.
         output: StoreOutput(
           lines: output, sequence: sequence, mode: configuration.emit,
           acceptsEffectActions: true,
           effectTraceTime: configuration.traces.contains(.effects)
-            ? { time.now() - time.start } : nil)),
+            ? { time.now() - time.start } : nil),
+        initialStates: initialStates),
       output: output, sequence: sequence)
   }
 }

@@ -94,6 +94,26 @@ public struct StoreCatalog: Sendable {
       definition.factory(options: options, services: services, output: output)
     }
   }
+
+  /// The same, with the stores named in `initialStates` starting in that state (JSON, decoded
+  /// now) instead of their definition's: a scenario's `initialState`.
+  @StoreActor
+  public func factories(
+    options: StoreOptionValues, services: Services, output: StoreOutput,
+    initialStates: [String: JSONValue]
+  ) throws(StateDecodingError) -> [StoreFactory] {
+    var factories: [StoreFactory] = []
+    for (definition, options) in zip(definitions, options.values) {
+      if let state = initialStates[definition.name] {
+        factories.append(
+          try definition.factory(
+            options: options, services: services, output: output, initialState: state))
+      } else {
+        factories.append(definition.factory(options: options, services: services, output: output))
+      }
+    }
+    return factories
+  }
 }
 
 /// Every store's options, parsed: in the catalog's order.
@@ -152,9 +172,24 @@ extension StoreDefinition {
   fileprivate static func factory(
     options: any StoreOptions, services: Services, output: StoreOutput
   ) -> StoreFactory {
+    factory(options, services, output, state: initialState)
+  }
+
+  @StoreActor
+  fileprivate static func factory(
+    options: any StoreOptions, services: Services, output: StoreOutput, initialState: JSONValue
+  ) throws(StateDecodingError) -> StoreFactory {
+    factory(options, services, output, state: try decodeState(initialState))
+  }
+
+  @StoreActor
+  private static func factory(
+    _ options: any StoreOptions, _ services: Services, _ output: StoreOutput,
+    state: Feature.State
+  ) -> StoreFactory {
     let options = options as? Options ?? Options()
     return StoreFactory(name: name, describe: { descriptor }) {
-      _makeHostedStore(options: options, services: services, output: output)
+      _makeHostedStore(options: options, services: services, output: output, initialState: state)
     }
   }
 }

@@ -55,8 +55,9 @@ public protocol StoreDefinition: Sendable {
   /// the store's types where its conformance is compiled, so every action runs code made for
   /// them.
   @StoreActor
-  static func _makeHostedStore(options: Options, services: Services, output: StoreOutput)
-    -> any HostedStore
+  static func _makeHostedStore(
+    options: Options, services: Services, output: StoreOutput, initialState: Feature.State
+  ) -> any HostedStore
 }
 
 extension StoreDefinition {
@@ -70,18 +71,55 @@ extension StoreDefinition {
     try? JSONValueEncoder().encode(initialState)
   }
 
-  @StoreActor
-  public static func _makeHostedStore(options: Options, services: Services, output: StoreOutput)
-    -> any HostedStore
-  {
-    StoreHost(store: makeStore(options, services), descriptor: hostDescriptor, output: output)
+  /// `json` as the store's state, for a scenario that starts from a state of its own (as a
+  /// TestStore test passes `initialState:`). The state type must be `Decodable`; its decoding
+  /// is the inverse of its encoding.
+  ///
+  /// ```swift
+  /// let state = try CounterStore.decodeState(["count": 5])
+  /// ```
+  public static func decodeState(_ json: JSONValue) throws(StateDecodingError) -> Feature.State {
+    guard let decodable = Feature.State.self as? any Decodable.Type else {
+      throw StateDecodingError(
+        "the \(name) store's state (\(Feature.State.self)) is not Decodable: conform it to "
+          + "Decodable to start a scenario from a state")
+    }
+    do {
+      guard let state = try JSONValueDecoder().decode(decodable, from: json) as? Feature.State
+      else { throw StateDecodingError("the decoded state is not a \(Feature.State.self)") }
+      return state
+    } catch let error as StateDecodingError {
+      throw error
+    } catch let error as DecodingError {
+      throw StateDecodingError("the \(name) store's state does not decode: \(error.contextMessage)")
+    } catch {
+      throw StateDecodingError("the \(name) store's state does not decode: \(error)")
+    }
   }
 
   @StoreActor
-  static func makeStore(_ options: Options, _ services: Services) -> Store<
-    Feature.State, Feature.Action
-  > {
+  public static func _makeHostedStore(
+    options: Options, services: Services, output: StoreOutput, initialState: Feature.State
+  ) -> any HostedStore {
+    StoreHost(
+      store: makeStore(options, services, initialState), descriptor: hostDescriptor,
+      output: output)
+  }
+
+  @StoreActor
+  static func makeStore(_ options: Options, _ services: Services, _ initialState: Feature.State)
+    -> Store<Feature.State, Feature.Action>
+  {
     Store(initialState: initialState, reducer: reducer(options: options, services: services))
+  }
+}
+
+/// Why a JSON value could not become a store's state.
+public struct StateDecodingError: Error, Sendable {
+  public let message: String
+
+  init(_ message: String) {
+    self.message = message
   }
 }
 
@@ -90,10 +128,12 @@ extension StoreDefinition {
 // gets the host that patches field by field.
 extension StoreDefinition where Feature.State: FieldwiseEncodable {
   @StoreActor
-  public static func _makeHostedStore(options: Options, services: Services, output: StoreOutput)
-    -> any HostedStore
-  {
-    StoreHost(store: makeStore(options, services), descriptor: hostDescriptor, output: output)
+  public static func _makeHostedStore(
+    options: Options, services: Services, output: StoreOutput, initialState: Feature.State
+  ) -> any HostedStore {
+    StoreHost(
+      store: makeStore(options, services, initialState), descriptor: hostDescriptor,
+      output: output)
   }
 }
 
