@@ -21,6 +21,9 @@ from run import run_cases  # noqa: E402
 # is found at the frame's end, not at the bad byte (across frames it is found at once, 6.4.1-2).
 NON_STRICT_ALLOWED = {
     **dict.fromkeys(["3.2", "4.1.3", "4.1.4", "4.2.3", "4.2.4", "5.15"], "the echo loses to the failure"),
+    # The same a byte a millisecond: whether the echo is back before the bad frame is whole
+    # depends on the machine's load (OK when idle, non-strict under the parallel suite).
+    **dict.fromkeys(["3.4", "4.1.5", "4.2.5"], "the echo races the failure"),
     **dict.fromkeys(["6.4.3", "6.4.4"], "UTF-8 is checked per frame payload lws delivers"),
 }
 
