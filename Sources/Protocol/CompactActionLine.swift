@@ -12,7 +12,7 @@ import JSON
 /// ```
 ///
 /// Members `store`, `action` and an optional `id` in any order, JSON whitespace anywhere,
-/// strings of ASCII without escapes or control characters, an integer `id` of up to 15 digits. Anything
+/// strings of ASCII without escapes or control characters, an integer `id` (kept as written). Anything
 /// else gives nil, and the line goes through the general parser instead; for the lines it
 /// accepts, ``message`` is exactly the one the general path makes (a property test and the
 /// fuzz target check both).
@@ -26,7 +26,7 @@ public struct CompactActionLine {
   public let type: UnsafeRawBufferPointer
   /// The action was `{"type":…}` rather than the bare type string.
   public let isTypeObject: Bool
-  public let id: JSONValue?
+  public let id: MessageID?
 
   public init?(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
     var reader = CompactReader(bytes: bytes)
@@ -36,7 +36,7 @@ public struct CompactActionLine {
 
   fileprivate init(
     store: UnsafeRawBufferPointer, type: UnsafeRawBufferPointer, isTypeObject: Bool,
-    id: JSONValue?
+    id: MessageID?
   ) {
     self.store = store
     self.type = type
@@ -65,7 +65,7 @@ private struct CompactReader {
     guard maxDepth >= 1, take(UInt8(ascii: "{")) else { return nil }
     var store: UnsafeRawBufferPointer?
     var action: (type: UnsafeRawBufferPointer, isTypeObject: Bool)?
-    var id: JSONValue?
+    var id: MessageID?
     repeat {
       guard let key = plainBytes(), take(UInt8(ascii: ":")) else { return nil }
       switch Key(key) {
@@ -76,7 +76,10 @@ private struct CompactReader {
         action = actionType(maxDepth: maxDepth)
         guard action != nil else { return nil }
       case .id? where id == nil:
-        id = plainBytes().map { .string(String(decoding: $0, as: UTF8.self)) } ?? integer()
+        // Both forms are JSON text as they stand: a string of plain ASCII, or an integer.
+        id =
+          plainBytes().map { MessageID(text: [UInt8(ascii: "\"")] + $0 + [UInt8(ascii: "\"")]) }
+          ?? integer().map { MessageID(text: Array($0)) }
         guard id != nil else { return nil }
       default:
         // Another member, or a repeated one: the general path decides what that means.
@@ -113,35 +116,29 @@ private struct CompactReader {
     return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
   }
 
-  /// `0` or a nonzero integer of at most 15 digits, which every JSON reader holds exactly.
-  private mutating func integer() -> JSONValue? {
+  /// The token of an integer, `0` or digits without a leading zero, optionally negative but not
+  /// `-0`: kept as written, it is the id's text.
+  private mutating func integer() -> UnsafeRawBufferPointer? {
     skipWhitespace()
     var cursor = position
     let negative = cursor < bytes.count && bytes[cursor] == UInt8(ascii: "-")
     if negative { cursor += 1 }
     let digitsStart = cursor
-    var value = 0
-    while cursor < bytes.count, let digit = Self.digit(bytes[cursor]) {
-      // Past 15 digits the general parser decides; stopping here also keeps `value` in range.
-      guard cursor - digitsStart < 15 else { return nil }
-      value = value * 10 + digit
+    while cursor < bytes.count, bytes[cursor] >= UInt8(ascii: "0"),
+      bytes[cursor] <= UInt8(ascii: "9")
+    {
       cursor += 1
     }
     guard cursor > digitsStart else { return nil }
-    let digitCount = cursor - digitsStart
     // A leading zero, `-0`, or a fraction or exponent next: not this reader's business.
-    if bytes[digitsStart] == UInt8(ascii: "0"), digitCount > 1 || negative { return nil }
+    if bytes[digitsStart] == UInt8(ascii: "0"), cursor - digitsStart > 1 || negative { return nil }
     if cursor < bytes.count,
       bytes[cursor] == UInt8(ascii: ".") || bytes[cursor] | 0x20 == UInt8(ascii: "e")
     {
       return nil
     }
-    position = cursor
-    return .int(negative ? -value : value)
-  }
-
-  private static func digit(_ byte: UInt8) -> Int? {
-    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte - UInt8(ascii: "0")) : nil
+    defer { position = cursor }
+    return UnsafeRawBufferPointer(rebasing: bytes[position..<cursor])
   }
 
   /// Skips whitespace, then consumes `byte` if it is next.

@@ -6,12 +6,12 @@ import JSON
 public protocol HostedStore: AnyObject {
   var descriptor: StoreDescriptor { get }
   /// Decodes a wire action and reduces it; a refused action changes nothing.
-  func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError)
+  func send(_ action: JSONValue, id: MessageID?) throws(ProtocolError)
   /// Reduces the payload-free action of this type (UTF-8 bytes) if one was sent before, and
   /// returns true; returns false, having done nothing, for a type not seen yet.
-  func sendKnownAction(type: UnsafeRawBufferPointer, id: JSONValue?) -> Bool
+  func sendKnownAction(type: UnsafeRawBufferPointer, id: MessageID?) -> Bool
   /// Decodes a wire action and reduces it as sent by `source`, without running its effect.
-  func replay(_ action: JSONValue, source: ActionSource, id: JSONValue?) throws(ProtocolError)
+  func replay(_ action: JSONValue, source: ActionSource, id: MessageID?) throws(ProtocolError)
   /// The state as JSON, after writing any pending `state` line so the two stay in order.
   func snapshot() -> JSONValue
   var effectsInFlight: Int { get }

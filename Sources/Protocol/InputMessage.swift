@@ -8,25 +8,17 @@ import JSON
 /// {"cmd":"snapshot","store":"primes"}
 /// ```
 public enum InputMessage: Sendable, Equatable {
-  case action(store: String, action: JSONValue, id: JSONValue?)
-  case command(name: String, arguments: JSONObject, id: JSONValue?)
+  case action(store: String, action: JSONValue, id: MessageID?)
+  case command(name: String, arguments: JSONObject, id: MessageID?)
 
-  /// Reads the envelope. On failure the error carries the `id` when it could be read, so the
-  /// error line can still be matched to its request.
-  public init(_ value: JSONValue) throws(InputError) {
+  /// Reads the envelope of `value`, parsed from `line`. On failure the error carries the `id`
+  /// when it could be read, so the error line can still be matched to its request.
+  public init(_ value: JSONValue, line: UnsafeRawBufferPointer) throws(InputError) {
     guard case .object(let object) = value else {
       throw InputError(
         id: nil, ProtocolError(.invalidMessage, "a message must be a JSON object"))
     }
-    let id = object["id"]
-    if let id {
-      switch id {
-      case .string, .int, .number: break
-      default:
-        throw InputError(
-          id: nil, ProtocolError(.invalidMessage, "\"id\" must be a string or a number"))
-      }
-    }
+    let id = try Self.id(object["id"], in: line)
     func fail(_ code: ErrorCode, _ message: String) -> InputError {
       InputError(id: id, ProtocolError(code, message))
     }
@@ -55,14 +47,24 @@ public enum InputMessage: Sendable, Equatable {
     }
     self = .action(store: store, action: action, id: id)
   }
-}
 
+  private static func id(_ value: JSONValue?, in line: UnsafeRawBufferPointer)
+    throws(InputError) -> MessageID?
+  {
+    guard let value else { return nil }
+    guard let id = MessageID(value, in: line) else {
+      throw InputError(
+        id: nil, ProtocolError(.invalidMessage, "\"id\" must be a string or a number"))
+    }
+    return id
+  }
+}
 /// Why an input line was refused, with its `id` if it had a readable one.
 public struct InputError: Error, Sendable {
-  public let id: JSONValue?
+  public let id: MessageID?
   public let error: ProtocolError
 
-  public init(id: JSONValue?, _ error: ProtocolError) {
+  public init(id: MessageID?, _ error: ProtocolError) {
     self.id = id
     self.error = error
   }

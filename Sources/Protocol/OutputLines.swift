@@ -59,7 +59,7 @@ public final class OutputLines {
   /// store's ``actionLinePrefix(store:)``.
   /// `effect`: the effect that sent an effect's action, written when effects are traced.
   func beginActionLine(
-    prefix: [UInt8], seq: Int, id: JSONValue?, source: ActionSource, action: JSONValue,
+    prefix: [UInt8], seq: Int, id: MessageID?, source: ActionSource, action: JSONValue,
     effect: UInt64? = nil
   ) {
     beginActionLine(prefix: prefix, seq: seq, id: id)
@@ -67,12 +67,12 @@ public final class OutputLines {
   }
 
   /// The same, with the rest made by ``hostActionText(_:)``.
-  func beginActionLine(prefix: [UInt8], seq: Int, id: JSONValue?, hostActionText: [UInt8]) {
+  func beginActionLine(prefix: [UInt8], seq: Int, id: MessageID?, hostActionText: [UInt8]) {
     beginActionLine(prefix: prefix, seq: seq, id: id)
     bytes.append(contentsOf: hostActionText)
   }
 
-  private func beginActionLine(prefix: [UInt8], seq: Int, id: JSONValue?) {
+  private func beginActionLine(prefix: [UInt8], seq: Int, id: MessageID?) {
     if didWriteActionLine != nil { actionLineStart = bytes.count }
     bytes.append(contentsOf: prefix)
     JSONWriter.writeInt(seq, into: &bytes)
@@ -95,7 +95,7 @@ public final class OutputLines {
     append(#","patch":"#, to: &bytes)
   }
 
-  func beginStateLine(store: String, seq: Int, actions: Int, ids: [JSONValue]) {
+  func beginStateLine(store: String, seq: Int, actions: Int, ids: [MessageID]) {
     raw(#"{"type":"state","store":"#)
     JSONWriter.writeString(store, into: &bytes)
     raw(#","seq":"#)
@@ -103,8 +103,12 @@ public final class OutputLines {
     raw(#","actions":"#)
     JSONWriter.writeInt(actions, into: &bytes)
     if !ids.isEmpty {
-      raw(#","ids":"#)
-      JSONValue.array(ids).write(into: &bytes)
+      raw(#","ids":["#)
+      for (index, id) in ids.enumerated() {
+        if index > 0 { raw(",") }
+        bytes.append(contentsOf: id.text)
+      }
+      raw("]")
     }
     raw(#","patch":"#)
   }
@@ -119,7 +123,7 @@ public final class OutputLines {
     }
   }
 
-  public func snapshot(store: String, seq: Int, id: JSONValue?, state: JSONValue) {
+  public func snapshot(store: String, seq: Int, id: MessageID?, state: JSONValue) {
     raw(#"{"type":"snapshot","store":"#)
     JSONWriter.writeString(store, into: &bytes)
     raw(#","seq":"#)
@@ -130,7 +134,7 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  public func describe(id: JSONValue?, stores: [JSONValue]) {
+  public func describe(id: MessageID?, stores: [JSONValue]) {
     raw(#"{"type":"describe","protocol":1"#)
     optionalID(id)
     raw(#","stores":"#)
@@ -139,7 +143,7 @@ public final class OutputLines {
   }
 
   /// Ends an `advance`: `now` is the virtual time since start, in milliseconds.
-  public func advanced(ms: Int, now: Int, id: JSONValue?) {
+  public func advanced(ms: Int, now: Int, id: MessageID?) {
     raw(#"{"type":"advanced","ms":"#)
     JSONWriter.writeInt(ms, into: &bytes)
     raw(#","now":"#)
@@ -148,14 +152,14 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  public func settled(id: JSONValue?) {
+  public func settled(id: MessageID?) {
     raw(#"{"type":"settled""#)
     optionalID(id)
     raw("}\n")
   }
 
   /// `line` is the input line number, or nil for errors no input line caused.
-  public func error(_ error: ProtocolError, line: Int?, id: JSONValue?) {
+  public func error(_ error: ProtocolError, line: Int?, id: MessageID?) {
     raw(#"{"type":"error","code":"#)
     JSONWriter.writeString(error.code.rawValue, into: &bytes)
     if let line {
@@ -182,7 +186,7 @@ public final class OutputLines {
 
   /// `{"type":"error","code":"effect_failed","store":…,"action":…,"id":…,"message":…}`: an
   /// effect of `action` failed with an error nothing caught.
-  public func effectFailed(store: String, action: JSONValue, id: JSONValue?, message: String) {
+  public func effectFailed(store: String, action: JSONValue, id: MessageID?, message: String) {
     raw(#"{"type":"error","code":"effect_failed","store":"#)
     JSONWriter.writeString(store, into: &bytes)
     raw(#","action":"#)
@@ -256,10 +260,10 @@ public final class OutputLines {
     raw("}")
   }
 
-  private func optionalID(_ id: JSONValue?) {
+  private func optionalID(_ id: MessageID?) {
     guard let id else { return }
     raw(#","id":"#)
-    id.write(into: &bytes)
+    bytes.append(contentsOf: id.text)
   }
 
   private func raw(_ text: StaticString) {

@@ -131,7 +131,7 @@ public final class Session {
     }
     let message: InputMessage
     do {
-      message = try InputMessage(value)
+      message = try InputMessage(value, line: bytes)
     } catch {
       output.error(error.error, line: lineNumber, id: error.id)
       return
@@ -160,7 +160,7 @@ public final class Session {
       line: lineNumber, id: nil)
   }
 
-  private func dispatch(_ action: JSONValue, to name: String, id: JSONValue?, lineNumber: Int)
+  private func dispatch(_ action: JSONValue, to name: String, id: MessageID?, lineNumber: Int)
     throws(InputError)
   {
     guard let store = store(named: name) else {
@@ -177,7 +177,7 @@ public final class Session {
     }
   }
 
-  private func run(command: String, arguments: JSONObject, id: JSONValue?) throws(InputError) {
+  private func run(command: String, arguments: JSONObject, id: MessageID?) throws(InputError) {
     func fail(_ message: String) -> InputError {
       InputError(id: id, ProtocolError(.invalidCommand, message))
     }
@@ -246,7 +246,7 @@ public final class Session {
   /// A century: more than any test needs, and far from overflowing a `Duration`.
   static let maxAdvance = 100 * 366 * 86_400_000
 
-  private func virtualTime(_ command: String, id: JSONValue?) throws(InputError) -> any TimeControl
+  private func virtualTime(_ command: String, id: MessageID?) throws(InputError) -> any TimeControl
   {
     guard let timeControl else {
       throw InputError(

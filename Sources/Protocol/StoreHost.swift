@@ -34,8 +34,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// where the store's types are known runs code specialized for them, down through the store
   /// and its reducer. They take the host as an argument rather than capture it: a captured
   /// unowned reference costs two atomic operations on every call.
-  private let sendFromHost: (StoreHost, JSONValue, JSONValue?) throws(ProtocolError) -> Void
-  private let sendKnownFromHost: (StoreHost, UnsafeRawBufferPointer, JSONValue?) -> Bool
+  private let sendFromHost: (StoreHost, JSONValue, MessageID?) throws(ProtocolError) -> Void
+  private let sendKnownFromHost: (StoreHost, UnsafeRawBufferPointer, MessageID?) -> Bool
 
   /// Called where `State` is concrete, so that a fieldwise state gets the other initializer.
   public convenience init(
@@ -110,15 +110,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     store.cancelAllEffects(because: reason)
   }
 
-  public func send(_ action: JSONValue, id: JSONValue?) throws(ProtocolError) {
+  public func send(_ action: JSONValue, id: MessageID?) throws(ProtocolError) {
     try sendFromHost(self, action, id)
   }
 
-  public func sendKnownAction(type: UnsafeRawBufferPointer, id: JSONValue?) -> Bool {
+  public func sendKnownAction(type: UnsafeRawBufferPointer, id: MessageID?) -> Bool {
     sendKnownFromHost(self, type, id)
   }
 
-  public func replay(_ action: JSONValue, source: ActionSource, id: JSONValue?)
+  public func replay(_ action: JSONValue, source: ActionSource, id: MessageID?)
     throws(ProtocolError)
   {
     let (decoded, known) = try decode(action)
@@ -143,7 +143,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private func didReduce(_ reduced: ReducedAction<Action>, state: State) -> Int {
     let seq = sequence.next()
     // Most actions carry no id; skip the dynamic cast for them.
-    let id = reduced.cause.flatMap { $0 as? JSONValue }
+    let id = reduced.cause.flatMap { $0 as? MessageID }
     switch mode {
     case .actions:
       if reduced.source == .host, let known = sendingKnownAction {
@@ -172,7 +172,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     let type = action["type"]?.stringValue ?? action.stringValue ?? "an action"
     endTick()
     output.effectFailed(
-      store: descriptor.name, action: action, id: origin.cause.flatMap { $0 as? JSONValue },
+      store: descriptor.name, action: action, id: origin.cause.flatMap { $0 as? MessageID },
       message: "\(descriptor.name): an effect of \(type) failed: \(error)")
   }
 
@@ -260,12 +260,12 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     var actions = 0
     var lastSeq = 0
     /// The ids of the tick's actions, each once, in order of first appearance.
-    private(set) var ids: [JSONValue] = []
+    private(set) var ids: [MessageID] = []
     /// The same ids, to find a repeated one in constant time: a loop iteration can reduce
     /// thousands of actions, and scanning `ids` for each made a tick quadratic.
-    private var seenIDs: Set<JSONValue> = []
+    private var seenIDs: Set<MessageID> = []
 
-    mutating func record(_ id: JSONValue) {
+    mutating func record(_ id: MessageID) {
       if seenIDs.insert(id).inserted { ids.append(id) }
     }
   }

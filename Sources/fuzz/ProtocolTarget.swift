@@ -72,7 +72,7 @@ final class FuzzHarness: @unchecked Sendable {
   private func checkCompactReading(_ line: UnsafeRawBufferPointer) {
     for maxDepth in [1, 2, JSONParser.defaultMaxDepth] {
       guard let compact = CompactActionLine(line, maxDepth: maxDepth)?.message else { continue }
-      let general = try? InputMessage(JSONParser.parse(line, maxDepth: maxDepth))
+      let general = try? InputMessage(JSONParser.parse(line, maxDepth: maxDepth), line: line)
       guard let general, general == compact, "\(general)" == "\(compact)" else {
         fatalError(
           "the compact reader read \(compact) from \(String(decoding: line, as: UTF8.self)), "

@@ -52,6 +52,45 @@ def test_ids_are_echoed_on_the_lines_an_input_causes_including_effect_lines(proc
     assert "id" not in actor.read()
 
 
+# Ids a JSON reader would give back differently: too large for an integer, an exponent,
+# trailing zeros, a negative zero.
+VERBATIM_IDS = ["18446744073709551617", "-9223372036854775809", "1E2", "1e-7", "7.50", "-0"]
+
+
+def test_numeric_ids_come_back_exactly_as_written(process, tmp_path):
+    recording = tmp_path / "ids.jsonl"
+    actor = process("--record", str(recording))
+    for id in VERBATIM_IDS:
+        # Through the compact reader, with a payload (the general parser), a command, an error.
+        actor.send_raw(b'{"store":"primes","action":"counter.incrTapped","id":%s}\n' % id.encode())
+        assert b',"id":%s,' % id.encode() in actor.read_bytes()
+        actor.send_raw(b'{"store":"primes","action":{"type":"counter.countChanged","value":3},"id":%s}\n' % id.encode())
+        assert b',"id":%s,' % id.encode() in actor.read_bytes()
+        actor.send_raw(b'{"cmd":"snapshot","store":"primes","id":%s}\n' % id.encode())
+        assert b',"id":%s,' % id.encode() in actor.read_bytes()
+        actor.send_raw(b'{"store":"nowhere","action":"x","id":%s}\n' % id.encode())
+        error = actor.read_bytes()
+        assert b'"code":"unknown_store"' in error and b',"id":%s,' % id.encode() in error
+    actor.close_stdin()
+    actor.process.wait(10)
+    # A recording keeps them, and its replay echoes them the same way.
+    replayed = subprocess.run(
+        [str(BINARY), "replay", str(recording), "--emit"], capture_output=True, timeout=30, check=True
+    ).stdout
+    for id in VERBATIM_IDS:
+        assert replayed.count(b',"id":%s,' % id.encode()) == 2, id
+
+
+def test_ticks_list_the_ids_as_written(process):
+    actor = process("--emit", "ticks")
+    actor.send_raw(b'{"store":"primes","action":"counter.incrTapped","id":1E2}\n'
+                   b'{"store":"primes","action":"counter.incrTapped","id":"two"}\n')
+    line = b""
+    while b'"type":"state"' not in line:
+        line = actor.read_bytes()
+    assert b'"ids":[1E2,"two"]' in line
+
+
 def test_patches_replay_to_every_snapshot(process):
     actor = process()
     state = actor.snapshot()["state"]

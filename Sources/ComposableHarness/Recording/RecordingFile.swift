@@ -13,7 +13,7 @@ struct RecordedAction {
   let seq: Int
   let store: String
   let source: String
-  let id: JSONValue?
+  let id: MessageID?
   let action: JSONValue
   /// With `--trace effects`: the number of the effect that sent it.
   let effectNumber: Int?
@@ -21,7 +21,8 @@ struct RecordedAction {
   /// Milliseconds since the header's `startTime`.
   let elapsed: Int
 
-  init(_ json: JSONValue, line: Int) throws(RecordingError) {
+  /// `json` parsed from `text`, line `line` of the file.
+  init(_ json: JSONValue, text: ArraySlice<UInt8>, line: Int) throws(RecordingError) {
     guard case .object(let object) = json, object["type"] == "action" else {
       throw RecordingError(line: line, "expected an action or effect line")
     }
@@ -36,7 +37,7 @@ struct RecordedAction {
     self.seq = seq
     self.store = store
     self.source = source
-    self.id = object["id"]
+    self.id = object["id"].flatMap { id in text.withUnsafeBytes { MessageID(id, in: $0) } }
     self.action = action
     self.effectNumber = object["effect"]?.intValue
     self.patch = object["patch"]!
@@ -138,7 +139,7 @@ struct RecordingFile {
       } else if json["type"] == "effect" {
         effects.append(try RecordedEffect(json, line: lineNumber))
       } else {
-        actions.append(try RecordedAction(json, line: lineNumber))
+        actions.append(try RecordedAction(json, text: line, line: lineNumber))
       }
       if keepingLines { lines.append(line) }
     }

@@ -207,7 +207,7 @@ struct TextTimeline {
     var label =
       (action.source == "effect" ? "◆ " : "● ")
       + (action.action["type"]?.stringValue ?? "?")
-    if let id = action.id { label += "  id " + id.jsonString }
+    if let id = action.id { label += "  id \(id)" }
     if let effect = action.effectNumber { label += "  (effect \(effect))" }
     return label
   }
