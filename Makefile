@@ -31,8 +31,8 @@ test-deps:
 
 ## Every test: Swift unit tests, a bounded fuzz run, end-to-end tests through the release binary,
 ## the Python and Node clients' tests (each suite in its own run: they have their own settings),
-## the package outside the framework that hosts a store of its own, and the WebSocket client's
-## tests under AddressSanitizer.
+## the package outside the framework that hosts a store of its own, and AddressSanitizer over
+## the WebSocket client's unit tests and the whole end-to-end suite (scripts/asan.sh).
 test: test-deps build unit fuzz e2e clients example asan
 
 ## The test bundle runs directly because `swift test` would start it in a process group of its
@@ -54,8 +54,9 @@ clients:
 example:
 	TEST_STEP_SECONDS=$(TEST_STEP_SECONDS) Examples/custom-store/run-checks.sh
 
+## The end-to-end suite takes several times longer through the sanitized debug binary.
 asan:
-	DEADLINE="$(DEADLINE)" scripts/asan-websocket.sh
+	DEADLINE="$(DEADLINE)" E2E_DEADLINE="stdbuf -oL -eL timeout --kill-after=10 $$(( 3 * $(TEST_STEP_SECONDS) ))" scripts/asan.sh
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)

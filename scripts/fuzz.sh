@@ -16,16 +16,7 @@ swift build -c release --scratch-path .build-fuzz --product fuzz \
   -Xswiftc -use-ld=lld
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# LeakSanitizer finds a pointer only where it is stored as a plain address, and Swift keeps an
-# indirect enum case's tag in its box pointer's spare bits (swiftlang/swift#77062), so a boxed
-# Effect held in such a case looks unreachable (llvm/llvm-project#56751). The one pattern below
-# is an Effect's box, made by its constructors (`run`, `throttle`, …): 1.2 million throttled and
-# running votes actions through this harness built without sanitizers left its RSS flat at
-# 22 MB.
-cat >"$work/lsan-suppressions" <<'SUPPRESSIONS'
-leak:14ComposableCore6EffectV
-SUPPRESSIONS
-export LSAN_OPTIONS="suppressions=$work/lsan-suppressions:print_suppressions=0"
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0"
 mkdir -p fuzz-artifacts
 
 # fuzz TARGET MAX_LEN SEED_DIR...: Tests/FuzzFiles/TARGET joins the seeds when it exists.

@@ -11,6 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("COMPOSABLE_ACTOR_BIN", ROOT / ".build/release/composable-actor"))
 if not BINARY.is_absolute():
     BINARY = ROOT / BINARY
+# Set by scripts/asan.sh: the binary is a debug build under AddressSanitizer, whose shadow
+# memory and slower code make bounds on memory and speed meaningless.
+SANITIZED = os.environ.get("COMPOSABLE_ACTOR_SANITIZED") == "1"
 
 # Every stdout line any test's process printed, validated against schemas/ after each test.
 PRINTED: list[str] = []

@@ -226,6 +226,7 @@ FLOOD_BYTES = 65536
 FLOOD_BOUND_KIB = 48 * 1024
 
 
+@pytest.mark.skipif(actor.SANITIZED, reason="an RSS bound means nothing under AddressSanitizer")
 def test_a_flood_while_the_host_reads_nothing_slows_the_server_and_loses_nothing(ws_servers):
     from test_lifecycle import rss_kib
 
