@@ -10,7 +10,7 @@ TEST_STEP_SECONDS ?= 600
 ## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
 DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
-.PHONY: demo demo-deps build deps test test-deps unit e2e clients example asan fuzz bench schemas types format
+.PHONY: demo demo-deps build deps test test-deps unit e2e clients example asan tsan fuzz bench schemas types format
 
 demo: build demo-deps
 	scripts/demo.sh $(BIN)
@@ -57,6 +57,14 @@ example:
 ## The end-to-end suite takes several times longer through the sanitized debug binary.
 asan:
 	DEADLINE="$(DEADLINE)" E2E_DEADLINE="stdbuf -oL -eL timeout --kill-after=10 $$(( 3 * $(TEST_STEP_SECONDS) ))" scripts/asan.sh
+
+## Not part of `make test`: ThreadSanitizer over the end-to-end tests of the loop, HTTP and
+## WebSocket (about a minute and a half after a 10-minute first build).
+TSAN_TESTS := $(addprefix Tests/e2e/test_,websocket.py websocket_conformance.py random_todo.py \
+  votes.py primes.py lifecycle.py stdin.py virtual_clock.py protocol.py)
+tsan:
+	$(SWIFT) build -c debug --sanitize=thread --scratch-path .build-tsan -j 2 --product composable-actor
+	TSAN_OPTIONS=halt_on_error=0 scripts/sanitized-e2e.sh thread .build-tsan/debug/composable-actor $(TSAN_TESTS)
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -7,11 +7,11 @@
 # memory they allocated for us and never got back (a context torn down only halfway, say).
 # The suppressions (scripts/lsan-suppressions.txt) each say why.
 #
-# The end-to-end run sets COMPOSABLE_ACTOR_SANITIZED=1: the few tests that bound memory or
-# speed skip themselves (ASan's shadow memory and quarantine, and a debug build, make those
-# bounds meaningless), and the conformance run leaves out its limits group (messages of up to
-# 16 MiB and thousands of round trips, the same code paths as the framing cases, at many times
-# the time). Every report of every process the suite starts lands in a file of its own.
+# The end-to-end run (scripts/sanitized-e2e.sh) sets COMPOSABLE_ACTOR_SANITIZED=1: the few tests
+# that bound memory or speed skip themselves (ASan's shadow memory and quarantine, and a debug
+# build, make those bounds meaningless), and the conformance run leaves out its limits group
+# (messages of up to 16 MiB and thousands of round trips, the same code paths as the framing
+# cases, at many times the time). Every report of every process lands in a file of its own.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -35,16 +35,4 @@ ASAN_OPTIONS="$asan_options:halt_on_error=1" \
   ${DEADLINE:-} "$scratch/debug/ComposableActorPackageTests.xctest" "$tests"
 
 echo "== end-to-end suite through the sanitized binary"
-reports="$(mktemp -d)"
-trap 'rm -rf "$reports"' EXIT
-status=0
-ASAN_OPTIONS="$asan_options:log_path=$reports/asan" COMPOSABLE_ACTOR_SANITIZED=1 \
-  COMPOSABLE_ACTOR_BIN="$PWD/$scratch/debug/composable-actor" \
-  ${E2E_DEADLINE:-} python3 -m pytest -q Tests/e2e -p no:cacheprovider || status=$?
-if compgen -G "$reports/asan*" >/dev/null; then
-  echo "AddressSanitizer reports:"
-  cat "$reports"/asan*
-  exit 1
-fi
-echo "no AddressSanitizer report"
-exit "$status"
+ASAN_OPTIONS="$asan_options" scripts/sanitized-e2e.sh address "$scratch/debug/composable-actor"
