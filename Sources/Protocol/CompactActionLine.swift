@@ -78,8 +78,7 @@ private struct CompactReader {
       case .id? where id == nil:
         // Both forms are JSON text as they stand: a string of plain ASCII, or an integer.
         id =
-          plainBytes().map { MessageID(text: [UInt8(ascii: "\"")] + $0 + [UInt8(ascii: "\"")]) }
-          ?? integer().map { MessageID(text: Array($0)) }
+          plainBytes().map(MessageID.init(plainASCII:)) ?? integer().map { MessageID(text: $0) }
         guard id != nil else { return nil }
       default:
         // Another member, or a repeated one: the general path decides what that means.

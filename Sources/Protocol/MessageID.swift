@@ -9,24 +9,38 @@ import JSON
 /// MessageID("req-1").text                           // the bytes of "\"req-1\""
 /// ```
 public struct MessageID: Sendable, Hashable, CustomStringConvertible {
-  /// The id's JSON text: a quoted string, or a number token.
-  public let text: [UInt8]
+  /// The id's JSON text: a quoted string, or a number token. A `String`, because one of up to
+  /// 15 bytes (most ids) is stored inline: an id on every line then costs no allocation.
+  private let json: String
+
+  /// The id's JSON text, as bytes.
+  public var text: [UInt8] { Array(json.utf8) }
 
   /// A string id.
   public init(_ string: String) {
-    text = JSONValue.string(string).serialized
+    json = JSONValue.string(string).jsonString
   }
 
   /// An id from its JSON text in the input, a string or a number token, already checked.
-  public init(text: [UInt8]) {
-    self.text = text
+  public init(text: some Collection<UInt8>) {
+    json = String(decoding: text, as: UTF8.self)
+  }
+
+  /// A string id of plain ASCII (no quote, backslash or control character), from its bytes.
+  init(plainASCII string: UnsafeRawBufferPointer) {
+    json = "\"" + String(decoding: string, as: UTF8.self) + "\""
+  }
+
+  /// Appends the id's JSON text.
+  func write(into bytes: inout [UInt8]) {
+    bytes.append(contentsOf: json.utf8)
   }
 
   /// An id from a parsed value, for a string or a number; nil for any other kind. A number
   /// parsed from text loses how it was written: prefer ``init(text:)`` with that text.
   public init?(_ value: JSONValue) {
     switch value {
-    case .string, .int, .number: text = value.serialized
+    case .string, .int, .number: json = value.jsonString
     default: return nil
     }
   }
@@ -44,7 +58,7 @@ public struct MessageID: Sendable, Hashable, CustomStringConvertible {
       self.init(value)
     case .int, .number:
       if let written = JSONParser.memberText("id", in: line) {
-        self.init(text: Array(written))
+        self.init(text: written)
       } else {
         self.init(value)
       }
@@ -54,11 +68,11 @@ public struct MessageID: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The id as a JSON value (a number as the nearest Double when no integer holds it).
-  public var json: JSONValue {
-    (try? JSONParser.parse(text)) ?? .null
+  public var value: JSONValue {
+    (try? JSONParser.parse(json)) ?? .null
   }
 
-  public var description: String { String(decoding: text, as: UTF8.self) }
+  public var description: String { json }
 }
 
 extension MessageID: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
@@ -67,6 +81,6 @@ extension MessageID: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
   }
 
   public init(integerLiteral value: Int) {
-    self.init(text: Array(String(value).utf8))
+    json = String(value)
   }
 }

@@ -106,7 +106,7 @@ public final class OutputLines {
       raw(#","ids":["#)
       for (index, id) in ids.enumerated() {
         if index > 0 { raw(",") }
-        bytes.append(contentsOf: id.text)
+        id.write(into: &bytes)
       }
       raw("]")
     }
@@ -263,7 +263,7 @@ public final class OutputLines {
   private func optionalID(_ id: MessageID?) {
     guard let id else { return }
     raw(#","id":"#)
-    bytes.append(contentsOf: id.text)
+    id.write(into: &bytes)
   }
 
   private func raw(_ text: StaticString) {
