@@ -82,11 +82,16 @@ public struct StoreOutput {
   /// Set to write an `effect` line as each effect starts and ends (`--trace effects`): the
   /// time to give them, in milliseconds since the start (virtual under the virtual clock).
   public let effectTraceTime: (() -> Int)?
+  /// Whether effects carry their cause for the dependencies to read (`--record`): see
+  /// ``Store/labelsEffects``.
+  public let labelsEffects: Bool
 
   public init(
     lines: OutputLines, sequence: ActionSequence, mode: EmitMode,
-    acceptsEffectActions: Bool = false, effectTraceTime: (() -> Int)? = nil
+    acceptsEffectActions: Bool = false, effectTraceTime: (() -> Int)? = nil,
+    labelsEffects: Bool = false
   ) {
+    self.labelsEffects = labelsEffects
     self.lines = lines
     self.sequence = sequence
     self.mode = mode

@@ -91,6 +91,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     store.didFailEffect = { [unowned self] error, origin in
       self.effectFailed(error, origin: origin)
     }
+    store.labelsEffects = output.labelsEffects
     if let time = output.effectTraceTime {
       store.didChangeEffect = { [unowned self] event in
         self.endTick()

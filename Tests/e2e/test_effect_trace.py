@@ -116,7 +116,7 @@ def test_a_recording_keeps_the_effect_lines_and_still_replays(tmp_path):
     recorded = [json.loads(text) for text in recording.read_text().splitlines()]
     for line in recorded:
         RECORDING.validate(line)
-    assert [line["type"] for line in recorded] == ["recording", "action", "action", "effect", "action", "effect"]
+    assert [line["type"] for line in recorded] == ["recording", "action", "action", "effect", "answer", "action", "effect"]
     # The effect lines are the ones stdout got, byte for byte in meaning.
     assert [line for line in recorded if line["type"] == "effect"] == effects(lines)
     replayed = subprocess.run([str(BINARY), "replay", str(recording)], capture_output=True, text=True, timeout=30)

@@ -90,6 +90,35 @@ struct RecordedEffect {
   }
 }
 
+/// One `answer` line of a recording (``AnswerLog``): what a dependency answered an effect.
+/// A replay skips these; `--to-scenario` scripts them.
+struct RecordedAnswer {
+  /// Line number in the file.
+  let line: Int
+  /// `http`, `websocket`, or a name a store scripts (`nthPrimes`).
+  let dependency: String
+  /// The seq of the last action reduced when the effect asked, for answers to a request.
+  let after: Int?
+  /// The line's other members: what was asked and answered.
+  let fields: JSONObject
+  /// Milliseconds since the header's `startTime`, when the effect got the answer.
+  let elapsed: Int
+
+  init(_ json: JSONValue, line: Int) throws(RecordingError) {
+    guard case .object(var fields) = json, let dependency = json["dependency"]?.stringValue,
+      let elapsed = json["t"]?.intValue
+    else {
+      throw RecordingError(line: line, "an answer line needs dependency and t")
+    }
+    self.line = line
+    self.dependency = dependency
+    self.after = json["after"]?.intValue
+    self.elapsed = elapsed
+    for key in ["type", "dependency", "after", "t"] { fields[key] = nil }
+    self.fields = fields
+  }
+}
+
 /// A recording read whole from disk.
 struct RecordingFile {
   /// The largest recording read: about five million actions.
@@ -99,7 +128,12 @@ struct RecordingFile {
   let actions: [RecordedAction]
   /// Present when the run traced effects; a replay re-reduces the actions and skips them.
   let effects: [RecordedEffect]
-  /// Every line after the header, as written: what the timeline page embeds. Empty unless
+  /// Present when the run recorded its dependencies' answers, in the order the effects got them.
+  let answers: [RecordedAnswer]
+  /// The positions of the answers among the actions: `answers[i]` came before
+  /// `actions[answerPositions[i]]` (the count of actions when there is none after it).
+  let answerPositions: [Int]
+  /// Every action and effect line after the header, as written: what the timeline page embeds. Empty unless
   /// asked for, since the slices keep the whole file in memory beside what was parsed.
   let lines: [ArraySlice<UInt8>]
 
@@ -118,6 +152,8 @@ struct RecordingFile {
     var header: RecordingHeader?
     var actions: [RecordedAction] = []
     var effects: [RecordedEffect] = []
+    var answers: [RecordedAnswer] = []
+    var answerPositions: [Int] = []
     var lines: [ArraySlice<UInt8>] = []
     var lineNumber = 0
     for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -138,6 +174,10 @@ struct RecordingFile {
         continue
       } else if json["type"] == "effect" {
         effects.append(try RecordedEffect(json, line: lineNumber))
+      } else if json["type"] == "answer" {
+        answers.append(try RecordedAnswer(json, line: lineNumber))
+        answerPositions.append(actions.count)
+        continue
       } else {
         actions.append(try RecordedAction(json, text: line, line: lineNumber))
       }
@@ -147,6 +187,8 @@ struct RecordingFile {
     self.header = header
     self.actions = actions
     self.effects = effects
+    self.answers = answers
+    self.answerPositions = answerPositions
     self.lines = lines
   }
 }

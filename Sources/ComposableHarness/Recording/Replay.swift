@@ -51,9 +51,6 @@ public struct Replay: Sendable {
     } catch {
       throw failure("\(file): \(error)", code: 65)
     }
-    if toScenario {
-      return write(ScenarioWriter.scenario(from: recording, named: file))
-    }
     if let until, !recording.actions.contains(where: { $0.seq == until }) {
       throw failure("--until \(until): the recording has no action with that seq", code: 64)
     }
@@ -89,7 +86,17 @@ public struct Replay: Sendable {
         } catch {
           throw failure(error.message, code: 65)
         }
-        try replay(recording, on: stores, changes: changes)
+        if toScenario {
+          let states = stores.session.storeNames.map {
+            ($0, stores.session.store(named: $0)!.snapshot())
+          }
+          write(
+            ScenarioWriter.scenario(
+              from: recording, named: file, initialStates: Dictionary(uniqueKeysWithValues: states))
+          )
+        } else {
+          try replay(recording, on: stores, changes: changes)
+        }
       }
     }
     try outcome.get()
@@ -221,28 +228,4 @@ public struct Replay: Sendable {
 /// recording.
 struct ReplayExit: Error {
   let code: Int32
-}
-
-/// Turns a recording into a scenario that asserts what happened: host actions become `send`
-/// steps, effect actions `receive` steps, each with its recorded patch and time. Effects are
-/// `recorded`, since a live run's network cannot be scripted after the fact.
-enum ScenarioWriter {
-  static func scenario(from recording: RecordingFile, named file: String) -> [UInt8] {
-    let header = recording.header
-    var lines: [JSONValue] = [
-      [
-        "scenario": .string("replay of \(file)"), "effects": "recorded",
-        "seed": .string(String(header.seed)), "startTime": .int(header.startTime),
-        "arguments": .array(
-          removingOptions(["--clock", "--data-dir"], from: header.arguments).map(JSONValue.string)),
-      ]
-    ]
-    for action in recording.actions {
-      lines.append([
-        .init(action.source == "effect" ? "receive" : "send"): action.action,
-        "store": .string(action.store), "patch": action.patch, "t": .int(action.elapsed),
-      ])
-    }
-    return lines.flatMap { $0.serialized + [UInt8(ascii: "\n")] }
-  }
 }

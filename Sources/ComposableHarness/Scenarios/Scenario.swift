@@ -55,6 +55,8 @@ struct Scenario {
     /// (`"GET /todos/3"`), and files of the data folder (their content as JSON, or as text when
     /// it is not JSON; null for a file that must not exist).
     case expect(requests: [String]?, files: JSONObject?)
+    /// Writes files into the data folder: a string as it is, other JSON serialized.
+    case files(JSONObject)
 
     var name: String {
       switch self {
@@ -69,6 +71,7 @@ struct Scenario {
       case .skipReceivedActions: "skipReceivedActions"
       case .skipInFlightEffects: "skipInFlightEffects"
       case .expect: "expect"
+      case .files: "files"
       }
     }
 
@@ -354,6 +357,9 @@ enum ScenarioFile {
     case "expect":
       try ScenarioError.expectKeys(object, ["expect"], in: kind)
       return try expectStep(value)
+    case "files":
+      try ScenarioError.expectKeys(object, ["files"], in: kind)
+      return .files(try dataFiles(value))
     case "peer":
       try ScenarioError.expectKeys(object, ["peer"], in: kind)
       return .peer(try peerStep(value))
@@ -428,19 +434,20 @@ enum ScenarioFile {
       }
       requests = items
     }
-    var files: JSONObject?
-    if let given = object["files"] {
-      guard let named = given.objectValue else {
-        throw ScenarioError("\"files\" maps file names in the data folder to their content")
-      }
-      for (name, _) in named
-      where name.isEmpty || name.hasPrefix("/") || name.split(separator: "/").contains("..") {
-        throw ScenarioError(
-          "\"files\": \(JSONValue.string(name).jsonString) is not a path inside the data folder")
-      }
-      files = named
+    return .expect(requests: requests, files: try object["files"].map(dataFiles))
+  }
+
+  /// `{"name": content}`: files of the data folder, each named by a path inside it.
+  private static func dataFiles(_ value: JSONValue) throws(ScenarioError) -> JSONObject {
+    guard let named = value.objectValue else {
+      throw ScenarioError("\"files\" maps file names in the data folder to their content")
     }
-    return .expect(requests: requests, files: files)
+    for (name, _) in named
+    where name.isEmpty || name.hasPrefix("/") || name.split(separator: "/").contains("..") {
+      throw ScenarioError(
+        "\"files\": \(JSONValue.string(name).jsonString) is not a path inside the data folder")
+    }
+    return named
   }
 
   private static let peerSteps =

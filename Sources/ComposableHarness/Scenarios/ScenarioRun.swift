@@ -254,6 +254,15 @@ final class ScenarioRun {
       received.removeAll()
     case .skipInFlightEffects:
       skippedEffectsThrough = lastSeq
+    case .files(let files):
+      for (name, content) in files {
+        let bytes = content.stringValue.map { Array($0.utf8) } ?? content.serialized
+        do throws(FileIO.Failure) {
+          try FileIO.writeAtomically(bytes, to: "\(dataDirectory)/\(name)")
+        } catch {
+          throw failure("cannot write the data file \(name): \(error.reason)")
+        }
+      }
     case .expect(let requests, let files):
       var expected: JSONObject = [:]
       var actual: JSONObject = [:]

@@ -68,12 +68,12 @@ final class ScriptedServices {
     }
     if response.delay > 0 { try await clock.sleep(for: .milliseconds(response.delay)) }
     if let failure = response.failure {
-      throw HTTPError(failure, url: url, message: "canned failure")
+      throw HTTPError(failure, url: url, message: response.message ?? "canned failure")
     }
     guard (200..<300).contains(response.status) else {
       throw HTTPError(
         .status(response.status, body: response.body), url: url,
-        message: String(decoding: response.body.prefix(200), as: UTF8.self))
+        message: response.message ?? String(decoding: response.body.prefix(200), as: UTF8.self))
     }
     return HTTPResponse(status: response.status, headers: [:], body: response.body, url: url)
   }
@@ -107,6 +107,8 @@ struct CannedResponse {
   /// Virtual milliseconds before the answer.
   var delay: Int
   var failure: HTTPError.Kind?
+  /// The error's text, for a failure or a status outside 2xx: what a recording saw live.
+  var message: String?
   var times: Int?
 
   func matches(method: String, _ target: RequestTarget) -> Bool {
@@ -116,17 +118,13 @@ struct CannedResponse {
     return subject == path
   }
 
-  static let failures: [String: HTTPError.Kind] = [
-    "invalidURL": .invalidURL, "connectionFailed": .connectionFailed, "timedOut": .timedOut,
-    "tls": .tls, "tooLarge": .tooLarge(limit: 8 << 20), "tooManyRedirects": .tooManyRedirects,
-  ]
-
   init(_ json: JSONValue) throws(ScenarioError) {
     guard let object = json.objectValue else {
       throw ScenarioError("\"http\" must be an object")
     }
     try ScenarioError.expectKeys(
-      object, ["method", "path", "status", "body", "delay", "failure", "times"], in: "http")
+      object, ["method", "path", "status", "body", "delay", "failure", "message", "times"],
+      in: "http")
     method = object["method"]?.stringValue ?? "GET"
     guard let path = object["path"]?.stringValue, path.hasPrefix("/") else {
       throw ScenarioError("\"http\" needs a \"path\" starting with /")
@@ -140,13 +138,20 @@ struct CannedResponse {
     }
     delay = object["delay"]?.intValue ?? 0
     if let name = object["failure"] {
-      guard let kind = name.stringValue.flatMap({ Self.failures[$0] }) else {
+      guard let kind = name.stringValue.flatMap({ HTTPError.Kind.byName[$0] }) else {
         throw ScenarioError(
-          "\"failure\" must be one of \(Self.failures.keys.sorted().joined(separator: ", "))")
+          "\"failure\" must be one of \(HTTPError.Kind.byName.keys.sorted().joined(separator: ", "))"
+        )
       }
       failure = kind
     }
     times = object["times"]?.intValue
+    if let text = object["message"] {
+      guard let text = text.stringValue else {
+        throw ScenarioError("\"http\": \"message\" must be a string")
+      }
+      message = text
+    }
     guard delay >= 0, (100...599).contains(status), times.map({ $0 >= 1 }) ?? true else {
       throw ScenarioError("\"http\": delay >= 0, status 100…599 and times >= 1 are required")
     }

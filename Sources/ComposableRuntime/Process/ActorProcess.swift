@@ -127,33 +127,16 @@ final class ActorProcess {
       virtualTime = try VirtualTimeControl(
         clock: virtualClock, loop: loop, maximumWakeUps: options.maxAdvanceWakeUps)
     }
-    let services = Services(
-      http: HTTPService(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
-      webSocket: .live(webSocket, output: outputGate), threadPool: loop.threadPool, clock: clock,
-      random: SeededRandom(seed: seed), now: { [time] in time.now() },
-      dataDirectory: options.dataDirectory ?? DataDirectory.defaultPath(for: options.name),
-      log: logger,
-      actionLogger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
-        logger.debug("\(line)")
-      })
-    session = Session(
-      stores: stores.factories(
-        options: options.storeOptions, services: services,
-        output: StoreOutput(
-          lines: output, sequence: sequence, mode: options.emit,
-          acceptsEffectActions: options.allowEffectActions,
-          effectTraceTime: options.traces.contains(.effects)
-            ? { [time] in time.now() - time.start } : nil)),
-      output: output, sequence: sequence, maxDepth: options.maxDepth)
-    session.timeControl = virtualTime
+    let dataDirectory = options.dataDirectory ?? DataDirectory.defaultPath(for: options.name)
     if let path = options.record {
       let recorder = try Recorder(
         path: path,
         header: RecordingHeader(
-          binary: options.version, stores: session.storeNames,
+          binary: options.version, stores: stores.names,
           arguments: options.recordedArguments, seed: seed,
           clock: options.clock, startTime: time.start,
-          fingerprints: stores.fingerprints))
+          fingerprints: stores.fingerprints, recordsAnswers: true,
+          files: RecordingHeader.files(in: dataDirectory, log: logger)))
       let time = time
       output.didWriteActionLine = { line in recorder.record(line, elapsed: time.elapsed) }
       output.didWriteEffectLine = { line in recorder.record(line: line) }
@@ -161,6 +144,34 @@ final class ActorProcess {
     } else {
       recorder = nil
     }
+    let liveServices = Services(
+      http: HTTPService(client: http, timeout: .milliseconds(Int64(options.httpTimeout * 1000))),
+      webSocket: .live(webSocket, output: outputGate), threadPool: loop.threadPool, clock: clock,
+      random: SeededRandom(seed: seed), now: { [time] in time.now() },
+      dataDirectory: dataDirectory,
+      log: logger,
+      actionLogger: ActionLogger(isEnabled: logger.logLevel <= .debug) { [logger] line in
+        logger.debug("\(line)")
+      })
+    var services = liveServices
+    if let recorder {
+      let time = time
+      services = liveServices.recordingAnswers(
+        to: AnswerLog(
+          write: { line in recorder.record(line, elapsed: time.elapsed) },
+          lastSeq: { sequence.last }))
+    }
+    session = Session(
+      stores: stores.factories(
+        options: options.storeOptions, services: services,
+        output: StoreOutput(
+          lines: output, sequence: sequence, mode: options.emit,
+          acceptsEffectActions: options.allowEffectActions,
+          effectTraceTime: options.traces.contains(.effects)
+            ? { [time] in time.now() - time.start } : nil,
+          labelsEffects: recorder != nil)),
+      output: output, sequence: sequence, maxDepth: options.maxDepth)
+    session.timeControl = virtualTime
     writer = try StdoutWriter(loop: loop)
     reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)
   }

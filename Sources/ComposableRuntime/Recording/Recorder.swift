@@ -42,6 +42,15 @@ public final class Recorder {
     write(tail[...])
   }
 
+  /// One line of `object`'s members and then `t`.
+  public func record(_ object: JSONObject, elapsed: Int) {
+    var line = object
+    line["t"] = .int(elapsed)
+    var bytes = JSONValue.object(line).serialized
+    bytes.append(UInt8(ascii: "\n"))
+    write(bytes[...])
+  }
+
   /// `line` is one line that carries its own `t`, newline included.
   public func record(line: ArraySlice<UInt8>) {
     write(line)

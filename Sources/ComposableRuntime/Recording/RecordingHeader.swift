@@ -10,8 +10,10 @@ import JSON
 /// string because a 64-bit seed does not fit JSON's safe integers; `startTime` is in
 /// milliseconds since the Unix epoch (0 under the virtual clock). `fingerprints` (absent in
 /// older recordings) has a ``StoreFingerprint`` per store, so that a replay can say what changed in the
-/// stores since. Every later line is an `action` line as the run printed it, plus `t`:
-/// milliseconds since `startTime`.
+/// stores since. `answers` (absent in older recordings) says that the dependencies' answers were
+/// recorded too (``AnswerLog``), and `files` holds the data folder's files as the run found
+/// them, so that `replay --to-scenario` can run the effects again. Every later line is an
+/// `action` line as the run printed it, plus `t`: milliseconds since `startTime`.
 public struct RecordingHeader: Sendable {
   public static let version = 1
 
@@ -23,11 +25,18 @@ public struct RecordingHeader: Sendable {
   public var startTime: Int
   /// Each store's interface as the recording binary had it; empty in older recordings.
   public var fingerprints: [String: StoreFingerprint]
+  /// The dependencies' answers are in the recording, as `answer` lines.
+  public var recordsAnswers: Bool
+  /// The data folder's files when the run started, by name: their text.
+  public var files: [String: String]
 
   public init(
     binary: String, stores: [String], arguments: [String], seed: UInt64, clock: ClockMode,
-    startTime: Int, fingerprints: [String: StoreFingerprint] = [:]
+    startTime: Int, fingerprints: [String: StoreFingerprint] = [:], recordsAnswers: Bool = false,
+    files: [String: String] = [:]
   ) {
+    self.recordsAnswers = recordsAnswers
+    self.files = files
     self.binary = binary
     self.stores = stores
     self.arguments = arguments
@@ -47,6 +56,11 @@ public struct RecordingHeader: Sendable {
     if !fingerprints.isEmpty {
       object["fingerprints"] = .object(
         JSONObject(stores.compactMap { store in fingerprints[store].map { (store, $0.json) } }))
+    }
+    if recordsAnswers {
+      object["answers"] = true
+      object["files"] = .object(
+        JSONObject(files.keys.sorted().map { ($0, JSONValue.string(files[$0]!)) }))
     }
     return .object(object)
   }
@@ -73,6 +87,19 @@ public struct RecordingHeader: Sendable {
     seed = try field("seed") { $0.stringValue.flatMap { UInt64($0) } }
     clock = try field("clock") { $0.stringValue.flatMap(ClockMode.init(rawValue:)) }
     startTime = try field("startTime") { $0.intValue }
+    recordsAnswers = object["answers"] == true
+    files =
+      object["files"] == nil
+      ? [:]
+      : try field("files") { value -> [String: String]? in
+        guard case .object(let byName) = value else { return nil }
+        var files: [String: String] = [:]
+        for (name, content) in byName {
+          guard let text = content.stringValue else { return nil }
+          files[name] = text
+        }
+        return files
+      }
     if object["fingerprints"] == nil {
       fingerprints = [:]
     } else {

@@ -31,6 +31,8 @@ public struct Services: Sendable {
   /// Logs each reduced action and state at `--log-level debug`.
   public var actionLogger: ActionLogger
   private let scriptedAnswers: @Sendable @StoreActor (String) -> ScriptedAnswers?
+  /// Under `run --record`, where dependencies' answers are written.
+  var answerLog: AnswerLog?
 
   public init(
     http: HTTPService, webSocket: WebSocketService, threadPool: ThreadPool,

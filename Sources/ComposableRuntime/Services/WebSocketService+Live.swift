@@ -38,13 +38,14 @@ extension WebSocketService {
 /// `stream`'s elements, transformed, pulled by whoever iterates the result, each once `gate`
 /// is open: no task of its own, so cancelling the iterating task ends `stream` too, which is
 /// what closes a socket when its effect is cancelled.
-private func relay<Element: Sendable, Relayed: Sendable>(
+func relay<Element: Sendable, Relayed: Sendable>(
   _ stream: AsyncStream<Element>, waitingFor gate: OutputGate? = nil,
-  _ transform: @escaping @Sendable (Element) -> Relayed
+  _ transform: @escaping @Sendable (Element) async -> Relayed
 ) -> AsyncStream<Relayed> {
   let iterator = AsyncIteratorBox(stream.makeAsyncIterator())
   return AsyncStream {
     await gate?.waitUntilOpen()
-    return await iterator.next().map(transform)
+    guard let element = await iterator.next() else { return nil }
+    return await transform(element)
   }
 }

@@ -62,3 +62,26 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     return message.isEmpty ? "\(summary): \(url)" : "\(summary): \(url): \(message)"
   }
 }
+
+extension HTTPError.Kind {
+  /// The failures a scenario's canned answer can give, by the name it uses
+  /// (`{"http":{…,"failure":"timedOut"}}`), which is also how a recording writes them.
+  public static let byName: [String: HTTPError.Kind] = [
+    "invalidURL": .invalidURL, "connectionFailed": .connectionFailed, "timedOut": .timedOut,
+    "tls": .tls, "tooLarge": .tooLarge(limit: 8 << 20), "tooManyRedirects": .tooManyRedirects,
+  ]
+
+  /// The name of a failure that is not a status (nor a body that did not decode, which the
+  /// layers above the transport report).
+  public var name: String? {
+    switch self {
+    case .invalidURL: "invalidURL"
+    case .connectionFailed: "connectionFailed"
+    case .timedOut: "timedOut"
+    case .tls: "tls"
+    case .tooLarge: "tooLarge"
+    case .tooManyRedirects: "tooManyRedirects"
+    case .status, .undecodable: nil
+    }
+  }
+}

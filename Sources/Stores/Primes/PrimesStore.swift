@@ -37,15 +37,18 @@ public enum PrimesStore: StoreDefinition {
 
   public static func reducer(options: Options, services: Services) -> PrimesReducer {
     let threadPool = services.threadPool
-    let nthPrime: NthPrimeClient =
-      if let answers = services.scripted("nthPrimes") {
-        .scripted(answers)
-      } else if let appID = options.wolframAppID {
+    let live: NthPrimeClient =
+      if let appID = options.wolframAppID {
         .wolfram(http: services.http, baseURL: options.wolframURL, appID: appID)
       } else {
         .primesieve(threadPool: threadPool, largestN: options.maxNthPrime)
           .loggingFailures(to: services.log)
       }
+    // Scripted, the client keeps the live one's limit, so that the alert for an n past it reads
+    // the same in a scenario as in the run it was recorded from.
+    let nthPrime =
+      services.scripted("nthPrimes").map { .scripted($0, largestN: live.largestN) }
+      ?? live.recordingAnswers(in: services)
     return PrimesReducer(
       dependencies: PrimesDependencies(
         nthPrime: nthPrime,
@@ -95,8 +98,18 @@ public enum PrimesStore: StoreDefinition {
 
 extension NthPrimeClient {
   /// The answers of a scenario's `nthPrimes` steps.
-  static func scripted(_ answers: ScriptedAnswers) -> Self {
-    Self(largestN: nil) { n in try await answers.answer(Int?.self, for: String(n)) ?? nil }
+  static func scripted(_ answers: ScriptedAnswers, largestN: Int?) -> Self {
+    Self(largestN: largestN) { n in
+      try await answers.answer(Int?.self, for: String(n)) ?? nil
+    }
+  }
+
+  /// The same client, its answers written into a recording (as `nthPrimes`) under
+  /// `run --record`.
+  fileprivate func recordingAnswers(in services: Services) -> Self {
+    Self(largestN: largestN) { [nthPrime] n in
+      try await services.recordingAnswer("nthPrimes", key: String(n)) { try await nthPrime(n) }
+    }
   }
 
   /// The same client, logging why a computation failed (libprimesieve could not be loaded,

@@ -1,0 +1,230 @@
+import ComposableRuntime
+import JSON
+
+/// Turns a recording into a scenario that asserts what happened: host actions become `send`
+/// steps and effect actions `receive` steps, in order.
+///
+/// A recording that holds its dependencies' answers (``RecordingHeader/recordsAnswers``)
+/// becomes a scenario whose effects run again, like a VCR cassette played back: the data
+/// folder's files, HTTP answers and the answers of dependencies a store scripts by name become
+/// set-up lines, each before the step whose action's effect asked and with the delay the live
+/// answer took; WebSocket events and messages become `peer` steps where they happened, and the
+/// messages the client sent are checked with `peer` `expect` steps. Time moves with `advance`
+/// steps to each recorded time, and each step states how its action changed the state
+/// (`state`, the top-level members it changed). An older recording becomes a scenario with
+/// `"effects":"recorded"`, which re-reduces the recorded effect actions and checks patches.
+enum ScenarioWriter {
+  /// `initialStates`: each store's state before the first action, as the recorded arguments
+  /// build it.
+  static func scenario(
+    from recording: RecordingFile, named file: String, initialStates: [String: JSONValue]
+  ) -> [UInt8] {
+    let lines =
+      recording.header.recordsAnswers
+      ? Cassette(recording, initialStates: initialStates).lines(named: file)
+      : recordedEffects(recording, named: file)
+    return lines.flatMap { $0.serialized + [UInt8(ascii: "\n")] }
+  }
+
+  static func header(_ header: RecordingHeader, named file: String) -> JSONObject {
+    [
+      "scenario": .string("replay of \(file)"), "seed": .string(String(header.seed)),
+      "startTime": .int(header.startTime),
+      "arguments": .array(
+        removingOptions(["--clock", "--data-dir"], from: header.arguments).map(JSONValue.string)),
+    ]
+  }
+
+  private static func recordedEffects(_ recording: RecordingFile, named file: String)
+    -> [JSONValue]
+  {
+    var header = header(recording.header, named: file)
+    header["effects"] = "recorded"
+    return [.object(header)]
+      + recording.actions.map { action in
+        [
+          .init(action.source == "effect" ? "receive" : "send"): action.action,
+          "store": .string(action.store), "patch": action.patch, "t": .int(action.elapsed),
+        ]
+      }
+  }
+}
+
+/// The steps of a scenario that plays a recording's answers back to the real effects.
+private struct Cassette {
+  let recording: RecordingFile
+  var states: [String: JSONValue]
+  /// The scenario's lines so far.
+  private var steps: [JSONValue] = []
+  /// Set-up lines to put before the step at an index of `steps`.
+  private var setUps: [Int: [JSONValue]] = [:]
+  /// For each action, by seq: where a set-up line must go to answer what its effects ask (the
+  /// step that reduced it, or the `advance` or `peer` step that led to it), and its time.
+  private var triggers: [Int: (step: Int, elapsed: Int)] = [:]
+  /// The step that the actions received next were reduced in.
+  private var deliveringStep = 0
+  private var now = 0
+  private var isOpen = false
+  private var sent: [JSONValue] = []
+
+  init(_ recording: RecordingFile, initialStates: [String: JSONValue]) {
+    self.recording = recording
+    self.states = initialStates
+  }
+
+  consuming func lines(named file: String) -> [JSONValue] {
+    var nextAnswer = 0
+    for (index, action) in recording.actions.enumerated() {
+      while nextAnswer < recording.answers.count,
+        recording.answerPositions[nextAnswer] <= index
+      {
+        play(recording.answers[nextAnswer])
+        nextAnswer += 1
+      }
+      reduce(action)
+    }
+    for answer in recording.answers[nextAnswer...] { play(answer) }
+    flushSent()
+    steps.append(["skipInFlightEffects": true])
+    return preamble(named: file) + interleaved()
+  }
+
+  private func preamble(named file: String) -> [JSONValue] {
+    var lines: [JSONValue] = [.object(ScenarioWriter.header(recording.header, named: file))]
+    let files = recording.header.files
+    if !files.isEmpty {
+      lines.append(
+        ["files": .object(JSONObject(files.keys.sorted().map { ($0, .string(files[$0]!)) }))])
+    }
+    let webSocket = recording.answers.filter { $0.dependency == "websocket" }
+    if !webSocket.isEmpty {
+      let chosen = webSocket.lazy.compactMap { $0.fields["didOpen"]?["protocol"] }.first
+      lines.append(["websocket": ["accept": "later", "protocol": chosen ?? .null]])
+    }
+    return lines
+  }
+
+  private func interleaved() -> [JSONValue] {
+    var lines: [JSONValue] = []
+    for (index, step) in steps.enumerated() {
+      lines += setUps[index] ?? []
+      lines.append(step)
+    }
+    return lines + (setUps[steps.count] ?? [])
+  }
+
+  private mutating func advance(to elapsed: Int) {
+    guard elapsed > now else { return }
+    flushSent()
+    deliveringStep = steps.count
+    steps.append(["advance": .int(elapsed - now)])
+    now = elapsed
+  }
+
+  private mutating func reduce(_ action: RecordedAction) {
+    advance(to: action.elapsed)
+    let isHost = action.source != "effect"
+    if isHost {
+      flushSent()
+      deliveringStep = steps.count
+    }
+    triggers[action.seq] = (deliveringStep, action.elapsed)
+    var step: JSONObject = [
+      isHost ? "send" : "receive": action.action, "store": .string(action.store),
+    ]
+    let before = states[action.store] ?? .object([:])
+    if let operations = try? action.patch.arrayValue?.map({ try JSONPatchOperation(json: $0) }),
+      let after = try? JSONPatch.apply(operations, to: before),
+      case .object(let old) = before, case .object(let new) = after,
+      old.keys.allSatisfy({ new[$0] != nil })
+    {
+      let changed = new.filter { old[$0.key] != $0.value }
+      if !changed.isEmpty {
+        step["state"] = .object(JSONObject(changed.map { ($0.key, $0.value) }))
+      }
+      states[action.store] = after
+    } else {
+      step["patch"] = action.patch
+    }
+    steps.append(.object(step))
+  }
+
+  private mutating func play(_ answer: RecordedAnswer) {
+    switch answer.dependency {
+    case "websocket": peer(answer)
+    case "http": setUp(answer, canned(answer))
+    default: setUp(answer, named(answer))
+    }
+  }
+
+  /// A set-up line answering a request, before the step that led to the asking action, with
+  /// the delay the live answer took. A cancelled request's answer comes a millisecond after
+  /// the recorded cancellation, which the same effects make again.
+  private mutating func setUp(_ answer: RecordedAnswer, _ line: (Int) -> JSONValue) {
+    let trigger = answer.after.flatMap { triggers[$0] } ?? (step: 0, elapsed: 0)
+    let cancelled = answer.fields["cancelled"] == true
+    let delay = max(0, answer.elapsed - trigger.elapsed) + (cancelled ? 1 : 0)
+    setUps[trigger.step, default: []].append(line(delay))
+  }
+
+  private func canned(_ answer: RecordedAnswer) -> (Int) -> JSONValue {
+    let fields = answer.fields
+    var http: JSONObject = [
+      "path": .string(RequestTarget(fields["url"]?.stringValue ?? "/").pathAndQuery),
+      "times": 1,
+    ]
+    if fields["cancelled"] == true {
+      http["failure"] = "connectionFailed"
+      http["message"] = "the recorded request was cancelled before it was answered"
+    } else {
+      for key in ["status", "body", "failure", "message"] { http[key] = fields[key] }
+    }
+    return { delay in
+      var line = http
+      if delay > 0 { line["delay"] = .int(delay) }
+      return ["http": .object(line)]
+    }
+  }
+
+  private func named(_ answer: RecordedAnswer) -> (Int) -> JSONValue {
+    let key = answer.fields["key"]?.stringValue ?? ""
+    let value = answer.fields["cancelled"] == true ? .null : answer.fields["answer"] ?? .null
+    return { delay in
+      var line: JSONObject = [answer.dependency: [key: value]]
+      if delay > 0 { line["delay"] = .int(delay) }
+      return .object(line)
+    }
+  }
+
+  /// A WebSocket event where it happened: the peer does it at that time.
+  private mutating func peer(_ answer: RecordedAnswer) {
+    let fields = answer.fields
+    if let message = fields["sent"] {
+      sent.append(message)
+      return
+    }
+    advance(to: answer.elapsed)
+    flushSent()
+    let step: JSONValue
+    if fields["didOpen"] != nil {
+      isOpen = true
+      step = ["accept": true]
+    } else if let close = fields["didClose"] {
+      step = isOpen ? ["close": close] : ["refuse": close]
+      isOpen = false
+    } else if let message = fields["message"] {
+      step = ["message": message]
+    } else {
+      step = ["receiveFailure": fields["receiveFailure"] ?? ""]
+    }
+    deliveringStep = steps.count
+    steps.append(["peer": step])
+  }
+
+  /// What the client sent since the last check, checked before the next step that moves on.
+  private mutating func flushSent() {
+    guard !sent.isEmpty else { return }
+    steps.append(["peer": ["expect": ["sent": .array(sent)]]])
+    sent = []
+  }
+}
