@@ -89,6 +89,13 @@ def test_a_primes_session_becomes_a_scenario_that_computes_again(process, tmp_pa
 
 
 def test_http_answers_are_played_back_to_the_todo_and_votes_effects(process, tmp_path, fixture_server):
+    # The votes' three loads answered 150 ms apart, so that each answer's effect runs on its own
+    # (answers that come in one loop iteration interleave their effects as the live scheduler
+    # did, which a scenario does not reproduce: docs/SCENARIOS.md).
+    fixture_server.set_rules([
+        {"path": "/votes/popular", "mode": "delay=150"},
+        {"path": "/votes/categories", "mode": "delay=300"},
+    ])
     recording = record(
         process, tmp_path,
         [
@@ -104,6 +111,8 @@ def test_http_answers_are_played_back_to_the_todo_and_votes_effects(process, tmp
     canned = [line["http"] for line in lines if "http" in line]
     assert len(canned) == len(recorded) and all(answer["times"] == 1 for answer in canned)
     assert [answer["path"] for answer in canned] == [a["url"][len(fixture_server.url):] for a in recorded]
+    assert [answer["path"] for answer in canned][-2:] == ["/votes/popular", "/votes/categories"]
+    assert canned[-1]["delay"] >= 300 and canned[-2]["delay"] >= 150, "the live delays are kept"
     ran = run_test(scenario)
     assert ran.returncode == 0, ran.stdout
 
@@ -155,3 +164,30 @@ def test_recordings_made_before_answers_keep_the_recorded_effects_mode(tmp_path)
     scenario, lines = to_scenario(ROOT / "Examples" / "recordings" / "votes-live.jsonl", tmp_path)
     assert lines[0]["effects"] == "recorded"
     assert run_test(scenario).returncode == 0
+
+
+def test_answers_due_in_one_millisecond_come_in_the_order_their_delays_say(tmp_path):
+    """A fraction of a millisecond orders answers: the votes ask for items, popular items and
+    categories at once, and get them here in the reverse order."""
+    scenario = tmp_path / "order.jsonl"
+    lines = [
+        {"scenario": "reverse order", "store": "votes", "exhaustive": False},
+        {"http": {"path": "/votes?*", "body": {"items": [], "page": 1, "size": 10, "hasNext": False}, "delay": 3}},
+        {"http": {"path": "/votes/popular", "body": {"items": []}, "delay": 2.999}},
+        {"http": {"path": "/votes/categories", "body": {"categories": []}, "delay": 2.998}},
+        {"send": "onAppear"},
+        {"advance": 3},
+        {"receive": "inner.updateVoteHeaderCategory.success", "match": "partial"},
+        {"receive": "inner.updatePopularItems.success", "match": "partial"},
+        {"receive": "inner.updateVoteItems.success", "match": "partial"},
+    ]
+    for line in lines:
+        SCENARIO.validate(line)
+    scenario.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ran = run_test(scenario)
+    assert ran.returncode == 0, ran.stdout
+    lines[1]["http"]["delay"], lines[3]["http"]["delay"] = 2.998, 3
+    scenario.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ran = run_test(scenario)
+    # Categories come last now: receiving them first skips past the popular items.
+    assert ran.returncode == 1 and "receive inner.updatePopularItems.success: expected to receive" in ran.stdout, ran.stdout

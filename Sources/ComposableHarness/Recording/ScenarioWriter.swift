@@ -66,10 +66,21 @@ private struct Cassette {
   private var now = 0
   private var isOpen = false
   private var sent: [JSONValue] = []
+  /// For each answer to a request, by line: how many answers to requests came before it in
+  /// the same millisecond, and after it.
+  private let ties: [Int: (before: Int, after: Int)]
 
   init(_ recording: RecordingFile, initialStates: [String: JSONValue]) {
     self.recording = recording
     self.states = initialStates
+    let requests = recording.answers.filter { $0.dependency != "websocket" }
+    var ties: [Int: (before: Int, after: Int)] = [:]
+    for group in Dictionary(grouping: requests, by: \.elapsed).values {
+      for (index, answer) in group.sorted(by: { $0.line < $1.line }).enumerated() {
+        ties[answer.line] = (index, group.count - 1 - index)
+      }
+    }
+    self.ties = ties
   }
 
   consuming func lines(named file: String) -> [JSONValue] {
@@ -158,16 +169,25 @@ private struct Cassette {
   }
 
   /// A set-up line answering a request, before the step that led to the asking action, with
-  /// the delay the live answer took. A cancelled request's answer comes a millisecond after
-  /// the recorded cancellation, which the same effects make again.
-  private mutating func setUp(_ answer: RecordedAnswer, _ line: (Int) -> JSONValue) {
+  /// the delay the live answer took. Answers that came in one millisecond come a microsecond
+  /// apart, in the order they came (the scenario's clock would otherwise give them in the
+  /// order they were asked). A cancelled request's answer comes a millisecond after the
+  /// recorded cancellation, which the same effects make again.
+  private mutating func setUp(_ answer: RecordedAnswer, _ line: (JSONValue?) -> JSONValue) {
     let trigger = answer.after.flatMap { triggers[$0] } ?? (step: 0, elapsed: 0)
     let cancelled = answer.fields["cancelled"] == true
-    let delay = max(0, answer.elapsed - trigger.elapsed) + (cancelled ? 1 : 0)
+    let milliseconds = max(0, answer.elapsed - trigger.elapsed) + (cancelled ? 1 : 0)
+    let microseconds = max(0, milliseconds * 1000 - (ties[answer.line]?.after ?? 0))
+    let delay: JSONValue? =
+      switch microseconds {
+      case 0: nil
+      case let whole where whole % 1000 == 0: .int(whole / 1000)
+      default: .number(Double(microseconds) / 1000)
+      }
     setUps[trigger.step, default: []].append(line(delay))
   }
 
-  private func canned(_ answer: RecordedAnswer) -> (Int) -> JSONValue {
+  private func canned(_ answer: RecordedAnswer) -> (JSONValue?) -> JSONValue {
     let fields = answer.fields
     var http: JSONObject = [
       "path": .string(RequestTarget(fields["url"]?.stringValue ?? "/").pathAndQuery),
@@ -181,17 +201,17 @@ private struct Cassette {
     }
     return { delay in
       var line = http
-      if delay > 0 { line["delay"] = .int(delay) }
+      line["delay"] = delay
       return ["http": .object(line)]
     }
   }
 
-  private func named(_ answer: RecordedAnswer) -> (Int) -> JSONValue {
+  private func named(_ answer: RecordedAnswer) -> (JSONValue?) -> JSONValue {
     let key = answer.fields["key"]?.stringValue ?? ""
     let value = answer.fields["cancelled"] == true ? .null : answer.fields["answer"] ?? .null
     return { delay in
       var line: JSONObject = [answer.dependency: [key: value]]
-      if delay > 0 { line["delay"] = .int(delay) }
+      line["delay"] = delay
       return .object(line)
     }
   }

@@ -38,7 +38,7 @@ struct Scenario {
     case http(CannedResponse)
     case websocket(JSONValue)
     /// Answers for a dependency a store scripts by name (``StoreDefinition/scriptedDependencies``).
-    case answers(name: String, JSONObject, delay: Int)
+    case answers(name: String, JSONObject, delay: Duration)
     case send(store: String, action: JSONValue, expectations: [Expectation], elapsed: Int?)
     case receive(
       store: String, action: JSONValue, match: ActionMatch, expectations: [Expectation],
@@ -368,14 +368,7 @@ enum ScenarioFile {
       guard let answers = value.objectValue else {
         throw ScenarioError("\"\(kind)\" maps each key to its answer: {\"6\":13}")
       }
-      var delay = 0
-      if let given = object["delay"] {
-        guard let ms = given.intValue, ms >= 0 else {
-          throw ScenarioError("\"delay\" must be whole milliseconds >= 0")
-        }
-        delay = ms
-      }
-      return .answers(name: kind, answers, delay: delay)
+      return .answers(name: kind, answers, delay: try delay(object["delay"]))
     }
   }
 
@@ -435,6 +428,17 @@ enum ScenarioFile {
       requests = items
     }
     return .expect(requests: requests, files: try object["files"].map(dataFiles))
+  }
+
+  /// An answer's `"delay"`: virtual milliseconds, 0 when absent. A fraction orders answers due
+  /// in the same millisecond (`replay --to-scenario` writes 2.999 and 3 for two answers that
+  /// came in that order in millisecond 3); reducers' time counts whole milliseconds, rounded.
+  static func delay(_ value: JSONValue?) throws(ScenarioError) -> Duration {
+    guard let value else { return .zero }
+    guard let ms = value.doubleValue, ms >= 0, ms <= 1e12 else {
+      throw ScenarioError("\"delay\" must be milliseconds >= 0")
+    }
+    return .microseconds(Int64((ms * 1000).rounded()))
   }
 
   /// `{"name": content}`: files of the data folder, each named by a path inside it.

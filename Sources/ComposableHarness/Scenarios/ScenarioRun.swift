@@ -190,7 +190,7 @@ final class ScenarioRun {
       }
     case .answers(let name, let answers, let delay):
       do {
-        try stores.services.answers(name)?.add(.object(answers), delay: .milliseconds(delay))
+        try stores.services.answers(name)?.add(.object(answers), delay: delay)
       } catch {
         throw failure(error.description)
       }

@@ -66,7 +66,7 @@ final class ScriptedServices {
     if let times = response.times {
       if times <= 1 { responses.remove(at: index) } else { responses[index].times = times - 1 }
     }
-    if response.delay > 0 { try await clock.sleep(for: .milliseconds(response.delay)) }
+    if response.delay > .zero { try await clock.sleep(for: response.delay) }
     if let failure = response.failure {
       throw HTTPError(failure, url: url, message: response.message ?? "canned failure")
     }
@@ -104,8 +104,8 @@ struct CannedResponse {
   var path: String
   var status: Int
   var body: [UInt8]
-  /// Virtual milliseconds before the answer.
-  var delay: Int
+  /// Virtual time before the answer.
+  var delay: Duration
   var failure: HTTPError.Kind?
   /// The error's text, for a failure or a status outside 2xx: what a recording saw live.
   var message: String?
@@ -136,7 +136,7 @@ struct CannedResponse {
     case .string(let text)?: body = Array(text.utf8)
     case let value?: body = value.serialized
     }
-    delay = object["delay"]?.intValue ?? 0
+    delay = try ScenarioFile.delay(object["delay"])
     if let name = object["failure"] {
       guard let kind = name.stringValue.flatMap({ HTTPError.Kind.byName[$0] }) else {
         throw ScenarioError(
@@ -152,8 +152,8 @@ struct CannedResponse {
       }
       message = text
     }
-    guard delay >= 0, (100...599).contains(status), times.map({ $0 >= 1 }) ?? true else {
-      throw ScenarioError("\"http\": delay >= 0, status 100…599 and times >= 1 are required")
+    guard (100...599).contains(status), times.map({ $0 >= 1 }) ?? true else {
+      throw ScenarioError("\"http\": status 100…599 and times >= 1 are required")
     }
   }
 }

@@ -54,5 +54,7 @@ public final class VirtualTimeControl: TimeControl {
 
 extension VirtualClock {
   /// Whole milliseconds since the clock started: what `advanced` reports and reducers see.
-  public var elapsedMilliseconds: Int { Int(now.offset / .milliseconds(1)) }
+  /// Rounded: a scenario may order answers due in one millisecond a few microseconds apart
+  /// (``Scenario`` delays with a fraction), and reducers should still see that millisecond.
+  public var elapsedMilliseconds: Int { Int((now.offset / .milliseconds(1)).rounded()) }
 }
