@@ -10,6 +10,38 @@ protocol LoopHandleOwner: AnyObject {
   func handleClosed(_ handle: UnsafeMutablePointer<uv_handle_t>)
 }
 
+/// The owner of a stream handle that reads into one buffer of its own, reused for every read:
+/// each read is consumed before its callback returns.
+protocol LoopStreamReader: LoopHandleOwner {
+  var readBuffer: UnsafeMutableRawBufferPointer { get }
+  /// Bytes read into `readBuffer`, 0 for none this time, or a libuv error (`UV_EOF` at the end).
+  func didRead(_ count: Int)
+}
+
+/// `uv_read_start` on a stream opened with `EventLoop.openHandle` by a `LoopStreamReader`.
+func uvReadStart(_ stream: UnsafeMutablePointer<uv_stream_t>) -> Int32 {
+  uv_read_start(stream, allocateReadBuffer, streamDidRead)
+}
+
+private func streamReader(_ handle: UnsafeMutablePointer<some Any>?) -> any LoopStreamReader {
+  handleOwner(handle, as: AnyObject.self) as! any LoopStreamReader
+}
+
+private func allocateReadBuffer(
+  _ handle: UnsafeMutablePointer<uv_handle_t>?, _ suggestedSize: Int,
+  _ buffer: UnsafeMutablePointer<uv_buf_t>?
+) {
+  let readBuffer = streamReader(handle).readBuffer
+  buffer!.pointee = uv_buf_init(
+    readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(readBuffer.count))
+}
+
+private func streamDidRead(
+  _ stream: UnsafeMutablePointer<uv_stream_t>?, _ count: Int, _ buffer: UnsafePointer<uv_buf_t>?
+) {
+  streamReader(stream).didRead(count)
+}
+
 /// Views a concrete handle (`uv_timer_t`, `uv_pipe_t`, ...) as the `uv_handle_t` it starts with.
 func uvHandle<Handle>(_ handle: UnsafeMutablePointer<Handle>) -> UnsafeMutablePointer<uv_handle_t> {
   UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self)

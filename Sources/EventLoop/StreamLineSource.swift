@@ -5,11 +5,11 @@ import Glibc
 ///
 /// The buffer can be reused because the reader consumes each read before returning from the
 /// callback. While the handle is open it keeps this source alive, and the source its reader.
-final class StreamLineSource: LineSource, LoopHandleOwner {
+final class StreamLineSource: LineSource, LoopStreamReader {
   private let loop: EventLoop
   private var reader: StdinLineReader?
   private var stream: UnsafeMutablePointer<uv_stream_t>?
-  fileprivate let buffer = UnsafeMutableRawBufferPointer.allocate(
+  let readBuffer = UnsafeMutableRawBufferPointer.allocate(
     byteCount: StdinLineReader.readBufferSize, alignment: 16)
   private var isStarted = false
   private var isPaused = false
@@ -30,7 +30,7 @@ final class StreamLineSource: LineSource, LoopHandleOwner {
   }
 
   deinit {
-    buffer.deallocate()
+    readBuffer.deallocate()
   }
 
   func start() {
@@ -52,7 +52,7 @@ final class StreamLineSource: LineSource, LoopHandleOwner {
 
   private func startReading() {
     guard isStarted, !isPaused, let stream else { return }
-    let rc = uv_read_start(stream, allocateReadBuffer, streamDidRead)
+    let rc = uvReadStart(stream)
     if rc < 0 { reader?.failed(LoopError(code: rc, operation: "uv_read_start")) }
   }
 
@@ -60,10 +60,10 @@ final class StreamLineSource: LineSource, LoopHandleOwner {
     if let stream { loop.closeHandle(stream) }
   }
 
-  fileprivate func didRead(_ count: Int) {
+  func didRead(_ count: Int) {
     guard let reader else { return }
     if count > 0 {
-      reader.consume(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      reader.consume(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]))
     } else if count == Int(UV_EOF.rawValue) {
       reader.reachedEnd()
     } else if count < 0 {
@@ -75,19 +75,4 @@ final class StreamLineSource: LineSource, LoopHandleOwner {
     stream = nil
     reader = nil
   }
-}
-
-private func allocateReadBuffer(
-  _ handle: UnsafeMutablePointer<uv_handle_t>?, _ suggestedSize: Int,
-  _ buffer: UnsafeMutablePointer<uv_buf_t>?
-) {
-  let source = handleOwner(handle, as: StreamLineSource.self)
-  buffer!.pointee = uv_buf_init(
-    source.buffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(source.buffer.count))
-}
-
-private func streamDidRead(
-  _ stream: UnsafeMutablePointer<uv_stream_t>?, _ count: Int, _ buffer: UnsafePointer<uv_buf_t>?
-) {
-  handleOwner(stream, as: StreamLineSource.self).didRead(count)
 }
