@@ -15,9 +15,9 @@ extension ComposableActorCommand {
       abstract: "Run scenario files (JSON lines; see docs/SCENARIOS.md) against the stores.",
       discussion: """
         Prints one line per scenario and a last "N passed, N failed" line; a failure's step is \
-        named FILE:LINE:. Exit codes: 0 when every scenario passed, 1 when one failed (an \
-        unreadable file, or a --filter that matches nothing, counts as a failure), 64 for bad \
-        arguments.
+        named FILE:LINE:. Files run in parallel (--jobs) and are reported in order. Exit codes: \
+        0 when every scenario passed, 1 when one failed (an unreadable file, or a --filter that \
+        matches nothing, counts as a failure), 64 for bad arguments.
         """)
 
     @Argument(
@@ -34,14 +34,41 @@ extension ComposableActorCommand {
         """)
     var format: TestReport.Format = .text
 
+    @Option(
+      name: [.customShort("j"), .long],
+      help: """
+        How many files run at once, each in a process of its own (default: the number of \
+        cores); the report is the same as with 1, where every file runs in this process.
+        """)
+    var jobs: Int?
+
+    /// Runs the one file given for a parent `test -j`, printing what `TestWorker` reads.
+    @Flag(help: .hidden)
+    var worker = false
+
+    func validate() throws {
+      if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+      if worker && files.count != 1 { throw ValidationError("--worker runs exactly one file") }
+    }
+
     func run() throws {
       let loop = try EventLoop()
       StoreActor.install(executor: loop.executor)
       let report = StoreActor.assumeIsolated {
-        TestReport(format: format, harness: ComposableActorCommand.harness)
+        TestReport(format: worker ? .json : format, harness: ComposableActorCommand.harness)
       }
-      Task(executorPreference: loop.executor) { [files, filter] in
-        await report.run(files, filter: filter, on: loop)
+      let workers = TestReport.Workers(
+        count: jobs ?? EventLoop.availableParallelism,
+        arguments: { [filter] file in
+          // `--filter=` and `--` keep a filter or a file name that starts with `-` an argument.
+          ["test", "--worker"] + (filter.map { ["--filter=\($0)"] } ?? []) + ["--", file]
+        })
+      Task(executorPreference: loop.executor) { [files, filter, worker] in
+        if worker {
+          await report.runAsWorker(files[0], filter: filter, on: loop)
+        } else {
+          await report.run(files, filter: filter, workers: workers, on: loop)
+        }
       }
       loop.run()
       try? loop.shutdown()
@@ -49,7 +76,8 @@ extension ComposableActorCommand {
       guard finished else {
         throw RuntimeError("the scenarios stopped before the end (the loop ran out of work)")
       }
-      if failed > 0 { throw ExitCode(1) }
+      // A worker's failures are in its records: its status says whether it ran to the end.
+      if failed > 0 && !worker { throw ExitCode(1) }
     }
   }
 }

@@ -1,4 +1,5 @@
 import ComposableRuntime
+import EventLoop
 import JSON
 
 /// One scenario of a scenario file: its set-up and its steps, as TCA's `TestStore` would run
@@ -165,15 +166,19 @@ enum ScenarioFile {
   /// `scripted` names the steps that give a store's scripted dependency its answers.
   /// `-` is standard input, named `<stdin>` in reports; its `dataDir`s are relative to the
   /// current directory.
-  static func read(_ path: String, scripted: Set<String>) throws(ScenarioError) -> [Scenario] {
+  static func read(_ path: String, scripted: Set<String>, on loop: EventLoop)
+    async throws(ScenarioError) -> [Scenario]
+  {
     let bytes: [UInt8]
     do {
+      // Standard input may take any time to end: the loop serves the workers' pipes meanwhile.
       bytes =
         path == standardInput
-        ? try FileIO.readStandardInput(limit: maximumBytes)
+        ? try await loop.threadPool.run { _ in try FileIO.readStandardInput(limit: maximumBytes) }
         : try FileIO.readAll(path, limit: maximumBytes)
     } catch {
-      throw ScenarioError("cannot read \(path): \(error.reason)")
+      throw ScenarioError(
+        "cannot read \(path): \((error as? FileIO.Failure)?.reason ?? "\(error)")")
     }
     return try parse(bytes, file: path == standardInput ? "<stdin>" : path, scripted: scripted)
   }

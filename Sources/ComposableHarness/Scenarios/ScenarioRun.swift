@@ -28,6 +28,16 @@ struct StepFailure: Error {
   /// The −/+ lines of a comparison, as TestStore prints a state that does not match.
   var report: [String] = []
 
+  /// `{"line", "step", "message", "differences", "report"}`, the failure of a scenario line of
+  /// `test --format json`.
+  var json: JSONValue {
+    [
+      "line": .int(line), "step": .string(step), "message": .string(message),
+      "differences": .array(differences.map(\.json)),
+      "report": .array(report.map(JSONValue.string)),
+    ]
+  }
+
   /// Shows how `actual` differs from `expected`: the −/+ report and each path.
   mutating func show(expected: JSONValue, actual: JSONValue) {
     let difference = JSONDifference(expected: expected, actual: actual)
@@ -36,9 +46,29 @@ struct StepFailure: Error {
   }
 }
 
+extension StepFailure {
+  /// The failure `json` describes: what a worker process of `test -j` reported.
+  init?(json: JSONValue) {
+    guard let line = json["line"]?.intValue, let step = json["step"]?.stringValue,
+      let message = json["message"]?.stringValue, let report = json["report"]?.stringArray,
+      let entries = json["differences"]?.arrayValue
+    else { return nil }
+    let differences = entries.compactMap(Difference.init(json:))
+    guard differences.count == entries.count else { return nil }
+    self.init(
+      line: line, step: step, message: message, differences: differences, report: report)
+  }
+}
+
 extension StepFailure.Difference {
   init(_ change: JSONDifference.Change) {
     self.init(path: change.path, expected: change.expected, actual: change.actual)
+  }
+
+  /// The difference `json` describes.
+  init?(json: JSONValue) {
+    guard let path = json["path"]?.stringValue else { return nil }
+    self.init(path: path, expected: json["expected"], actual: json["actual"])
   }
 }
 

@@ -37,21 +37,36 @@ public final class TestReport {
     self.harness = harness
   }
 
-  /// Runs, one after the other on `loop`, every scenario of `paths`: files, folders (their
-  /// `.jsonl` files, in name order, subfolders included) and `-` (standard input). With a
-  /// `filter`, only the scenarios whose name contains it run, and one must.
-  public func run(_ paths: [String], filter: String? = nil, on loop: EventLoop) async {
-    let scripted = harness.stores.scriptedDependencies
+  /// How `run` hands files to worker processes (`test -j N`).
+  public struct Workers: Sendable {
+    /// At most this many run at once; with 1, every file runs in this process.
+    public var count: Int
+    /// The arguments of this binary that run one file as a worker (see ``runAsWorker``).
+    public var arguments: @Sendable (_ file: String) -> [String]
+
+    public init(count: Int, arguments: @escaping @Sendable (_ file: String) -> [String]) {
+      self.count = count
+      self.arguments = arguments
+    }
+  }
+
+  /// Runs every scenario of `paths`: files, folders (their `.jsonl` files, in name order,
+  /// subfolders included) and `-` (standard input). With a `filter`, only the scenarios whose
+  /// name contains it run, and one must.
+  ///
+  /// The scenarios run one after the other on `loop`, or, with `workers`, each file but standard
+  /// input in a worker process, several at once. Either way the report is the same: each file's
+  /// results printed as soon as it and every file before it are done.
+  public func run(
+    _ paths: [String], filter: String? = nil, workers: Workers? = nil, on loop: EventLoop
+  ) async {
+    let files = paths.flatMap(Self.scenarioFiles)
     var matched = 0
-    for file in paths.flatMap(Self.scenarioFiles) {
-      do throws(ScenarioError) {
-        for scenario in try ScenarioFile.read(file, scripted: scripted)
-        where filter.map(scenario.name.contains) ?? true {
-          matched += 1
-          add(await ScenarioRun(scenario, harness: harness, loop: loop).run())
-        }
-      } catch {
-        unreadable(file, error)
+    if let workers, workers.count > 1, files.count > 1 {
+      matched = await runInWorkers(files, filter: filter, workers: workers, on: loop)
+    } else {
+      for file in files {
+        matched += await runHere(file, filter: filter, on: loop)
       }
     }
     if let filter, matched == 0 {
@@ -59,6 +74,71 @@ public final class TestReport {
         paths.joined(separator: " "), ScenarioError("no scenario's name contains \"\(filter)\""))
     }
     finish()
+  }
+
+  /// Runs one file as a worker of a `test -j` run: its records as `--format json` lines (the
+  /// report's format must be json), then ``TestWorker/endLine(matched:)``.
+  public func runAsWorker(_ file: String, filter: String?, on loop: EventLoop) async {
+    let matched = await runHere(file, filter: filter, on: loop)
+    write(TestWorker.endLine(matched: matched))
+    isFinished = true
+    fflush(nil)
+  }
+
+  /// Runs the scenarios of one file here and reports them; returns how many the filter matched.
+  private func runHere(_ file: String, filter: String?, on loop: EventLoop) async -> Int {
+    var matched = 0
+    do throws(ScenarioError) {
+      for scenario in try await ScenarioFile.read(
+        file, scripted: harness.stores.scriptedDependencies, on: loop)
+      where filter.map(scenario.name.contains) ?? true {
+        matched += 1
+        add(await ScenarioRun(scenario, harness: harness, loop: loop).run())
+      }
+    } catch {
+      unreadable(file, error)
+    }
+    fflush(nil)
+    return matched
+  }
+
+  /// Runs `files` in workers, at most `workers.count` at once and standard input here, and
+  /// reports them in order; returns how many scenarios the filter matched.
+  private func runInWorkers(
+    _ files: [String], filter: String?, workers: Workers, on loop: EventLoop
+  ) async -> Int {
+    var matched = 0
+    await withTaskGroup(of: (Int, TestWorker.Run).self) { group in
+      var waiting = files.indices.filter { files[$0] != ScenarioFile.standardInput }[...]
+      var running = 0
+      var finished: [Int: TestWorker.Run] = [:]
+      func startWorkers() {
+        while running < workers.count, let index = waiting.popFirst() {
+          running += 1
+          let arguments = workers.arguments(files[index])
+          group.addTask { (index, await TestWorker.run(arguments, on: loop)) }
+        }
+      }
+      startWorkers()
+      for (index, file) in files.enumerated() {
+        guard file != ScenarioFile.standardInput else {
+          matched += await runHere(file, filter: filter, on: loop)
+          continue
+        }
+        while finished[index] == nil, let (done, result) = await group.next() {
+          running -= 1
+          finished[done] = result
+          startWorkers()
+        }
+        // Workers start in file order, so this file's has started and the loop above waited
+        // for it.
+        let (records, count) = TestWorker.records(of: file, finished.removeValue(forKey: index)!)
+        records.forEach(add)
+        matched += count
+        fflush(nil)
+      }
+    }
+    return matched
   }
 
   /// A folder's scenario files, or the path itself (a file, `-`, or a path that is neither,
@@ -71,6 +151,13 @@ public final class TestReport {
       if entry.isDirectory { return scenarioFiles(child) }
       return entry.name.hasSuffix(".jsonl") ? [child] : []
     }.sorted()
+  }
+
+  func add(_ record: TestRecord) {
+    switch record {
+    case .scenario(let outcome): add(outcome)
+    case .unreadable(let file, let error): unreadable(file, error)
+    }
   }
 
   func add(_ outcome: ScenarioOutcome) {
@@ -92,18 +179,7 @@ public final class TestReport {
           file: scenario.file, name: scenario.name, line: scenario.line,
           failure: outcome.failure.map { ($0.message, detail.joined(separator: "\n")) }))
     case .json:
-      var line: JSONObject = [
-        "type": "scenario", "file": .string(scenario.file), "line": .int(scenario.line),
-        "name": .string(scenario.name), "passed": .bool(outcome.failure == nil),
-      ]
-      if let failure = outcome.failure {
-        line["failure"] = [
-          "line": .int(failure.line), "step": .string(failure.step),
-          "message": .string(failure.message),
-          "differences": .array(failure.differences.map(\.json)),
-        ]
-      }
-      write(JSONValue.object(line).jsonString)
+      write(TestRecord.scenario(outcome).json.jsonString)
     }
   }
 
@@ -120,12 +196,7 @@ public final class TestReport {
         JUnitCase(
           file: file, name: "(unreadable)", line: error.line, failure: (error.message, detail)))
     case .json:
-      var line: JSONObject = [
-        "type": "scenario", "file": .string(file), "passed": false,
-        "failure": ["message": .string(error.message)],
-      ]
-      if let number = error.line { line["line"] = .int(number) }
-      write(JSONValue.object(line).jsonString)
+      write(TestRecord.unreadable(file: file, error).json.jsonString)
     }
   }
 
