@@ -204,6 +204,7 @@ let package = Package(
       name: "ComposableHarnessTests",
       dependencies: [
         "ComposableHarness", "ComposableRuntime", "ComposableCore", "EventLoop", "JSON",
+        "PrimesFeature",
       ],
       swiftSettings: strict),
     .testTarget(

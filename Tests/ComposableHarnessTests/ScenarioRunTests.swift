@@ -324,57 +324,40 @@ final class ScenarioRunTests: XCTestCase {
 
   // MARK: Running
 
-  private struct Outcome {
-    let passed: Int
-    let failed: Int
-    let lines: [String]
-  }
-
   /// Runs one scenario file through the harness on a loop of its own, as `test` does.
-  private func run(_ scenario: String) throws -> Outcome {
+  private func run(_ scenario: String) throws -> TestOutcome {
     let path = "\(folder)/a.jsonl"
     let file = try XCTUnwrap(fopen(path, "w"))
     fputs(scenario + "\n", file)
     fclose(file)
-    let harness = TallyStore.harness
-    let loop = try EventLoop()
-    StoreActor.install(executor: loop.executor)
-    defer { try? loop.shutdown() }
-    let report = StoreActor.assumeIsolated { TestReport(format: .text, harness: harness) }
-    nonisolated(unsafe) var lines: [String] = []
-    StoreActor.assumeIsolated { report.write = { lines.append($0) } }
-    Task(executorPreference: loop.executor) { await report.run([path], on: loop) }
-    loop.run()
-    return StoreActor.assumeIsolated {
-      XCTAssertTrue(report.isFinished)
-      return Outcome(passed: report.passed, failed: report.failed, lines: lines)
-    }
+    return try runTests([path], harness: TallyStore.harness)
   }
 }
 
 extension TallyStore {
   /// The tally store with a parser of the little a scenario's or a recording's arguments need
   /// here: the store's options, the data folder, and the virtual clock.
-  static var harness: Harness {
-    Harness(stores: StoreCatalog([TallyStore.self]), name: "harness-tests") {
-      arguments throws(ArgumentsError) in
-      try parse(arguments)
-    }
-  }
+  static var harness: Harness { .forTests(StoreCatalog([TallyStore.self])) }
+}
 
-  private static func parse(_ arguments: [String]) throws(ArgumentsError) -> RunConfiguration {
-    let catalog = StoreCatalog([TallyStore.self])
-    let stores = removingOptions(["--clock", "--data-dir"], from: arguments)
-    do {
-      var configuration = RunConfiguration(
-        name: "harness-tests", version: "test", storeOptions: try catalog.parseOptions(stores))
-      configuration.clock = .virtual
-      if let index = arguments.firstIndex(of: "--data-dir") {
-        configuration.dataDirectory = arguments[index + 1]
+extension Harness {
+  /// A harness of `catalog`'s stores, with a parser of the little a scenario's or a
+  /// recording's arguments need in these tests: the stores' options, the data folder, and the
+  /// virtual clock.
+  static func forTests(_ catalog: StoreCatalog) -> Harness {
+    Harness(stores: catalog, name: "harness-tests") { arguments throws(ArgumentsError) in
+      let stores = removingOptions(["--clock", "--data-dir"], from: arguments)
+      do {
+        var configuration = RunConfiguration(
+          name: "harness-tests", version: "test", storeOptions: try catalog.parseOptions(stores))
+        configuration.clock = .virtual
+        if let index = arguments.firstIndex(of: "--data-dir") {
+          configuration.dataDirectory = arguments[index + 1]
+        }
+        return configuration
+      } catch {
+        throw ArgumentsError("\(error)")
       }
-      return configuration
-    } catch {
-      throw ArgumentsError(error.description)
     }
   }
 }
