@@ -35,7 +35,7 @@ extension ComposableActorCommand {
     var format: TestReport.Format = .text
 
     @Option(
-      name: [.customShort("j"), .long],
+      name: [.customShort("j", allowingJoined: true), .long],
       help: """
         How many files run at once, each in a process of its own (default: the number of \
         cores); the report is the same as with 1, where every file runs in this process.

@@ -58,6 +58,8 @@ def test_the_examples_report_the_same_with_two_jobs_as_with_one(form):
     serial = run_test("-j", "1", "--format", form, EXAMPLES)
     assert serial[0] == 0 and serial[1]
     assert run_test("-j", "2", "--format", form, EXAMPLES) == serial
+    # As make's and pytest-xdist's users type it.
+    assert run_test("-j2", "--format", form, EXAMPLES) == serial
     # The default is the number of cores: parallel on any machine with two.
     assert run_test("--format", form, EXAMPLES) == serial
 
