@@ -141,6 +141,54 @@ final class ScenarioRunTests: XCTestCase {
       report.lines, ["ok    \(folder)/a.jsonl:1  by type, then by value", "1 passed, 0 failed"])
   }
 
+  func testAReceiveGivenByItsTypeAloneMatchesTheCaseWhateverThePayload() throws {
+    let report = try run(
+      """
+      {"scenario":"by type","store":"tally"}
+      {"doubles":{"0":0}}
+      {"send":"doubleTapped"}
+      {"receive":"doubled"}
+
+      {"scenario":"exact, so the payload must be absent","store":"tally"}
+      {"doubles":{"0":0}}
+      {"send":"doubleTapped"}
+      {"receive":"doubled","match":"exact"}
+
+      {"scenario":"another type","store":"tally"}
+      {"doubles":{"0":0}}
+      {"send":"doubleTapped"}
+      {"receive":"bump"}
+      """)
+    XCTAssertEqual(report.passed, 1)
+    XCTAssertEqual(report.failed, 2)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(
+      text.contains(
+        """
+        /a.jsonl:9: receive doubled: received a different action (− expected, + actual)
+                  {
+                    … (1 unchanged)
+                    action: {
+                      … (1 unchanged)
+                +     value: 0
+                    }
+                  }
+        """), text)
+    XCTAssertTrue(
+      text.contains(
+        """
+        /a.jsonl:14: receive bump: received a different action (− expected, + actual)
+                  {
+                    … (1 unchanged)
+                    action: {
+                −     type: "bump"
+                +     type: "doubled"
+                      … (1 unchanged)
+                    }
+                  }
+        """), text)
+  }
+
   func testAPartialReceiveThatDiffersShowsOnlyWhatItNamed() throws {
     let report = try run(
       """

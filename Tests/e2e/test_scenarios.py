@@ -343,6 +343,26 @@ def test_a_partial_receive_checks_the_type_and_the_members_it_names(tmp_path):
     )
 
 
+def test_a_receive_given_by_its_type_alone_matches_the_case_as_teststores_key_path_does(tmp_path):
+    steps = [
+        {"nthPrimes": {"0": 5}},
+        {"send": "counter.nthPrimeButtonTapped", "state": {"nthPrimeRequest": 0, "isNthPrimeButtonDisabled": True}},
+    ]
+    by_case = write(
+        tmp_path, "case.jsonl", {"scenario": "by case", "store": "primes"}, *steps,
+        {"receive": "counter.nthPrimeResponse",
+         "state": {"alertNthPrime": {"n": 0, "prime": 5}, "nthPrimeRequest": None, "isNthPrimeButtonDisabled": False}},
+    )
+    exact = write(
+        tmp_path, "exact.jsonl", {"scenario": "exact", "store": "primes"}, *steps,
+        {"receive": "counter.nthPrimeResponse", "match": "exact"},
+    )
+    code, lines = run_json(by_case, exact)
+    assert code == 1
+    assert [line.get("passed") for line in lines[:2]] == [True, False]
+    assert lines[1]["failure"]["differences"] == [{"path": "/action/value", "actual": 5}]
+
+
 @pytest.mark.parametrize(
     "header, step, message",
     [

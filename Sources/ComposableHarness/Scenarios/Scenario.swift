@@ -42,7 +42,7 @@ struct Scenario {
     case answers(name: String, JSONObject, delay: Duration)
     case send(store: String, action: JSONValue, expectations: [Expectation], elapsed: Int?)
     case receive(
-      store: String, action: JSONValue, match: ActionMatch, expectations: [Expectation],
+      store: String, action: JSONValue, match: ActionMatch?, expectations: [Expectation],
       elapsed: Int?)
     case advance(Int)
     case settle
@@ -89,6 +89,13 @@ struct Scenario {
     /// by member, anything else whole. A bare type matches any payload, as TestStore's
     /// `receive(\.case)`.
     case partial
+
+    /// The match of a step that names none: an action given by its type alone names the case,
+    /// whatever its payload, as TestStore's `receive(\.case)`; one with a payload names the
+    /// whole action, as `receive(.case(value))`.
+    static func implied(by action: JSONValue) -> ActionMatch {
+      action.objectValue?.count == 1 ? .partial : .exact
+    }
 
     func accepts(_ received: JSONValue, as expected: JSONValue) -> Bool {
       switch self {
@@ -331,7 +338,7 @@ enum ScenarioFile {
       if kind == "send" {
         return .send(store: store, action: action, expectations: expectations, elapsed: elapsed)
       }
-      var match = Scenario.ActionMatch.exact
+      var match: Scenario.ActionMatch?
       if let given = object["match"] {
         guard let name = given.stringValue, let named = Scenario.ActionMatch(rawValue: name) else {
           throw ScenarioError("\"match\" is \"exact\" or \"partial\"")

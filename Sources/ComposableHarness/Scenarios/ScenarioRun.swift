@@ -246,9 +246,9 @@ final class ScenarioRun {
       let reduced = received.removeFirst()
       if runsEffects { await settle(timeControl, collectingFrom: stores) }
       try check(reduced, against: expectations)
-    case .receive(let store, let action, let match, let expectations, let elapsed):
+    case .receive(let store, let action, let givenMatch, let expectations, let elapsed):
       if !runsEffects {
-        guard match == .exact else {
+        guard givenMatch != .partial else {
           throw failure(
             "\"match\":\"partial\" needs \"effects\":\"run\": a recorded receive reduces the "
               + "action it gives, whole")
@@ -262,6 +262,7 @@ final class ScenarioRun {
         }
         collect(stores)
       }
+      let match = givenMatch ?? .implied(by: action)
       try check(try receive(store: store, action: action, match: match), against: expectations)
     case .advance(let ms):
       guard runsEffects else { throw failure("advance needs \"effects\":\"run\"") }
