@@ -214,6 +214,52 @@ final class HTTPClientTests: XCTestCase {
     }
   }
 
+  func testAPostSendsItsBodyAndContentType() throws {
+    try withHTTPFixture { fixture in
+      let request = HTTPRequest(
+        .post, fixture.url("/_echo"), body: Array(#"{"a":[1,2]}"#.utf8),
+        contentType: "application/json")
+      let response = try await fixture.client.send(request, timeout: .seconds(5))
+      XCTAssertEqual(
+        try echo(response),
+        ["method": "POST", "contentType": "application/json", "body": #"{"a":[1,2]}"#])
+    }
+  }
+
+  func testOtherMethodsAreSentAsGivenAndAPostWithoutBodySendsAnEmptyOne() throws {
+    try withHTTPFixture { fixture in
+      var seen: [[String: String]] = []
+      for request in [
+        HTTPRequest(.put, fixture.url("/_echo"), body: Array("x".utf8), contentType: "text/plain"),
+        HTTPRequest(.patch, fixture.url("/_echo"), body: []),
+        HTTPRequest(.delete, fixture.url("/_echo")),
+        HTTPRequest(.post, fixture.url("/_echo")),
+      ] {
+        seen.append(try echo(try await fixture.client.send(request, timeout: .seconds(5))))
+      }
+      XCTAssertEqual(
+        seen,
+        [
+          ["method": "PUT", "contentType": "text/plain", "body": "x"],
+          ["method": "PATCH", "body": ""],
+          ["method": "DELETE", "body": ""],
+          ["method": "POST", "body": ""],
+        ])
+      // Keep-alive held: each body was read whole, so the next request started where it ended.
+      let log = try await fixture.requests()
+      XCTAssertEqual(Set(log.map(\.connection)).count, 1, "\(log)")
+    }
+  }
+
+  func testALargeBodyArrivesWhole() throws {
+    try withHTTPFixture { fixture in
+      let body = Array(repeating: UInt8(ascii: "y"), count: 3 << 20)
+      let request = HTTPRequest(.post, fixture.url("/_echo"), body: body)
+      let response = try await fixture.client.send(request, timeout: .seconds(20))
+      XCTAssertEqual(try echo(response)["body"]?.utf8.count, body.count)
+    }
+  }
+
   func testHundredConcurrentRequestsAllComplete() throws {
     try withHTTPFixture { fixture in
       let client = fixture.client
@@ -277,4 +323,10 @@ private func closedPort() -> Int {
     }
   }
   return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// The fixture's `/_echo` answer: method, content type (when sent) and body.
+private func echo(_ response: HTTPResponse) throws -> [String: String] {
+  let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+  return (object ?? [:]).compactMapValues { $0 as? String }
 }

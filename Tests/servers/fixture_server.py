@@ -13,9 +13,12 @@ has a Content-Length (unless a failure switch says otherwise) and connections st
 
 APIs
   GET /todos/{id}             {"userId","id","title","completed"} for id 1...100, else 404 {}
-  GET /todos/sync             [{"id": 2, "title": "Walk the dog", "done": true},
-                              {"id": 101, "title": "Book flights", "done": false}]: the sync
-                              endpoint of Examples/custom-store's todos store
+  POST /todos/sync            body: the client's todos, a JSON array of {"id", "title",
+                              "done"} (400 {"error"} otherwise). Answers the server's list,
+                              [{"id": 2, "title": "Walk the dog", "done": true},
+                              {"id": 101, "title": "Book flights", "done": false}], whatever was
+                              sent: the sync endpoint of Examples/custom-store's todos store.
+                              GET answers the same list.
   GET /votes/categories       {"categories": [{"id": "food", "name": "Food"}, ...]}
   GET /votes/popular          {"items": [the 5 votes with the most votes, descending]}
   GET /votes?page=P&size=S[&category=C]
@@ -27,6 +30,8 @@ APIs
                               Wolfram|Alpha's answer for the Nth prime, N in 1...1,000,000.
 
 Test helpers
+  ANY /_echo                  {"method", "contentType", "body"}: the request's method, its
+                              Content-Type (or null) and its body as text
   GET /_redirect/N            302 to /_redirect/N-1; /_redirect/0 answers 200 {"redirects": 0}.
   GET /_bytes/N[?chunked=1]   200 with N bytes of "x" (N <= 64 MiB), with Content-Length or,
                               with chunked=1, in chunks of at most 64 KiB and no length.
@@ -49,8 +54,9 @@ Failure switches
                               its URL carries a /_fail/ prefix. Answers {"rules": count}.
 
 Request log
-  GET /_control/requests      {"requests": [{"method", "path", "query", "outcome",
-                              "connection"}, ...]} in arrival order. "path" is the path as
+  GET /_control/requests      {"requests": [{"method", "path", "query", "body", "outcome",
+                              "connection"}, ...]} in arrival order; "body" is the request's
+                              body as text ("" for none). "path" is the path as
                               requested (with any /_fail/ prefix), "query" the raw query string.
                               "outcome" is "pending" while the request is being served, then
                               "answered", "failed" when a switch fired (a completed delay
@@ -170,9 +176,9 @@ class State:
             self.connections += 1
             return self.connections
 
-    def record(self, method, path, query, connection):
-        entry = {"method": method, "path": path, "query": query, "outcome": "pending",
-                 "connection": connection}
+    def record(self, method, path, query, body, connection):
+        entry = {"method": method, "path": path, "query": query, "body": body,
+                 "outcome": "pending", "connection": connection}
         with self.lock:
             self.log.append(entry)
         return entry
@@ -183,6 +189,18 @@ class State:
 
 
 STATE = State()
+
+
+def valid_todos(body):
+    """Whether `body` is a JSON array of {"id": int, "title": str, "done": bool}."""
+    try:
+        todos = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(todos, list) and all(
+        isinstance(item, dict) and set(item) == {"id", "title", "done"}
+        and type(item["id"]) is int and isinstance(item["title"], str) and isinstance(item["done"], bool)
+        for item in todos)
 
 FAILURE_MODES = (
     "malformed", "truncated", "reset", "hang", "nothttp", "cutheaders", "tofile", "togopher"
@@ -233,6 +251,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_DELETE(self):
         self.dispatch()
 
+    def do_PUT(self):
+        self.dispatch()
+
+    def do_PATCH(self):
+        self.dispatch()
+
     def dispatch(self):
         parts = urlsplit(self.path)
         path, query = parts.path, parts.query
@@ -240,7 +264,11 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith("/_control/"):
             self.control(path)
             return
-        self.log_entry = STATE.record(self.command, path, query, self.connection_id)
+        # Read whatever the method, so that a keep-alive connection's next request starts
+        # where this one's body ends.
+        self.body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        text = self.body.decode("utf-8", "replace")
+        self.log_entry = STATE.record(self.command, path, query, text, self.connection_id)
         mode = None
         served_path = path
         if path.startswith("/_fail/"):
@@ -401,8 +429,13 @@ class Handler(BaseHTTPRequestHandler):
     def route(self, path, query):
         """The status and JSON body of a normal answer."""
         if path == "/todos/sync":
+            if self.command == "POST" and not valid_todos(self.body):
+                return 400, dumps({"error": 'expected a JSON array of {"id", "title", "done"}'})
             return 200, dumps([{"id": 2, "title": "Walk the dog", "done": True},
                                {"id": 101, "title": "Book flights", "done": False}])
+        if path == "/_echo":
+            return 200, dumps({"method": self.command, "contentType": self.headers.get("Content-Type"),
+                               "body": self.body.decode("utf-8", "replace")})
         if path.startswith("/todos/"):
             key = path[len("/todos/"):]
             if key.isdigit() and 1 <= int(key) <= 100:

@@ -47,7 +47,10 @@ const char *ccurl_load(void);
   FUNCTION(CURLUcode, curl_url_get,                                                                \
            (CURLU *url, CURLUPart part, char **value, unsigned int flags),                         \
            (url, part, value, flags))                                                              \
-  FUNCTION(const char *, curl_url_strerror, (CURLUcode code), (code))
+  FUNCTION(const char *, curl_url_strerror, (CURLUcode code), (code))                             \
+  FUNCTION(struct curl_slist *, curl_slist_append, (struct curl_slist * list, const char *line),  \
+           (list, line))                                                                           \
+  VOID_FUNCTION(curl_slist_free_all, (struct curl_slist * list), (list))
 
 #define CCURL_DECLARE(result, name, parameters, arguments) result c##name parameters;
 #define CCURL_DECLARE_VOID(name, parameters, arguments) void c##name parameters;

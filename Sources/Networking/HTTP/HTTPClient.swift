@@ -9,7 +9,7 @@ import EventLoop
 /// without a thread hop, and libuv's and curl's callbacks enter it with `assumeIsolated`. curl
 /// does the protocol work; the client tells the loop which sockets curl waits on (a `uv_poll_t`
 /// each) and when curl wants to be woken (one `uv_timer_t`), and hands every finished transfer
-/// to the `get` call waiting for it. Connections stay open for reuse between requests, up to
+/// to the `send` call waiting for it. Connections stay open for reuse between requests, up to
 /// `HTTPConfiguration.maxConnections`.
 ///
 /// Call `shutdown()` before `EventLoop.shutdown()`: it ends pending requests and closes the
@@ -40,7 +40,15 @@ public actor HTTPClient {
     self.configuration = configuration
   }
 
-  /// GETs `url`, following redirects, and returns the response once its body arrived in full.
+  /// GETs `url`: ``send(_:timeout:maxBodyBytes:)`` with a GET request.
+  public func get(_ url: String, timeout: Duration, maxBodyBytes: Int? = nil) async throws
+    -> HTTPResponse
+  {
+    try await send(HTTPRequest(.get, url), timeout: timeout, maxBodyBytes: maxBodyBytes)
+  }
+
+  /// Sends `request`, following redirects, and returns the response once its body arrived in
+  /// full.
   ///
   /// - Parameters:
   ///   - timeout: for the whole request, connecting and redirects included.
@@ -48,20 +56,27 @@ public actor HTTPClient {
   /// - Throws: `HTTPError`, also for a status outside 2xx; `CancellationError` when the calling
   ///   task is cancelled or the client shuts down. Cancellation removes the transfer from curl
   ///   at once, which closes its connection.
-  public func get(_ url: String, timeout: Duration, maxBodyBytes: Int? = nil) async throws
-    -> HTTPResponse
+  /// - Precondition: the method is a token and the content type holds no line break: both come
+  ///   from the calling code, never from a server.
+  public func send(_ request: HTTPRequest, timeout: Duration, maxBodyBytes: Int? = nil)
+    async throws -> HTTPResponse
   {
     try Task.checkCancellation()
     if isShutDown { throw CancellationError() }
     let bodyLimit = maxBodyBytes ?? configuration.maxResponseBytes
     precondition(bodyLimit >= 0, "maxBodyBytes must not be negative")
+    precondition(request.method.isToken, "the HTTP method \(request.method) is not a token")
+    precondition(
+      request.contentType?.utf8.contains(where: { $0 == 10 || $0 == 13 }) != true,
+      "a content type cannot hold a line break")
+    let url = request.url
     let multi = try startIfNeeded(for: url)
     if let problem = HTTPURLCheck.problem(with: url) {
       throw HTTPError(.invalidURL, url: url, message: problem)
     }
     lastTransferID += 1
     let transfer = HTTPTransfer(
-      id: lastTransferID, url: url, timeout: timeout, bodyLimit: bodyLimit,
+      id: lastTransferID, request: request, timeout: timeout, bodyLimit: bodyLimit,
       configuration: configuration)
     let id = transfer.id
     return try await withTaskCancellationHandler {

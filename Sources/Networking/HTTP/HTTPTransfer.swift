@@ -2,9 +2,9 @@ import CCurl
 import CCurlShim
 
 /// One request: its curl easy handle, the response as it arrives, and the continuation of the
-/// `get` call waiting for it.
+/// `send` call waiting for it.
 ///
-/// Owned by its `HTTPClient` from `get` until it is finished, and touched on the loop thread
+/// Owned by its `HTTPClient` from `send` until it is finished, and touched on the loop thread
 /// only: by the client, and by curl's body and header callbacks, which run inside the client's
 /// calls into curl.
 final class HTTPTransfer {
@@ -21,19 +21,22 @@ final class HTTPTransfer {
   private var stoppedAtLimit = false
   /// curl writes a message here when a transfer fails; it must outlive the easy handle.
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+  /// The request's own headers, which curl reads until the easy handle is cleaned up.
+  private var headerList: UnsafeMutablePointer<curl_slist>?
 
   init(
-    id: UInt64, url: String, timeout: Duration, bodyLimit: Int,
+    id: UInt64, request: HTTPRequest, timeout: Duration, bodyLimit: Int,
     configuration: HTTPConfiguration
   ) {
     guard let easy = ccurl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
     self.id = id
-    self.url = url
+    self.url = request.url
     self.easy = easy
     self.bodyLimit = bodyLimit
     errorBuffer[0] = 0
     let this = Unmanaged.passUnretained(self).toOpaque()
     ccurl_easy_setopt_string(easy, CURLOPT_URL, url)
+    setMethodAndBody(of: request)
     ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, this)
     ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
     ccurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, receiveTransferBody)
@@ -58,6 +61,42 @@ final class HTTPTransfer {
 
   deinit {
     errorBuffer.deallocate()
+  }
+
+  /// POST goes through curl's own POST, which turns into a GET on a 301, 302 or 303 redirect as
+  /// browsers do; other methods are sent as given, redirects included.
+  private func setMethodAndBody(of request: HTTPRequest) {
+    if request.method != .get && request.method != .post {
+      ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue)
+    }
+    if let contentType = request.contentType {
+      headerList = ccurl_slist_append(headerList, "Content-Type: \(contentType)")
+    }
+    if request.body != nil || request.method.sendsBody {
+      var body = request.body ?? []
+      ccurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+      // curl copies the bytes here, so they need not outlive this call. An empty body still
+      // needs a pointer: without one, curl would read the body from standard input.
+      if body.isEmpty {
+        ccurl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+      } else {
+        body.withUnsafeMutableBytes { bytes in
+          _ = ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress)
+        }
+      }
+      // Without an empty Expect header, curl waits for a 100 Continue before a body over 1 MiB;
+      // without an empty Content-Type, it calls an untyped body a form.
+      headerList = ccurl_slist_append(headerList, "Expect:")
+      if request.contentType == nil { headerList = ccurl_slist_append(headerList, "Content-Type:") }
+    }
+    if let headerList { ccurl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList) }
+  }
+
+  /// Frees the easy handle, then the header list it read.
+  private func cleanUp() {
+    ccurl_easy_cleanup(easy)
+    if let headerList { ccurl_slist_free_all(headerList) }
+    headerList = nil
   }
 
   /// The transfer of a handle created by this class.
@@ -112,7 +151,7 @@ final class HTTPTransfer {
     let response = HTTPResponse(
       status: status, headers: headers, body: body,
       url: effectiveURL.map { String(cString: $0) } ?? url)
-    ccurl_easy_cleanup(easy)
+    cleanUp()
     continuation?.resume(returning: response)
     continuation = nil
   }
@@ -120,7 +159,7 @@ final class HTTPTransfer {
   /// Frees the easy handle and resumes the caller with `error`. The client has removed the
   /// handle from its multi handle.
   func finish(throwing error: any Error) {
-    ccurl_easy_cleanup(easy)
+    cleanUp()
     continuation?.resume(throwing: error)
     continuation = nil
   }
