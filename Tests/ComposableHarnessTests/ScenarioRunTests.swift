@@ -18,10 +18,13 @@ enum TallyStore: StoreDefinition {
     case doubleTapped
     case doubled(Int)
     case saveTapped
+    case publishTapped
+    case published(Int)
   }
 
   struct Feature: Reducer {
     let double: @Sendable (Int) async throws -> Int
+    let publish: @Sendable (Int) async throws -> Int
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
       switch action {
@@ -36,6 +39,12 @@ enum TallyStore: StoreDefinition {
         return .none
       case .saveTapped:
         return .run { _ in throw DiskFull() }
+      case .publishTapped:
+        let count = state.count
+        return .run { send in await send(.published(try await publish(count))) }
+      case .published(let total):
+        state.count = total
+        return .none
       }
     }
   }
@@ -55,16 +64,24 @@ enum TallyStore: StoreDefinition {
     .init("doubleTapped", sentBy: .host, "Asks the doubler."),
     .init("doubled", sentBy: .effect, "The answer."),
     .init("saveTapped", sentBy: .host, "Fails, catching nothing."),
+    .init("publishTapped", sentBy: .host, "POSTs the count; the server answers a total."),
+    .init("published", sentBy: .effect, "The total."),
   ]
   static let scriptedDependencies = ["doubles"]
   static let initialState = State()
 
   static func reducer(options: Options, services: Services) -> Feature {
     let answers = services.scripted("doubles")
-    return Feature { n in
-      guard let answers else { return n * 2 }
-      return try await answers.answer(Int.self, for: String(n)) ?? -1
-    }
+    let http = services.http
+    return Feature(
+      double: { n in
+        guard let answers else { return n * 2 }
+        return try await answers.answer(Int.self, for: String(n)) ?? -1
+      },
+      publish: { n in
+        try await http.send(
+          .post, to: "https://tally.example/counts", json: ["count": n], decoding: Int.self)
+      })
   }
 }
 
@@ -187,6 +204,58 @@ final class ScenarioRunTests: XCTestCase {
                     }
                   }
         """), text)
+  }
+
+  func testARequestsMethodAndBodyAreMatchedAndChecked() throws {
+    let report = try run(
+      """
+      {"scenario":"published","store":"tally","initialState":{"count":3}}
+      {"http":{"method":"GET","path":"/counts","body":1}}
+      {"http":{"method":"POST","path":"/counts","requestBody":{"count":2},"body":20}}
+      {"http":{"method":"POST","path":"/counts","requestBody":{"count":3},"body":10}}
+      {"send":"publishTapped"}
+      {"receive":"published","state":{"count":10}}
+      {"expect":{"requests":[{"request":"POST /counts","body":{"count":3}}]}}
+
+      {"scenario":"another body","store":"tally","initialState":{"count":3}}
+      {"http":{"method":"POST","path":"/counts","body":10}}
+      {"send":"publishTapped"}
+      {"receive":"published","state":{"count":10}}
+      {"expect":{"requests":[{"request":"POST /counts","body":{"count":4}}]}}
+
+      {"scenario":"only a GET answer","store":"tally"}
+      {"http":{"path":"/counts","body":1}}
+      {"send":"publishTapped"}
+
+      {"scenario":"an answer for another body","store":"tally"}
+      {"http":{"method":"POST","path":"/counts","requestBody":{"count":1},"body":1}}
+      {"send":"publishTapped"}
+      """)
+    XCTAssertEqual(report.passed, 1)
+    XCTAssertEqual(report.failed, 3)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(
+      text.contains(
+        """
+        /a.jsonl:13: expect: the dependencies did not get what was expected (− expected, + actual)
+                  {
+                    requests: [
+                      [0]: {
+                        … (1 unchanged)
+                        body: {
+                −         count: 4
+                +         count: 3
+                        }
+                      }
+                    ]
+                  }
+        """), text)
+    XCTAssertTrue(
+      text.contains("unexpected request POST /counts: no canned response matches"), text)
+    XCTAssertTrue(
+      text.contains(
+        "unexpected request POST /counts with body {\"count\":0}: the canned answers for it "
+          + "expect another body"), text)
   }
 
   func testAPartialReceiveThatDiffersShowsOnlyWhatItNamed() throws {

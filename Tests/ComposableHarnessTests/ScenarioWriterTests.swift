@@ -35,17 +35,17 @@ final class ScenarioWriterTests: XCTestCase {
       ])
   }
 
-  func testAnswersOfOneMillisecondComeAMicrosecondApartInTheOrderTheyCame() throws {
+  func testAnswersOfOneMillisecondComeAMicrosecondApartInTheOrderTheyCameWithTheirMethod() throws {
     let lines = try scenario([
       header,
       #"{"type":"action","store":"s","seq":1,"source":"host","action":{"type":"load"},"patch":[],"t":0}"#,
-      #"{"type":"answer","dependency":"http","after":1,"url":"http://h/b","status":200,"body":"b","t":3}"#,
+      #"{"type":"answer","dependency":"http","after":1,"url":"http://h/b","method":"POST","requestBody":"{\"a\":1}","status":200,"body":"b","t":3}"#,
       #"{"type":"answer","dependency":"http","after":1,"url":"http://h/a","status":200,"body":"a","t":3}"#,
     ])
     XCTAssertEqual(
       Array(lines[2...3]),
       [
-        #"{"http":{"path":"/b","times":1,"status":200,"body":"b","delay":2.999}}"#,
+        #"{"http":{"method":"POST","path":"/b","requestBody":{"a":1},"times":1,"status":200,"body":"b","delay":2.999}}"#,
         #"{"http":{"path":"/a","times":1,"status":200,"body":"a","delay":3}}"#,
       ])
   }

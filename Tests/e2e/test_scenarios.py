@@ -609,10 +609,24 @@ def test_what_the_effects_asked_of_the_services_is_checked(tmp_path):
         {"expect": {"requests": []}},
     )
     assert run_test(again)[0] == 0
+    # The object form checks the body too: a GET sends none.
+    with_body = write(
+        tmp_path, "body.jsonl",
+        {"scenario": "body", "store": "randomTodo", "seed": 1, "exhaustive": False},
+        {"http": {"path": "/todos/*", "body": {"userId": 1, "id": 2, "title": "t", "completed": False}}},
+        {"send": "clickButton"},
+        {"send": "clickButton"},
+        {"expect": {"requests": [{"request": "GET /todos/57", "body": None}, {"request": "GET /todos/75", "body": {}}]}},
+    )
+    for line in with_body.read_text().splitlines():
+        SCENARIO.validate(json.loads(line))
+    _, lines = run_json(with_body)
+    assert lines[0]["failure"]["differences"] == [{"path": "/requests/1/body", "expected": {}, "actual": None}]
 
 
 @pytest.mark.parametrize("expect, message", [
-    ({"requests": ["/todos/1"]}, '"requests" lists requests as "METHOD /path?query" strings'),
+    ({"requests": ["/todos/1"]}, '"requests" lists requests as "METHOD /path?query", or as {"request"'),
+    ({"requests": [{"request": "POST /todos", "bdy": 1}]}, '"requests" lists requests as "METHOD /path?query"'),
     ({"files": {"../x": 1}}, '"files": "../x" is not a path inside the data folder'),
     ({"calls": 1}, "unknown field"),
 ])

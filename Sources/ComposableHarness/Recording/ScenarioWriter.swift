@@ -189,10 +189,13 @@ private struct Cassette {
 
   private func canned(_ answer: RecordedAnswer) -> (JSONValue?) -> JSONValue {
     let fields = answer.fields
-    var http: JSONObject = [
-      "path": .string(RequestTarget(fields["url"]?.stringValue ?? "/").pathAndQuery),
-      "times": 1,
-    ]
+    var http: JSONObject = [:]
+    http["method"] = fields["method"]
+    http["path"] = .string(RequestTarget(fields["url"]?.stringValue ?? "/").pathAndQuery)
+    if let sent = fields["requestBody"]?.stringValue {
+      http["requestBody"] = (try? JSONParser.parse(Array(sent.utf8))) ?? .string(sent)
+    }
+    http["times"] = 1
     if fields["cancelled"] == true {
       http["failure"] = "connectionFailed"
       http["message"] = "the recorded request was cancelled before it was answered"

@@ -55,7 +55,7 @@ struct Scenario {
     /// What the effects did to the scripted services: the HTTP requests since the last check
     /// (`"GET /todos/3"`), and files of the data folder (their content as JSON, or as text when
     /// it is not JSON; null for a file that must not exist).
-    case expect(requests: [String]?, files: JSONObject?)
+    case expect(requests: [JSONValue]?, files: JSONObject?)
     /// Writes files into the data folder: a string as it is, other JSON serialized.
     case files(JSONObject)
 
@@ -429,17 +429,28 @@ enum ScenarioFile {
         "\"expect\" is {\"requests\":[\"GET /path\"],\"files\":{\"name\":content}}")
     }
     try ScenarioError.expectKeys(object, ["requests", "files"], in: "expect")
-    var requests: [String]?
+    var requests: [JSONValue]?
     if let list = object["requests"] {
-      guard let items = list.arrayValue?.compactMap(\.stringValue),
-        items.count == list.arrayValue?.count,
-        items.allSatisfy({ $0.split(separator: " ").count == 2 && $0.contains(" /") })
-      else {
-        throw ScenarioError("\"requests\" lists requests as \"METHOD /path?query\" strings")
+      guard let items = list.arrayValue, items.allSatisfy(isRequestExpectation) else {
+        throw ScenarioError(
+          "\"requests\" lists requests as \"METHOD /path?query\", or as "
+            + "{\"request\":\"METHOD /path?query\",\"body\":…} to check the body too")
       }
       requests = items
     }
     return .expect(requests: requests, files: try object["files"].map(dataFiles))
+  }
+
+  private static func isRequestExpectation(_ item: JSONValue) -> Bool {
+    let line: String?
+    if let object = item.objectValue {
+      guard object.count == 2, object["body"] != nil else { return false }
+      line = object["request"]?.stringValue
+    } else {
+      line = item.stringValue
+    }
+    guard let line else { return false }
+    return line.split(separator: " ").count == 2 && line.contains(" /")
   }
 
   /// An answer's `"delay"`: virtual milliseconds, 0 when absent. A fraction orders answers due

@@ -298,8 +298,13 @@ final class ScenarioRun {
       var expected: JSONObject = [:]
       var actual: JSONObject = [:]
       if let requests {
-        expected["requests"] = .array(requests.map(JSONValue.string))
-        actual["requests"] = .array(stores.services.takeRequests().map(JSONValue.string))
+        expected["requests"] = .array(requests)
+        let made = stores.services.takeRequests()
+        actual["requests"] = .array(
+          made.indices.map { index in
+            made[index].expectation(
+              withBody: requests.indices.contains(index) && requests[index].objectValue != nil)
+          })
       }
       if let files {
         expected["files"] = .object(files)

@@ -13,8 +13,8 @@ final class ScriptedServices {
   private var responses: [CannedResponse] = []
   private var scripted: [String: ScriptedAnswers] = [:]
   private(set) var problems: [String] = []
-  /// The requests made since the last `takeRequests`, as `GET /path?query`.
-  private var requests: [String] = []
+  /// The requests made since the last `takeRequests`.
+  private var requests: [ScriptedRequest] = []
 
   /// `scripted`: the names of the dependencies the stores script.
   init(clock: VirtualClock, scripted: Set<String>) {
@@ -36,7 +36,7 @@ final class ScriptedServices {
   }
 
   nonisolated func http(timeout: Duration) -> HTTPService {
-    HTTPService(timeout: timeout) { url, _ in try await self.answer(url) }
+    HTTPService(timeout: timeout) { request, _ in try await self.answer(request) }
   }
 
   nonisolated var webSocket: WebSocketService {
@@ -49,18 +49,33 @@ final class ScriptedServices {
   }
 
   /// The requests made since the last call, in order.
-  func takeRequests() -> [String] {
+  func takeRequests() -> [ScriptedRequest] {
     defer { requests = [] }
     return requests
   }
 
-  private func answer(_ url: String) async throws -> HTTPResponse {
+  private func answer(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let url = request.url
     let target = RequestTarget(url)
-    requests.append("GET \(target.pathAndQuery)")
-    guard let index = responses.firstIndex(where: { $0.matches(method: "GET", target) }) else {
-      problems.append("unexpected request GET \(target.pathAndQuery): no canned response matches")
+    let made = ScriptedRequest(
+      line: "\(request.method) \(target.pathAndQuery)", body: request.body)
+    requests.append(made)
+    let sent = made.bodyContent
+    guard
+      let index = responses.firstIndex(where: {
+        $0.matches(method: request.method.rawValue, target) && $0.accepts(body: sent)
+      })
+    else {
+      let bodyDiffers = responses.contains { $0.matches(method: request.method.rawValue, target) }
+      let text = sent?.jsonString ?? "none"
+      let excerpt = text.count > 80 ? text.prefix(77) + "..." : Substring(text)
+      problems.append(
+        "unexpected request \(made.line)"
+          + (bodyDiffers
+            ? " with body \(excerpt): the canned answers for it expect another body"
+            : ": no canned response matches"))
       throw HTTPError(
-        .connectionFailed, url: url, message: "no canned response for GET \(target.pathAndQuery)")
+        .connectionFailed, url: url, message: "no canned response for \(made.line)")
     }
     let response = responses[index]
     if let times = response.times {
@@ -76,6 +91,24 @@ final class ScriptedServices {
         message: response.message ?? String(decoding: response.body.prefix(200), as: UTF8.self))
     }
     return HTTPResponse(status: response.status, headers: [:], body: response.body, url: url)
+  }
+}
+
+/// A request an effect made, as an `expect` step checks it.
+struct ScriptedRequest {
+  /// `METHOD /path?query`.
+  let line: String
+  let body: [UInt8]?
+
+  /// The body as JSON, as text when it is not JSON; nil when there is none.
+  var bodyContent: JSONValue? {
+    body.map { (try? JSONParser.parse($0)) ?? .string(String(decoding: $0, as: UTF8.self)) }
+  }
+
+  /// The line alone, or with `withBody`, `{"request": line, "body": …}` (null for no body).
+  func expectation(withBody: Bool) -> JSONValue {
+    guard withBody else { return .string(line) }
+    return ["request": .string(line), "body": bodyContent ?? .null]
   }
 }
 
@@ -97,11 +130,14 @@ struct RequestTarget {
 
 /// `{"http":{"method":"GET","path":"/todos/*","status":200,"body":{…},"delay":100}}`, or with
 /// `"failure":"timedOut"` instead of a status. `path` matches the path alone, or the path and
-/// query when it has a `?`; a final `*` matches any rest. The first match answers; `times`
-/// limits how often (default: every time).
+/// query when it has a `?`; a final `*` matches any rest. With `requestBody`, only a request
+/// with that body matches, as a VCR cassette matches. The first match answers; `times` limits
+/// how often (default: every time).
 struct CannedResponse {
   var method: String
   var path: String
+  /// The body a request must have, as JSON (a string for one that is not JSON); nil: any.
+  var requestBody: JSONValue?
   var status: Int
   var body: [UInt8]
   /// Virtual time before the answer.
@@ -118,13 +154,20 @@ struct CannedResponse {
     return subject == path
   }
 
+  func accepts(body: JSONValue?) -> Bool {
+    guard let requestBody else { return true }
+    return body == requestBody
+  }
+
   init(_ json: JSONValue) throws(ScenarioError) {
     guard let object = json.objectValue else {
       throw ScenarioError("\"http\" must be an object")
     }
     try ScenarioError.expectKeys(
-      object, ["method", "path", "status", "body", "delay", "failure", "message", "times"],
+      object,
+      ["method", "path", "requestBody", "status", "body", "delay", "failure", "message", "times"],
       in: "http")
+    requestBody = object["requestBody"]
     method = object["method"]?.stringValue ?? "GET"
     guard let path = object["path"]?.stringValue, path.hasPrefix("/") else {
       throw ScenarioError("\"http\" needs a \"path\" starting with /")

@@ -39,11 +39,15 @@ extension Services {
 
 extension HTTPService {
   fileprivate func recording(to log: AnswerLog) -> HTTPService {
-    HTTPService(timeout: timeout) { [fetch] url, timeout in
+    HTTPService(timeout: timeout) { [fetch] request, timeout in
       let after = await log.position
-      var answer: JSONObject = ["url": .string(url)]
+      var answer: JSONObject = ["url": .string(request.url)]
+      if request.method != .get { answer["method"] = .string(request.method.rawValue) }
+      if let body = request.body {
+        answer["requestBody"] = .string(String(decoding: body, as: UTF8.self))
+      }
       do {
-        let response = try await fetch(url, timeout)
+        let response = try await fetch(request, timeout)
         answer["status"] = .int(response.status)
         answer["body"] = .string(String(decoding: response.body, as: UTF8.self))
         await log.record("http", after: after, answer)

@@ -1,12 +1,17 @@
 import JSON
 import Networking
 
-/// GETs a URL and decodes its JSON body; every failure is a ``RequestFailure``, so features see
-/// one error type whatever went wrong.
+/// Sends HTTP requests and decodes their JSON answers; every failure is a ``RequestFailure``,
+/// so features see one error type whatever went wrong.
+///
+/// ```swift
+/// let todo = try await http.get(Todo.self, from: "\(baseURL)/todos/7")
+/// let merged = try await http.send(.post, to: "\(baseURL)/todos/sync", json: todos, decoding: [Todo].self)
+/// ```
 public struct HTTPService: Sendable {
-  /// GETs a URL within a timeout; throws ``HTTPError`` for every failure of the request.
+  /// Sends a request within a timeout; throws ``HTTPError`` for every failure of the request.
   public typealias Fetch =
-    @Sendable (_ url: String, _ timeout: Duration) async throws ->
+    @Sendable (_ request: HTTPRequest, _ timeout: Duration) async throws ->
     HTTPResponse
 
   let fetch: Fetch
@@ -20,15 +25,35 @@ public struct HTTPService: Sendable {
   }
 
   public init(client: HTTPClient, timeout: Duration) {
-    self.init(timeout: timeout) { url, timeout in try await client.get(url, timeout: timeout) }
+    self.init(timeout: timeout) { request, timeout in
+      try await client.send(request, timeout: timeout)
+    }
   }
 
   /// GETs `url` and decodes its JSON body as `T`; throws a ``RequestFailure`` for every
   /// failure, the request's or the decoding's.
   public func get<T: Decodable>(_ type: T.Type, from url: String) async throws -> T {
+    try await decoding(T.self, HTTPRequest(.get, url))
+  }
+
+  /// Sends `body` as JSON (`Content-Type: application/json`) with `method`, and decodes the
+  /// JSON answer as `T`; throws a ``RequestFailure`` for every failure, the request's or the
+  /// decoding's. A body JSON cannot hold (a non-finite number) throws the encoder's
+  /// `EncodingError` before anything is sent.
+  public func send<Body: Encodable, T: Decodable>(
+    _ method: HTTPMethod, to url: String, json body: Body, decoding type: T.Type
+  ) async throws -> T {
+    let encoded = try JSONValueEncoder().encode(body)
+    let request = HTTPRequest(
+      method, url, body: encoded.serialized, contentType: "application/json")
+    return try await decoding(T.self, request)
+  }
+
+  private func decoding<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) async throws -> T {
+    let url = request.url
     let response: HTTPResponse
     do {
-      response = try await fetch(url, timeout)
+      response = try await fetch(request, timeout)
     } catch let error as HTTPError {
       throw RequestFailure(error)
     }
