@@ -6,7 +6,7 @@
 Spawns the todo-actor binary (--binary, else .build/release/todo-actor, else
 .build/debug/todo-actor), adds todos, filters, saves, syncs and loads, and checks the state
 after each step. --url is the base URL of a running Tests/servers/fixture_server.py, which
-answers GET /todos/sync; without it the example starts one on 127.0.0.1. Exits 1 when a state
+answers POST /todos/sync; without it the example starts one on 127.0.0.1. Exits 1 when a state
 is not the one expected.
 
 The process runs with `--clock virtual`, so the filter's 300 ms debounce fires exactly when the
@@ -19,6 +19,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -42,7 +43,7 @@ def todo(id, title, done=False):
     return {"id": id, "title": title, "done": done}
 
 
-def drive(actor, data_dir):
+def drive(actor, data_dir, url):
     for title in ("Buy milk", "Walk the dog", "Mix the paint"):
         actor.send(STORE, "add", title=title)
     actor.send(STORE, "toggle", id=1)
@@ -66,6 +67,10 @@ def drive(actor, data_dir):
                and line["action"]["type"] in ("synced", "syncFailed"))
     state = actor.state(STORE)
     check("sync error", state["syncError"], None)
+    with urllib.request.urlopen(f"{url}/_control/requests", timeout=5) as answer:
+        log = json.load(answer)["requests"]
+    posted = [entry["body"] for entry in log if entry["method"] == "POST" and entry["path"] == "/todos/sync"]
+    check("what the sync sent the server", json.loads(posted[-1]) if posted else None, local)
     synced = [todo(1, "Buy milk", True), todo(2, "Walk the dog", True), todo(3, "Mix the paint"),
               todo(101, "Book flights")]
     check("todos after the sync (server's 2 replaced, 101 appended)", state["todos"], synced)
@@ -116,7 +121,7 @@ def main():
         data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         actor = stack.enter_context(Client(options.binary or default_binary(), [
             "--clock", "virtual", "--data-dir", str(data_dir), "--todos-sync-url", url]))
-        drive(actor, data_dir)
+        drive(actor, data_dir, url)
     if failures:
         print(f"{len(failures)} check(s) failed")
         sys.exit(1)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every check of the example: builds the package and its tests, runs the reducer tests, the
-# scenario file, the Python client against the fixture server, the patch property test, and the
-# Node client. Exits
+# scenario file, the Python client against the fixture server, the patch property test, a
+# recorded sync turned into a scenario, and the Node client. Exits
 # non-zero on any failure. TEST_STEP_SECONDS (600) bounds each step, as in the root Makefile.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -34,9 +34,9 @@ step "todo-actor test scenarios/todos.jsonl"
 step "python3 client.py --binary $bin/todo-actor"
 "${deadline[@]}" python3 client.py --binary "$bin/todo-actor"
 
-step "python3 -m pytest test_patch_properties.py"
+step "python3 -m pytest test_patch_properties.py test_recorded_sync.py"
 TODO_ACTOR="$bin/todo-actor" "${deadline[@]}" python3 -m pytest -q test_patch_properties.py \
-  -p no:cacheprovider
+  test_recorded_sync.py -p no:cacheprovider
 rm -rf .hypothesis
 
 step "node client.mjs --binary $bin/todo-actor"

@@ -7,8 +7,9 @@ public struct TodoListDependencies: Sendable {
   public var load: @Sendable () async throws -> [Todo]
   /// Replaces the saved list; throws a ``TodosFileError``.
   public var save: @Sendable ([Todo]) async throws -> Void
-  /// The server's list (`GET {sync-url}/todos/sync`); throws a ``RequestFailure``.
-  public var fetchSynced: @Sendable () async throws -> [Todo]
+  /// Sends the list to the server and returns the server's (`POST {sync-url}/todos/sync`);
+  /// throws a ``RequestFailure``.
+  public var sync: @Sendable ([Todo]) async throws -> [Todo]
   /// What the filter's debounce sleeps on.
   public var clock: any Clock<Duration>
   /// Milliseconds since the Unix epoch, for `lastSaved`.
@@ -17,12 +18,12 @@ public struct TodoListDependencies: Sendable {
   public init(
     load: @escaping @Sendable () async throws -> [Todo],
     save: @escaping @Sendable ([Todo]) async throws -> Void,
-    fetchSynced: @escaping @Sendable () async throws -> [Todo],
+    sync: @escaping @Sendable ([Todo]) async throws -> [Todo],
     clock: any Clock<Duration>, now: @escaping @Sendable () -> Int
   ) {
     self.load = load
     self.save = save
-    self.fetchSynced = fetchSynced
+    self.sync = sync
     self.clock = clock
     self.now = now
   }

@@ -92,8 +92,8 @@ public struct TodoListReducer: Reducer {
 
     case .sync:
       state.isSyncing = true
-      return .run { [fetchSynced = dependencies.fetchSynced] send in
-        await send(.synced(try await fetchSynced()))
+      return .run { [sync = dependencies.sync, todos = state.todos.elements] send in
+        await send(.synced(try await sync(todos)))
       } catch: { error, send in
         await send(.syncFailed(RequestFailure(error)))
       }

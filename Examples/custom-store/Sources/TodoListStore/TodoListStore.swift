@@ -1,7 +1,7 @@
 import ComposableActor
 
 /// The `todos` store: a todo list with a debounced filter, saved atomically to
-/// `<data-dir>/todos.json`, and synced from `GET {--todos-sync-url}/todos/sync`.
+/// `<data-dir>/todos.json`, and synced with `POST {--todos-sync-url}/todos/sync`.
 public enum TodoListStore: StoreDefinition {
   public struct Options: StoreOptions {
     public var syncURL = "http://127.0.0.1:8765"
@@ -11,14 +11,14 @@ public enum TodoListStore: StoreDefinition {
     public static let arguments: [StoreOption<Self>] = [
       StoreOption(
         "todos-sync-url", \.syncURL,
-        help: "Base URL of the todos server (todos): GET <url>/todos/sync.")
+        help: "Base URL of the todos server (todos): POST <url>/todos/sync.")
     ]
   }
 
   public static let name = "todos"
   public static let summary =
     "A todo list: a filter applied 300 ms after typing stops, saved to <data-dir>/todos.json, "
-    + "synced from GET {--todos-sync-url}/todos/sync."
+    + "synced with POST {--todos-sync-url}/todos/sync."
   public static let initialState = TodoListState()
 
   public static func reducer(options: Options, services: Services) -> TodoListReducer {
@@ -29,7 +29,7 @@ public enum TodoListStore: StoreDefinition {
       dependencies: TodoListDependencies(
         load: { try await file.load() },
         save: { try await file.save($0) },
-        fetchSynced: { try await fetchSyncedTodos(http: http, baseURL: syncURL) },
+        sync: { try await syncTodos($0, http: http, baseURL: syncURL) },
         clock: services.clock, now: services.now))
   }
 

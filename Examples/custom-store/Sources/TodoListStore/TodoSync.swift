@@ -1,8 +1,9 @@
 import ComposableActor
 
-/// `GET {baseURL}/todos/sync`: the server's todos, a JSON array of `{"id","title","done"}`.
-func fetchSyncedTodos(http: HTTPService, baseURL: String) async throws -> [Todo] {
-  try await http.get([Todo].self, from: "\(baseURL)/todos/sync")
+/// `POST {baseURL}/todos/sync` with `todos` as its JSON body; the server answers its todos,
+/// both a JSON array of `{"id","title","done"}`.
+func syncTodos(_ todos: [Todo], http: HTTPService, baseURL: String) async throws -> [Todo] {
+  try await http.send(.post, to: "\(baseURL)/todos/sync", json: todos, decoding: [Todo].self)
 }
 
 extension [Todo] {

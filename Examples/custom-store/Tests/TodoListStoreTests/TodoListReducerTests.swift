@@ -12,6 +12,8 @@ final class TodoListReducerTests: XCTestCase {
   private let file = LockedBox<[Todo]?>(nil)
   /// What the fake server answers; nil makes it fail.
   private let server = LockedBox<[Todo]?>([])
+  /// The lists sent to the fake server, in order.
+  private let sent = LockedBox<[[Todo]]>([])
   private static let offline = RequestFailure(
     kind: .connectionFailed, url: "http://127.0.0.1:1/todos/sync",
     message: "connection refused: http://127.0.0.1:1/todos/sync")
@@ -41,7 +43,8 @@ final class TodoListReducerTests: XCTestCase {
         if failSaves { throw DiskFull() }
         file.set(todos)
       },
-      fetchSynced: { [clock, server] in
+      sync: { [clock, server, sent] todos in
+        sent.append(todos)
         if latency > .zero { try await clock.sleep(for: latency) }
         guard let todos = server.value else { throw Self.offline }
         return todos
@@ -282,6 +285,7 @@ final class TodoListReducerTests: XCTestCase {
       $0.visibleIDs = [2, 7]
     }
     store.finish()
+    XCTAssertEqual(sent.value, [Self.three.todos.elements])
   }
 
   func testAFailedSyncKeepsTheListAndTheNextSyncClearsTheError() {
