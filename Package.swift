@@ -198,7 +198,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "ComposableRuntimeTests",
-      dependencies: ["ComposableRuntime", "ComposableTestSupport", "EventLoop", "JSON"],
+      dependencies: [
+        "ComposableRuntime", "ComposableTestSupport", "EventLoop", "JSON", "Networking",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "ComposableHarnessTests",

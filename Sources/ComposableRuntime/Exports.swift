@@ -6,3 +6,9 @@
 @_exported import Locks
 @_exported import Logging
 @_exported import Protocol
+
+// The values of an HTTP request a store may build for `HTTPService.response(to:)`; the client
+// itself stays out of features' reach.
+@_exported import struct Networking.HTTPMethod
+@_exported import struct Networking.HTTPRequest
+@_exported import struct Networking.HTTPResponse

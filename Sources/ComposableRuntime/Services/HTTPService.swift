@@ -7,6 +7,7 @@ import Networking
 /// ```swift
 /// let todo = try await http.get(Todo.self, from: "\(baseURL)/todos/7")
 /// let merged = try await http.send(.post, to: "\(baseURL)/todos/sync", json: todos, decoding: [Todo].self)
+/// let deleted = try await http.response(to: HTTPRequest(.delete, "\(baseURL)/todos/7"))
 /// ```
 public struct HTTPService: Sendable {
   /// Sends a request within a timeout; throws ``HTTPError`` for every failure of the request.
@@ -38,8 +39,8 @@ public struct HTTPService: Sendable {
 
   /// Sends `body` as JSON (`Content-Type: application/json`) with `method`, and decodes the
   /// JSON answer as `T`; throws a ``RequestFailure`` for every failure, the request's or the
-  /// decoding's. A body JSON cannot hold (a non-finite number) throws the encoder's
-  /// `EncodingError` before anything is sent.
+  /// decoding's. The body is encoded as states are: a non-finite number becomes `null`, as
+  /// JavaScript's `JSON.stringify` writes it.
   public func send<Body: Encodable, T: Decodable>(
     _ method: HTTPMethod, to url: String, json body: Body, decoding type: T.Type
   ) async throws -> T {
@@ -49,14 +50,24 @@ public struct HTTPService: Sendable {
     return try await decoding(T.self, request)
   }
 
-  private func decoding<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) async throws -> T {
-    let url = request.url
-    let response: HTTPResponse
+  /// Sends `request` as it is and returns the response whatever its body, for what the JSON
+  /// helpers do not cover (a DELETE answered with 204, a body that is not JSON); throws a
+  /// ``RequestFailure`` for every failure of the request, a status outside 2xx included.
+  ///
+  /// ```swift
+  /// _ = try await http.response(to: HTTPRequest(.delete, "\(baseURL)/todos/7"))
+  /// ```
+  public func response(to request: HTTPRequest) async throws -> HTTPResponse {
     do {
-      response = try await fetch(request, timeout)
+      return try await fetch(request, timeout)
     } catch let error as HTTPError {
       throw RequestFailure(error)
     }
+  }
+
+  private func decoding<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) async throws -> T {
+    let url = request.url
+    let response = try await response(to: request)
     let json: JSONValue
     do {
       json = try JSONParser.parse(response.body)
