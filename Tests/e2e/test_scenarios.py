@@ -637,6 +637,16 @@ def test_a_malformed_expect_step_is_refused_when_read(tmp_path, expect, message)
     assert code == 1 and message in out, out
 
 
+@pytest.mark.parametrize("http, message", [
+    ({"method": "post", "path": "/todos/sync"}, '"http": "method" is a method in capitals (GET, POST, PUT, …)'),
+    ({"path": "todos/sync"}, '"http" needs a "path" starting with /'),
+])
+def test_a_malformed_canned_answer_is_refused_when_read(tmp_path, http, message):
+    path = write(tmp_path, "bad.jsonl", {"scenario": "bad", "store": "randomTodo"}, {"http": http})
+    code, out, _ = run_test(path)
+    assert code == 1 and f"{path}:2: " in out and message in out, out
+
+
 def test_a_scenario_starts_from_the_initial_state_it_gives(tmp_path):
     path = write(
         tmp_path, "initial.jsonl",

@@ -169,6 +169,13 @@ struct CannedResponse {
       in: "http")
     requestBody = object["requestBody"]
     method = object["method"]?.stringValue ?? "GET"
+    // Methods are case-sensitive (RFC 9110, 9.1), and every store's are in capitals: "post"
+    // would never match, and the request would fail far from this line.
+    guard !method.isEmpty,
+      method.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+    else {
+      throw ScenarioError("\"http\": \"method\" is a method in capitals (GET, POST, PUT, …)")
+    }
     guard let path = object["path"]?.stringValue, path.hasPrefix("/") else {
       throw ScenarioError("\"http\" needs a \"path\" starting with /")
     }
