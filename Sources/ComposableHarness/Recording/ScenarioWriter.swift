@@ -193,7 +193,7 @@ private struct Cassette {
     http["method"] = fields["method"]
     http["path"] = .string(RequestTarget(fields["url"]?.stringValue ?? "/").pathAndQuery)
     if let sent = fields["requestBody"]?.stringValue {
-      http["requestBody"] = (try? JSONParser.parse(Array(sent.utf8))) ?? .string(sent)
+      http["requestBody"] = ScenarioContent.value(Array(sent.utf8))
     }
     http["times"] = 1
     if fields["cancelled"] == true {

@@ -287,9 +287,9 @@ final class ScenarioRun {
       skippedEffectsThrough = lastSeq
     case .files(let files):
       for (name, content) in files {
-        let bytes = content.stringValue.map { Array($0.utf8) } ?? content.serialized
         do throws(FileIO.Failure) {
-          try FileIO.writeAtomically(bytes, to: "\(dataDirectory)/\(name)")
+          try FileIO.writeAtomically(
+            ScenarioContent.bytes(content), to: "\(dataDirectory)/\(name)")
         } catch {
           throw failure("cannot write the data file \(name): \(error.reason)")
         }
@@ -332,7 +332,7 @@ final class ScenarioRun {
     } catch {
       throw failure("cannot read the data file \(name): \(error.reason)")
     }
-    return (try? JSONParser.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
+    return ScenarioContent.value(bytes)
   }
 
   private func peer(_ step: Scenario.PeerStep, _ peer: ScriptedPeer) throws(StepFailure) {

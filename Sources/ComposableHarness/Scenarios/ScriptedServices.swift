@@ -58,9 +58,10 @@ final class ScriptedServices {
     let url = request.url
     let target = RequestTarget(url)
     let made = ScriptedRequest(
-      line: "\(request.method) \(target.pathAndQuery)", body: request.body)
+      line: "\(request.method) \(target.pathAndQuery)",
+      body: request.body.map(ScenarioContent.value))
     requests.append(made)
-    let sent = made.bodyContent
+    let sent = made.body
     guard
       let index = responses.firstIndex(where: {
         $0.matches(method: request.method.rawValue, target) && $0.accepts(body: sent)
@@ -98,17 +99,13 @@ final class ScriptedServices {
 struct ScriptedRequest {
   /// `METHOD /path?query`.
   let line: String
-  let body: [UInt8]?
-
-  /// The body as JSON, as text when it is not JSON; nil when there is none.
-  var bodyContent: JSONValue? {
-    body.map { (try? JSONParser.parse($0)) ?? .string(String(decoding: $0, as: UTF8.self)) }
-  }
+  /// As ``ScenarioContent`` reads it; nil when the request sent none.
+  let body: JSONValue?
 
   /// The line alone, or with `withBody`, `{"request": line, "body": …}` (null for no body).
   func expectation(withBody: Bool) -> JSONValue {
     guard withBody else { return .string(line) }
-    return ["request": .string(line), "body": bodyContent ?? .null]
+    return ["request": .string(line), "body": body ?? .null]
   }
 }
 
@@ -181,11 +178,7 @@ struct CannedResponse {
     }
     self.path = path
     status = object["status"]?.intValue ?? 200
-    switch object["body"] {
-    case nil: body = []
-    case .string(let text)?: body = Array(text.utf8)
-    case let value?: body = value.serialized
-    }
+    body = object["body"].map(ScenarioContent.bytes) ?? []
     delay = try ScenarioFile.delay(object["delay"])
     if let name = object["failure"] {
       guard let kind = name.stringValue.flatMap({ HTTPError.Kind.byName[$0] }) else {
