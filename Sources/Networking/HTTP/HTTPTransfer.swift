@@ -73,15 +73,17 @@ final class HTTPTransfer {
       headerList = ccurl_slist_append(headerList, "Content-Type: \(contentType)")
     }
     if request.body != nil || request.method.sendsBody {
-      var body = request.body ?? []
+      let body = request.body ?? []
       ccurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-      // curl copies the bytes here, so they need not outlive this call. An empty body still
-      // needs a pointer: without one, curl would read the body from standard input.
+      // curl copies the bytes here (it only reads them), so they need not outlive this call. An
+      // empty body still needs a pointer: without one, curl would read the body from standard
+      // input.
       if body.isEmpty {
         ccurl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
       } else {
-        body.withUnsafeMutableBytes { bytes in
-          _ = ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress)
+        body.withUnsafeBytes { bytes in
+          _ = ccurl_easy_setopt_pointer(
+            easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
         }
       }
       // Without an empty Expect header, curl waits for a 100 Continue before a body over 1 MiB;
