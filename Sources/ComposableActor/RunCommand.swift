@@ -86,6 +86,12 @@ extension ComposableActorCommand {
         valueName: "path"))
     var record: String?
 
+    @Option(
+      help: ArgumentHelp(
+        "The most named instances of one store in memory; activating one more is refused with "
+          + "an instance_limit error line.", valueName: "count"))
+    var maxInstances = Session.defaultMaxInstances
+
     @Flag(
       help: ArgumentHelp(
         "Accept actions only effects send (responses, timer ticks) from the host: for tools "
@@ -104,6 +110,9 @@ extension ComposableActorCommand {
       guard linger >= 0, linger.isFinite else { throw ValidationError("--linger must be >= 0") }
       guard maxAdvanceWakeUps >= 1 else {
         throw ValidationError("--max-advance-wakeups must be at least 1")
+      }
+      guard maxInstances >= 1 else {
+        throw ValidationError("--max-instances must be at least 1")
       }
       guard (1...10_000).contains(maxDepth) else {
         throw ValidationError("--max-depth must be between 1 and 10000")
@@ -158,6 +167,7 @@ extension ComposableActorCommand.Run {
     configuration.logLevel = logLevel
     configuration.dataDirectory = dataDir
     configuration.maxDepth = maxDepth
+    configuration.maxInstances = maxInstances
     configuration.caFile = caFile
     configuration.httpTimeout = httpTimeout
     configuration.seed = seed
@@ -180,7 +190,8 @@ extension ComposableActorCommand.Run {
   /// The long names of run's own options, which no store may declare.
   static let ownOptionNames: Set<String> = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
-    "http-timeout", "seed", "clock", "max-advance-wakeups", "record", "allow-effect-actions",
+    "http-timeout", "seed", "clock", "max-advance-wakeups", "max-instances", "record",
+    "allow-effect-actions",
     "trace", "help",
     "version",
   ]

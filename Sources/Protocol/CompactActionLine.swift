@@ -9,9 +9,10 @@ import JSON
 /// ```json
 /// {"store":"primes","action":"counter.incrTapped"}
 /// {"store": "primes", "action": {"type": "counter.incrTapped"}, "id": 7}
+/// {"store":"todos","instance":"user-42","action":"addTapped"}
 /// ```
 ///
-/// Members `store`, `action` and an optional `id` in any order, JSON whitespace anywhere,
+/// Members `store`, `action`, an optional `instance` and an optional `id` in any order, JSON whitespace anywhere,
 /// strings of ASCII without escapes or control characters, an integer `id` (kept as written). Anything
 /// else gives nil, and the line goes through the general parser instead; for the lines it
 /// accepts, ``message`` is exactly the one the general path makes (a property test and the
@@ -26,6 +27,8 @@ public struct CompactActionLine {
   public let type: UnsafeRawBufferPointer
   /// The action was `{"type":…}` rather than the bare type string.
   public let isTypeObject: Bool
+  /// Nil for the store's default instance.
+  public let instance: InstanceKey?
   public let id: MessageID?
 
   public init?(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
@@ -36,11 +39,12 @@ public struct CompactActionLine {
 
   fileprivate init(
     store: UnsafeRawBufferPointer, type: UnsafeRawBufferPointer, isTypeObject: Bool,
-    id: MessageID?
+    instance: InstanceKey?, id: MessageID?
   ) {
     self.store = store
     self.type = type
     self.isTypeObject = isTypeObject
+    self.instance = instance
     self.id = id
   }
 
@@ -48,7 +52,7 @@ public struct CompactActionLine {
   public var message: InputMessage {
     let type = JSONValue.string(String(decoding: type, as: UTF8.self))
     return .action(
-      store: String(decoding: store, as: UTF8.self),
+      store: String(decoding: store, as: UTF8.self), instance: instance,
       action: isTypeObject ? .object(["type": type]) : type, id: id)
   }
 }
@@ -66,6 +70,7 @@ private struct CompactReader {
     var store: UnsafeRawBufferPointer?
     var action: (type: UnsafeRawBufferPointer, isTypeObject: Bool)?
     var id: MessageID?
+    var instance: InstanceKey?
     repeat {
       guard let key = plainBytes(), take(UInt8(ascii: ":")) else { return nil }
       switch Key(key) {
@@ -80,6 +85,10 @@ private struct CompactReader {
         id =
           plainBytes().map(MessageID.init(plainASCII:)) ?? integer().map { MessageID(text: $0) }
         guard id != nil else { return nil }
+      case .instance? where instance == nil:
+        // A key the general path would refuse (empty, too long, DEL) is refused there.
+        guard let key = plainBytes(), let valid = InstanceKey(plainASCII: key) else { return nil }
+        instance = valid
       default:
         // Another member, or a repeated one: the general path decides what that means.
         return nil
@@ -87,7 +96,8 @@ private struct CompactReader {
     } while take(UInt8(ascii: ","))
     guard take(UInt8(ascii: "}")), isAtEnd(), let store, let action else { return nil }
     return CompactActionLine(
-      store: store, type: action.type, isTypeObject: action.isTypeObject, id: id)
+      store: store, type: action.type, isTypeObject: action.isTypeObject, instance: instance,
+      id: id)
   }
 
   /// `"type"` or `{"type":"type"}`.
@@ -167,7 +177,7 @@ private struct CompactReader {
 
 /// The member names the compact reader knows, matched on their bytes.
 private enum Key {
-  case store, action, id, type
+  case store, action, id, type, instance
 
   init?(_ bytes: UnsafeRawBufferPointer) {
     if Self.matches(bytes, "store") {
@@ -178,6 +188,8 @@ private enum Key {
       self = .id
     } else if Self.matches(bytes, "type") {
       self = .type
+    } else if Self.matches(bytes, "instance") {
+      self = .instance
     } else {
       return nil
     }

@@ -22,6 +22,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   /// The action is one only the store's effects send (a response, a timer's tick); a host may
   /// send it only under `--allow-effect-actions`.
   case effectAction = "effect_action"
+  /// Activating one more instance of the store would pass `--max-instances`; nothing changed.
+  case instanceLimit = "instance_limit"
+  /// `stop` names an instance that is not in memory.
+  case unknownInstance = "unknown_instance"
   /// `cmd` names no command.
   case unknownCommand = "unknown_command"
   /// A command's arguments are wrong.

@@ -5,6 +5,8 @@ import JSON
 @StoreActor
 public protocol HostedStore: AnyObject {
   var descriptor: StoreDescriptor { get }
+  /// Which instance of the store this is: nil for the default one.
+  var instance: InstanceKey? { get }
   /// Decodes a wire action and reduces it; a refused action changes nothing.
   func send(_ action: JSONValue, id: MessageID?) throws(ProtocolError)
   /// Reduces the payload-free action of this type (UTF-8 bytes) if one was sent before, and
@@ -18,6 +20,9 @@ public protocol HostedStore: AnyObject {
   /// Cancels every running effect for `reason` (traced as what cancelled them); returns how
   /// many were in flight.
   func cancelAllEffects(because reason: String) -> Int
+  /// Cancels every running effect (traced as cancelled by `stop`) and stops reporting: the
+  /// session is done with this instance. Returns how many effects were in flight.
+  func stop() -> Int
   /// Called once per loop iteration; writes the merged `state` line in `ticks` mode.
   func endTick()
   /// Called each time the store's last running effect finished.
@@ -33,20 +38,23 @@ public protocol HostedStore: AnyObject {
 public struct StoreFactory {
   public let name: String
   private let description: DescriptionCache
-  let make: @StoreActor () -> any HostedStore
+  /// Builds an instance of the store: the default one for nil.
+  let make: @StoreActor (InstanceKey?) -> any HostedStore
 
   /// `describe` runs the first time the description is asked for: one derived from the store's
   /// types walks them (about 10 ms for the four seed stores), which `ready` need not wait for.
   public init(
     name: String, describe: @escaping () -> StoreDescriptor,
-    make: @escaping @StoreActor () -> any HostedStore
+    make: @escaping @StoreActor (InstanceKey?) -> any HostedStore
   ) {
     self.name = name
     self.description = DescriptionCache(describe)
     self.make = make
   }
 
-  public init(descriptor: StoreDescriptor, make: @escaping @StoreActor () -> any HostedStore) {
+  public init(
+    descriptor: StoreDescriptor, make: @escaping @StoreActor (InstanceKey?) -> any HostedStore
+  ) {
     self.init(name: descriptor.name, describe: { descriptor }, make: make)
   }
 
@@ -85,6 +93,8 @@ public struct StoreOutput {
   /// Whether effects carry their cause for the dependencies to read (`--record`): see
   /// ``Store/labelsEffects``.
   public let labelsEffects: Bool
+  /// The instance whose lines these are: nil for a store's default instance.
+  public private(set) var instance: InstanceKey?
 
   public init(
     lines: OutputLines, sequence: ActionSequence, mode: EmitMode,
@@ -97,6 +107,13 @@ public struct StoreOutput {
     self.mode = mode
     self.acceptsEffectActions = acceptsEffectActions
     self.effectTraceTime = effectTraceTime
+  }
+
+  /// The same output, for the lines of the instance `key`.
+  public func about(_ key: InstanceKey?) -> StoreOutput {
+    var output = self
+    output.instance = key
+    return output
   }
 }
 

@@ -5,10 +5,12 @@ import JSON
 /// ```json
 /// {"store":"primes","action":{"type":"counter.incrTapped"},"id":7}
 /// {"store":"primes","action":"counter.incrTapped"}
+/// {"store":"todos","instance":"user-42","action":"addTapped"}
 /// {"cmd":"snapshot","store":"primes"}
 /// ```
 public enum InputMessage: Sendable, Equatable {
-  case action(store: String, action: JSONValue, id: MessageID?)
+  /// `instance` is nil for the store's default instance.
+  case action(store: String, instance: InstanceKey? = nil, action: JSONValue, id: MessageID?)
   case command(name: String, arguments: JSONObject, id: MessageID?)
 
   /// Reads the envelope of `value`, parsed from `line`. On failure the error carries the `id`
@@ -42,10 +44,29 @@ public enum InputMessage: Sendable, Equatable {
       throw fail(.invalidMessage, "an action message needs an \"action\"")
     }
     // Over the members themselves: this runs for every action, and `keys` would be an array.
-    for (key, _) in object where key != "store" && key != "action" && key != "id" {
+    for (key, _) in object
+    where key != "store" && key != "action" && key != "id" && key != "instance" {
       throw fail(.invalidMessage, "unknown field \"\(key)\" in an action message")
     }
-    self = .action(store: store, action: action, id: id)
+    do {
+      self = .action(
+        store: store, instance: try Self.instance(object["instance"]), action: action, id: id)
+    } catch {
+      throw InputError(id: id, error)
+    }
+  }
+
+  /// The `instance` member of a message (or another `member` holding a key): absent for the
+  /// default instance, else a valid key.
+  public static func instance(_ value: JSONValue?, member: String = "instance")
+    throws(ProtocolError) -> InstanceKey?
+  {
+    guard let value else { return nil }
+    guard case .string(let key) = value else {
+      throw ProtocolError(
+        .invalidMessage, "\"\(member)\" must be a string, got \(value.briefDescription)")
+    }
+    return try InstanceKey(validating: key, member: member)
   }
 
   private static func id(_ value: JSONValue?, in line: UnsafeRawBufferPointer)
@@ -59,13 +80,21 @@ public enum InputMessage: Sendable, Equatable {
     return id
   }
 }
-/// Why an input line was refused, with its `id` if it had a readable one.
+/// Why an input line was refused, with its `id` if it had a readable one, and the store and
+/// instance it named when it named an instance (an error line about a named instance says
+/// which).
 public struct InputError: Error, Sendable {
   public let id: MessageID?
   public let error: ProtocolError
+  public let store: String?
+  public let instance: InstanceKey?
 
-  public init(id: MessageID?, _ error: ProtocolError) {
+  public init(
+    id: MessageID?, _ error: ProtocolError, store: String? = nil, instance: InstanceKey? = nil
+  ) {
     self.id = id
     self.error = error
+    self.store = store
+    self.instance = instance
   }
 }

@@ -14,6 +14,10 @@ public final class OutputLines {
   /// Gets each `effect` line (newline included) as it is written: for `--record`.
   public var didWriteEffectLine: ((ArraySlice<UInt8>) -> Void)?
   private var actionLineStart: Int?
+  /// The named instances that reduced actions in this loop iteration under `--emit ticks`, in
+  /// the order they began to: their `state` lines are due. (The default instances' are written
+  /// store by store, as they were before instances existed.)
+  private var instancesWithStateLines: [any HostedStore] = []
 
   public init() {
     bytes.reserveCapacity(64 * 1024)
@@ -39,12 +43,38 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  /// `{"type":"action","store":"<store>","seq":`: how every action line of a store starts.
-  static func actionLinePrefix(store: String) -> [UInt8] {
-    var prefix = Array(#"{"type":"action","store":"#.utf8)
-    JSONWriter.writeString(store, into: &prefix)
+  /// `{"type":"action","store":"<store>","seq":`, with `"instance":"<key>"` after the store
+  /// for a named instance: how every action line of a store's instance starts.
+  static func actionLinePrefix(store: String, instance: InstanceKey?) -> [UInt8] {
+    var prefix = Array(#"{"type":"action""#.utf8)
+    writeStore(store, instance, into: &prefix)
     prefix.append(contentsOf: #","seq":"#.utf8)
     return prefix
+  }
+
+  /// `,"store":"<store>"`, and `,"instance":"<key>"` for a named instance: how every line about
+  /// an instance names it.
+  private static func writeStore(
+    _ store: String, _ instance: InstanceKey?, into bytes: inout [UInt8]
+  ) {
+    append(#","store":"#, to: &bytes)
+    JSONWriter.writeString(store, into: &bytes)
+    guard let instance else { return }
+    append(#","instance":"#, to: &bytes)
+    JSONWriter.writeString(instance.value, into: &bytes)
+  }
+
+  /// Marks `store`, a named instance, as having reduced actions in this loop iteration: its
+  /// merged `state` line is due at the end of it.
+  func stateLineDue(_ store: any HostedStore) {
+    instancesWithStateLines.append(store)
+  }
+
+  /// The named instances whose `state` lines are due, in order; the list starts afresh.
+  func takeInstancesWithStateLines() -> [any HostedStore] {
+    guard !instancesWithStateLines.isEmpty else { return [] }
+    defer { instancesWithStateLines.removeAll(keepingCapacity: true) }
+    return instancesWithStateLines
   }
 
   /// `,"source":"host","action":<action>,"patch":`: what a host action line carries between
@@ -95,9 +125,11 @@ public final class OutputLines {
     append(#","patch":"#, to: &bytes)
   }
 
-  func beginStateLine(store: String, seq: Int, actions: Int, ids: [MessageID]) {
-    raw(#"{"type":"state","store":"#)
-    JSONWriter.writeString(store, into: &bytes)
+  func beginStateLine(
+    store: String, instance: InstanceKey?, seq: Int, actions: Int, ids: [MessageID]
+  ) {
+    raw(#"{"type":"state""#)
+    Self.writeStore(store, instance, into: &bytes)
     raw(#","seq":"#)
     JSONWriter.writeInt(seq, into: &bytes)
     raw(#","actions":"#)
@@ -123,9 +155,11 @@ public final class OutputLines {
     }
   }
 
-  public func snapshot(store: String, seq: Int, id: MessageID?, state: JSONValue) {
-    raw(#"{"type":"snapshot","store":"#)
-    JSONWriter.writeString(store, into: &bytes)
+  public func snapshot(
+    store: String, instance: InstanceKey? = nil, seq: Int, id: MessageID?, state: JSONValue
+  ) {
+    raw(#"{"type":"snapshot""#)
+    Self.writeStore(store, instance, into: &bytes)
     raw(#","seq":"#)
     JSONWriter.writeInt(seq, into: &bytes)
     optionalID(id)
@@ -158,10 +192,15 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  /// `line` is the input line number, or nil for errors no input line caused.
-  public func error(_ error: ProtocolError, line: Int?, id: MessageID?) {
+  /// `line` is the input line number, or nil for errors no input line caused. A line that
+  /// named an instance is answered with its store and instance.
+  public func error(
+    _ error: ProtocolError, line: Int?, id: MessageID?, store: String? = nil,
+    instance: InstanceKey? = nil
+  ) {
     raw(#"{"type":"error","code":"#)
     JSONWriter.writeString(error.code.rawValue, into: &bytes)
+    if let store, let instance { Self.writeStore(store, instance, into: &bytes) }
     if let line {
       raw(#","line":"#)
       JSONWriter.writeInt(line, into: &bytes)
@@ -169,6 +208,38 @@ public final class OutputLines {
     optionalID(id)
     raw(#","message":"#)
     JSONWriter.writeString(error.message, into: &bytes)
+    raw("}\n")
+  }
+
+  /// Answers `instances`: a page of the keys of the store's named instances in memory, `count`
+  /// of them in all, and the `after` of the next page when there is one.
+  func instances(
+    store: String, active: [InstanceKey], count: Int, next: InstanceKey?, id: MessageID?
+  ) {
+    raw(#"{"type":"instances""#)
+    Self.writeStore(store, nil, into: &bytes)
+    optionalID(id)
+    raw(#","active":["#)
+    for (index, key) in active.enumerated() {
+      if index > 0 { raw(",") }
+      JSONWriter.writeString(key.value, into: &bytes)
+    }
+    raw(#"],"count":"#)
+    JSONWriter.writeInt(count, into: &bytes)
+    if let next {
+      raw(#","next":"#)
+      JSONWriter.writeString(next.value, into: &bytes)
+    }
+    raw("}\n")
+  }
+
+  /// Answers `stop`: the instance left memory, and this many of its effects were cancelled.
+  func stopped(store: String, instance: InstanceKey, cancelledEffects: Int, id: MessageID?) {
+    raw(#"{"type":"stopped""#)
+    Self.writeStore(store, instance, into: &bytes)
+    optionalID(id)
+    raw(#","cancelledEffects":"#)
+    JSONWriter.writeInt(cancelledEffects, into: &bytes)
     raw("}\n")
   }
 
@@ -186,9 +257,11 @@ public final class OutputLines {
 
   /// `{"type":"error","code":"effect_failed","store":…,"action":…,"id":…,"message":…}`: an
   /// effect of `action` failed with an error nothing caught.
-  public func effectFailed(store: String, action: JSONValue, id: MessageID?, message: String) {
-    raw(#"{"type":"error","code":"effect_failed","store":"#)
-    JSONWriter.writeString(store, into: &bytes)
+  public func effectFailed(
+    store: String, instance: InstanceKey?, action: JSONValue, id: MessageID?, message: String
+  ) {
+    raw(#"{"type":"error","code":"effect_failed""#)
+    Self.writeStore(store, instance, into: &bytes)
     raw(#","action":"#)
     action.write(into: &bytes)
     optionalID(id)
@@ -198,11 +271,11 @@ public final class OutputLines {
   }
 
   /// `{"type":"effect",…}`: a moment in an effect's life, when effects are traced.
-  public func effect(store: String, _ event: EffectEvent, t: Int) {
+  public func effect(store: String, instance: InstanceKey?, _ event: EffectEvent, t: Int) {
     let start = bytes.count
     defer { didWriteEffectLine?(bytes[start...]) }
-    raw(#"{"type":"effect","store":"#)
-    JSONWriter.writeString(store, into: &bytes)
+    raw(#"{"type":"effect""#)
+    Self.writeStore(store, instance, into: &bytes)
     raw(#","effect":"#)
     JSONWriter.writeInt(Int(truncatingIfNeeded: event.effect), into: &bytes)
     raw(#","event":"#)

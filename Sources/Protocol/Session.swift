@@ -42,10 +42,11 @@ public final class Session {
   /// its reader, which keeps what it read.
   public var isHoldingInputChanged: ((Bool) -> Void)?
 
-  private let factories: [StoreFactory]
-  /// The stores built so far, by position in `factories`: each is built by the first line that
-  /// needs it.
-  private var built: [(any HostedStore)?]
+  /// Each store's instances, in the order `ready` lists the stores: each instance is built by
+  /// the first line that needs it.
+  private let stores: [StoreInstances]
+  /// The most named instances a store may have in memory (`--max-instances`).
+  public let maxInstances: Int
   /// The stores' names, in the order `ready` lists them.
   public let storeNames: [String]
   /// The names' UTF-8, for finding a store from the bytes of a compact action line.
@@ -56,12 +57,13 @@ public final class Session {
   private var isHoldingInput = false
 
   public init(
-    stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64
+    stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64,
+    maxInstances: Int = Session.defaultMaxInstances
   ) {
     precondition(
       Set(stores.map(\.name)).count == stores.count, "store names must be unique")
-    self.factories = stores
-    self.built = Array(repeating: nil, count: stores.count)
+    self.stores = stores.map(StoreInstances.init(factory:))
+    self.maxInstances = maxInstances
     self.storeNames = stores.map(\.name)
     self.storeNameBytes = storeNames.map { Array($0.utf8) }
     self.output = output
@@ -73,20 +75,26 @@ public final class Session {
     output.ready(protocolVersion: 1, stores: storeNames, version: version)
   }
 
-  /// The store named `name`, built now if no line needed it before.
+  /// At least a million, as the instances issue asks: far more than a host keeps busy, and
+  /// still a bound on what a host naming ever new keys can make the process hold.
+  public nonisolated static let defaultMaxInstances = 1_000_000
+
+  /// The store named `name`'s default instance, built now if no line needed it before.
   public func store(named name: String) -> (any HostedStore)? {
-    storeNames.firstIndex(of: name).map(store(at:))
+    storeNames.firstIndex(of: name).map { instance(nil, ofStoreAt: $0)! }
   }
 
-  private func store(at index: Int) -> any HostedStore {
-    if let store = built[index] { return store }
-    let store = factories[index].make()
-    store.didBecomeIdle = didBecomeIdle
-    built[index] = store
-    return store
+  /// The instance `key` of the store at `index`, activated now if it is not in memory; nil
+  /// past `maxInstances`.
+  private func instance(_ key: InstanceKey?, ofStoreAt index: Int) -> (any HostedStore)? {
+    let instances = stores[index]
+    if let host = key.map(instances.existing) ?? nil { return host }
+    guard let host = instances.instance(key, limit: maxInstances) else { return nil }
+    host.didBecomeIdle = didBecomeIdle
+    return host
   }
 
-  private var builtStores: [any HostedStore] { built.compactMap { $0 } }
+  private var builtStores: [any HostedStore] { stores.flatMap(\.all) }
 
   public var effectsInFlight: Int {
     builtStores.reduce(0) { $0 + $1.effectsInFlight }
@@ -104,8 +112,12 @@ public final class Session {
     for store in builtStores { store.didBecomeIdle = handler }
   }
 
+  /// Writes the loop iteration's `state` lines (`--emit ticks`): the default instances' in the
+  /// order of the stores, then the named instances' that reduced actions, in the order they
+  /// began to.
   public func endTick() {
-    for case let store? in built { store.endTick() }
+    for case let store? in stores.map(\.defaultInstance) { store.endTick() }
+    for store in output.takeInstancesWithStateLines() { store.endTick() }
   }
 
   public func handleLine(_ bytes: UnsafeRawBufferPointer, lineNumber: Int) {
@@ -115,7 +127,8 @@ public final class Session {
       // A store finds an action it has seen before by its type's bytes; anything else (a
       // first sighting, an unknown store or action) takes the general route.
       if let index = storeIndex(named: line.store),
-        store(at: index).sendKnownAction(type: line.type, id: line.id)
+        let store = instance(line.instance, ofStoreAt: index),
+        store.sendKnownAction(type: line.type, id: line.id)
       {
         return
       }
@@ -133,7 +146,8 @@ public final class Session {
     do {
       message = try InputMessage(value, line: bytes)
     } catch {
-      output.error(error.error, line: lineNumber, id: error.id)
+      output.error(
+        error.error, line: lineNumber, id: error.id, store: error.store, instance: error.instance)
       return
     }
     handle(message, lineNumber: lineNumber)
@@ -142,13 +156,14 @@ public final class Session {
   private func handle(_ message: InputMessage, lineNumber: Int) {
     do {
       switch message {
-      case .action(let store, let action, let id):
-        try dispatch(action, to: store, id: id, lineNumber: lineNumber)
+      case .action(let store, let instance, let action, let id):
+        try dispatch(action, to: store, instance: instance, id: id)
       case .command(let name, let arguments, let id):
         try run(command: name, arguments: arguments, id: id)
       }
     } catch {
-      output.error(error.error, line: lineNumber, id: error.id)
+      output.error(
+        error.error, line: lineNumber, id: error.id, store: error.store, instance: error.instance)
     }
   }
 
@@ -160,21 +175,40 @@ public final class Session {
       line: lineNumber, id: nil)
   }
 
-  private func dispatch(_ action: JSONValue, to name: String, id: MessageID?, lineNumber: Int)
-    throws(InputError)
-  {
-    guard let store = store(named: name) else {
+  private func dispatch(
+    _ action: JSONValue, to name: String, instance key: InstanceKey?, id: MessageID?
+  ) throws(InputError) {
+    let store = try instance(key, ofStoreNamed: name, id: id)
+    do {
+      try store.send(action, id: id)
+    } catch {
+      throw InputError(id: id, error, store: name, instance: key)
+    }
+  }
+
+  /// The instance a line names, activated if need be; the error says why there is none.
+  private func instance(
+    _ key: InstanceKey?, ofStoreNamed name: String, id: MessageID?, command: String? = nil
+  ) throws(InputError) -> any HostedStore {
+    guard let index = storeNames.firstIndex(of: name) else {
       throw InputError(
         id: id,
         ProtocolError(
           .unknownStore,
-          "no store named \"\(name)\"; the stores are \(storeNames.joined(separator: ", "))"))
+          (command.map { "\($0): " } ?? "")
+            + "no store named \"\(name)\"; the stores are \(storeNames.joined(separator: ", "))"),
+        store: name, instance: key)
     }
-    do {
-      try store.send(action, id: id)
-    } catch {
-      throw InputError(id: id, error)
+    guard let store = instance(key, ofStoreAt: index) else {
+      throw InputError(
+        id: id,
+        ProtocolError(
+          .instanceLimit,
+          "\(name) has \(maxInstances) instances in memory (--max-instances); "
+            + "stop one before activating \"\(key!)\""),
+        store: name, instance: key)
     }
+    return store
   }
 
   private func run(command: String, arguments: JSONObject, id: MessageID?) throws(InputError) {
@@ -186,21 +220,72 @@ public final class Session {
         throw fail("\(command): unknown argument \"\(extra)\"")
       }
     }
+    func storeArgument() throws(InputError) -> String {
+      guard case .string(let name)? = arguments["store"] else {
+        throw fail("\(command): \"store\" (a store name) is required")
+      }
+      return name
+    }
+    func instanceArgument() throws(InputError) -> InstanceKey? {
+      do {
+        return try InputMessage.instance(arguments["instance"])
+      } catch {
+        throw InputError(id: id, ProtocolError(error.code, "\(command): \(error.message)"))
+      }
+    }
     switch command {
     case "snapshot":
-      try expectArguments(["store"])
-      guard case .string(let name)? = arguments["store"] else {
-        throw fail("snapshot: \"store\" (a store name) is required")
-      }
-      guard let store = store(named: name) else {
+      try expectArguments(["store", "instance"])
+      let name = try storeArgument()
+      let key = try instanceArgument()
+      let state = try instance(key, ofStoreNamed: name, id: id, command: command).snapshot()
+      output.snapshot(store: name, instance: key, seq: sequence.last, id: id, state: state)
+    case "instances":
+      try expectArguments(["store", "limit", "after"])
+      let name = try storeArgument()
+      guard let index = storeNames.firstIndex(of: name) else {
         throw InputError(
-          id: id, ProtocolError(.unknownStore, "snapshot: no store named \"\(name)\""))
+          id: id, ProtocolError(.unknownStore, "instances: no store named \"\(name)\""))
       }
-      let state = store.snapshot()
-      output.snapshot(store: name, seq: sequence.last, id: id, state: state)
+      var limit = Self.defaultInstancesPage
+      if let value = arguments["limit"] {
+        guard case .int(let given) = value, given >= 1 else {
+          throw fail("instances: \"limit\" must be a whole number from 1")
+        }
+        limit = given
+      }
+      let after: InstanceKey?
+      do {
+        after = try InputMessage.instance(arguments["after"], member: "after")
+      } catch {
+        throw InputError(id: id, ProtocolError(.invalidCommand, "instances: \(error.message)"))
+      }
+      let (keys, next) = stores[index].page(after: after, limit: limit)
+      output.instances(
+        store: name, active: keys, count: stores[index].named.count, next: next, id: id)
+    case "stop":
+      try expectArguments(["store", "instance"])
+      let name = try storeArgument()
+      guard let key = try instanceArgument() else {
+        throw fail("stop: \"instance\" (the key of the instance to stop) is required")
+      }
+      guard let index = storeNames.firstIndex(of: name) else {
+        throw InputError(
+          id: id, ProtocolError(.unknownStore, "stop: no store named \"\(name)\""), store: name,
+          instance: key)
+      }
+      guard let store = stores[index].remove(key) else {
+        throw InputError(
+          id: id,
+          ProtocolError(
+            .unknownInstance, "stop: \(name) has no instance \"\(key)\" in memory"),
+          store: name, instance: key)
+      }
+      let cancelled = store.stop()
+      output.stopped(store: name, instance: key, cancelledEffects: cancelled, id: id)
     case "describe":
       try expectArguments([])
-      output.describe(id: id, stores: factories.map(\.descriptor.json))
+      output.describe(id: id, stores: stores.map(\.factory.descriptor.json))
     case "quit":
       try expectArguments([])
       hasQuit = true
@@ -238,10 +323,13 @@ public final class Session {
         id: id,
         ProtocolError(
           .unknownCommand,
-          "no command named \"\(command)\"; the commands are snapshot, describe, quit, "
-            + "advance, settle"))
+          "no command named \"\(command)\"; the commands are snapshot, describe, instances, "
+            + "stop, quit, advance, settle"))
     }
   }
+
+  /// How many keys an `instances` answer lists when the host gives no `limit`.
+  static let defaultInstancesPage = 1000
 
   /// A century: more than any test needs, and far from overflowing a `Duration`.
   static let maxAdvance = 100 * 366 * 86_400_000

@@ -10,6 +10,8 @@ import JSON
 @StoreActor
 public final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
   public let descriptor: StoreDescriptor
+  /// Which instance of the store this is: nil for the default one.
+  public let instance: InstanceKey?
   private let store: Store<State, Action>
   private let output: OutputLines
   private let sequence: ActionSequence
@@ -61,11 +63,13 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   ) {
     self.store = store
     self.descriptor = descriptor
+    self.instance = output.instance
     self.output = output.lines
     self.sequence = output.sequence
     self.mode = output.mode
     self.stateJSON = stateJSON
-    self.actionLinePrefix = OutputLines.actionLinePrefix(store: descriptor.name)
+    self.actionLinePrefix = OutputLines.actionLinePrefix(
+      store: descriptor.name, instance: output.instance)
     tracesEffects = output.effectTraceTime != nil
     effectOnlyTypes =
       output.acceptsEffectActions
@@ -95,7 +99,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     if let time = output.effectTraceTime {
       store.didChangeEffect = { [unowned self] event in
         self.endTick()
-        self.output.effect(store: self.descriptor.name, event, t: time())
+        self.output.effect(
+          store: self.descriptor.name, instance: self.instance, event, t: time())
       }
     }
   }
@@ -109,6 +114,16 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
 
   public func cancelAllEffects(because reason: String) -> Int {
     store.cancelAllEffects(because: reason)
+  }
+
+  public func stop() -> Int {
+    let cancelled = store.cancelAllEffects(because: "stop")
+    // The store lives on until its cancelled effects' tasks end; nothing it reports then may
+    // reach this host, which the session is about to free.
+    store.didReduce = nil
+    store.didFailEffect = nil
+    store.didChangeEffect = nil
+    return cancelled
   }
 
   public func send(_ action: JSONValue, id: MessageID?) throws(ProtocolError) {
@@ -136,7 +151,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   public func endTick() {
     guard tick.actions > 0 else { return }
     output.beginStateLine(
-      store: descriptor.name, seq: tick.lastSeq, actions: tick.actions, ids: tick.ids)
+      store: descriptor.name, instance: instance, seq: tick.lastSeq, actions: tick.actions,
+      ids: tick.ids)
     output.patch { stateJSON.writePatch(store.state, &$0) }
     tick = Tick()
   }
@@ -159,6 +175,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       }
       output.patch { stateJSON.writePatch(state, &$0) }
     case .ticks:
+      if tick.actions == 0, instance != nil { output.stateLineDue(self) }
       tick.actions += 1
       tick.lastSeq = seq
       if let id { tick.record(id) }
@@ -172,7 +189,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     let type = action["type"]?.stringValue ?? action.stringValue ?? "an action"
     endTick()
     output.effectFailed(
-      store: descriptor.name, action: action, id: Self.messageID(of: origin),
+      store: descriptor.name, instance: instance, action: action, id: Self.messageID(of: origin),
       message: "\(descriptor.name): an effect of \(type) failed: \(error)")
   }
 

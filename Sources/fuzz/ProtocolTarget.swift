@@ -31,15 +31,15 @@ final class FuzzHarness: @unchecked Sendable {
         let storeOutput = StoreOutput(
           lines: output, sequence: sequence, mode: .actions,
           acceptsEffectActions: acceptsEffectActions)
-        let hosts: [any HostedStore] = [
-          host(PrimesStore.self, PrimesReducer(dependencies: .instant), storeOutput),
-          host(RandomTodoStore.self, RandomTodoReducer(dependencies: .instant), storeOutput),
-          host(VotesStore.self, VotesReducer(dependencies: .instant), storeOutput),
-          host(WebSocketStore.self, WebSocketReducer(dependencies: .instant), storeOutput),
+        let stores = [
+          factory(PrimesStore.self, PrimesReducer(dependencies: .instant), storeOutput),
+          factory(RandomTodoStore.self, RandomTodoReducer(dependencies: .instant), storeOutput),
+          factory(VotesStore.self, VotesReducer(dependencies: .instant), storeOutput),
+          factory(WebSocketStore.self, WebSocketReducer(dependencies: .instant), storeOutput),
         ]
-        return Session(
-          stores: hosts.map { hosted in StoreFactory(descriptor: hosted.descriptor) { hosted } },
-          output: output, sequence: sequence)
+        // Few instances, so that inputs naming ever new keys reach the limit rather than grow
+        // the run's memory.
+        return Session(stores: stores, output: output, sequence: sequence, maxInstances: 8)
       }
     }
   }
@@ -83,13 +83,15 @@ final class FuzzHarness: @unchecked Sendable {
 }
 
 @StoreActor
-private func host<Definition: StoreDefinition, R: Reducer>(
+private func factory<Definition: StoreDefinition, R: Reducer>(
   _ definition: Definition.Type, _ reducer: R, _ output: StoreOutput
-) -> any HostedStore
+) -> StoreFactory
 where R.State == Definition.Feature.State, R.Action == Definition.Feature.Action {
-  StoreHost(
-    store: Store(initialState: Definition.initialState, reducer: reducer),
-    descriptor: Definition.hostDescriptor, output: output)
+  StoreFactory(descriptor: Definition.hostDescriptor) { instance in
+    StoreHost(
+      store: Store(initialState: Definition.initialState, reducer: reducer),
+      descriptor: Definition.hostDescriptor, output: output.about(instance))
+  }
 }
 
 extension PrimesDependencies {

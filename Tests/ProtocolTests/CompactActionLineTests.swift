@@ -16,6 +16,9 @@ final class CompactActionLineTests: XCTestCase {
     XCTAssertEqual(
       compact(#"{"store":"s","action":"a","id":"req 1"}"#),
       .action(store: "s", action: "a", id: "req 1"))
+    XCTAssertEqual(
+      compact(#"{"store":"s","instance":"user-42","action":"a"}"#),
+      .action(store: "s", instance: try? InstanceKey(validating: "user-42"), action: "a", id: nil))
   }
 
   /// An integer id of any length is kept as written (the fuzzer once found a 90-digit one that
@@ -38,6 +41,12 @@ final class CompactActionLineTests: XCTestCase {
       #"{"store":"s","action":"a","id":-0}"#,
       #"{"store":"s","action":"a"} x"#, #"{"store":"s","action":"a"}}"#, #"{"cmd":"quit"}"#,
       #"{"store":"s","action":"a","id":null}"#, #"{"store":"s",,"action":"a"}"#,
+      // Keys the general path refuses, or that hold escapes or more than ASCII.
+      #"{"store":"s","instance":"","action":"a"}"#,
+      "{\"store\":\"s\",\"instance\":\"a\u{7F}\",\"action\":\"a\"}",
+      #"{"store":"s","instance":"\#(String(repeating: "k", count: 257))","action":"a"}"#,
+      #"{"store":"s","instance":"é","action":"a"}"#, #"{"store":"s","instance":7,"action":"a"}"#,
+      #"{"store":"s","instance":"a","instance":"b","action":"a"}"#,
     ] {
       XCTAssertNil(compact(line), line)
     }
@@ -78,6 +87,11 @@ final class CompactActionLineTests: XCTestCase {
       "1", "-1", "0", "-0", "007", "1.5", "1e2", "2E1", "123456789012345", "1234567890123456",
       #""req-1""#, "null", "true", #""\n""#, "-", "[1]",
     ]
+    let instances = [
+      #""user-42""#, #""u""#, #""""#, #""\u0041""#, #""é""#, "7", "null", "\"a\u{7F}b\"",
+      "\"" + String(repeating: "k", count: 256) + "\"",
+      "\"" + String(repeating: "k", count: 257) + "\"",
+    ]
     let extras = [#""cmd":"quit""#, #""x":1"#, #""store":"twice""#]
     let spaces = ["", "", " ", "\t", "\r\n", "  "]
     func space() -> String { spaces.randomElement(using: &random)! }
@@ -88,6 +102,10 @@ final class CompactActionLineTests: XCTestCase {
     if Int.random(in: 0..<10, using: &random) > 0 {
       members.append(
         #""action""# + space() + ":" + space() + actions.randomElement(using: &random)!)
+    }
+    if Int.random(in: 0..<4, using: &random) == 0 {
+      members.append(
+        #""instance""# + space() + ":" + space() + instances.randomElement(using: &random)!)
     }
     if Bool.random(using: &random) {
       members.append(#""id""# + space() + ":" + space() + ids.randomElement(using: &random)!)

@@ -59,7 +59,7 @@ final class MessageIDTests: XCTestCase {
 extension InputMessage {
   fileprivate var id: MessageID? {
     switch self {
-    case .action(_, _, let id), .command(_, _, let id): id
+    case .action(_, _, _, let id), .command(_, _, let id): id
     }
   }
 }

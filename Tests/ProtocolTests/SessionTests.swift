@@ -30,7 +30,7 @@ final class SessionTests: XCTestCase {
           descriptions.withValue { $0 += 1 }
           return StoreDescriptor(name: "walked", summary: "", actions: [], stateSchema: [:])
         },
-        make: { fatalError("describing builds no store") })
+        make: { _ in fatalError("describing builds no store") })
       let session = Session(stores: [factory], output: output, sequence: ActionSequence())
       session.writeReady(version: "test")
       XCTAssertEqual(descriptions.value, 0, "ready needs only the names")
@@ -73,7 +73,7 @@ final class SessionTests: XCTestCase {
     let idleCalls = LockedBox(0)
     let built = built
     let session = StoreActor.assumeIsolated {
-      let session = Self.makeSession(recordingBuildsIn: built)
+      let session = Session.primes(recordingBuildsIn: built)
       session.onStoreIdle { idleCalls.withValue { $0 += 1 } }
       // nthPrimeButtonTapped starts an effect; its end makes the store idle.
       Self.handle(#"{"store":"primes","action":"counter.nthPrimeButtonTapped"}"#, in: session)
@@ -86,12 +86,23 @@ final class SessionTests: XCTestCase {
   }
 
   /// Writes `ready`, handles `inputs` in order, and returns every line written.
-  private func run(_ inputs: [String]) -> [JSONValue] {
+  private func run(_ inputs: [String], maxInstances: Int = Session.defaultMaxInstances)
+    -> [JSONValue]
+  {
+    text(inputs, maxInstances: maxInstances).split(separator: "\n").map { line in
+      (try? Array(line.utf8).withUnsafeBytes { try JSONParser.parse($0) }) ?? .null
+    }
+  }
+
+  /// Writes `ready`, handles `inputs` in order, and returns the text written.
+  private func text(_ inputs: [String], maxInstances: Int = Session.defaultMaxInstances)
+    -> String
+  {
     let executor = ManualExecutor()
     StoreActor.install(executor: executor)
     let built = built
     let bytes = StoreActor.assumeIsolated {
-      let session = Self.makeSession(recordingBuildsIn: built)
+      let session = Session.primes(recordingBuildsIn: built, maxInstances: maxInstances)
       session.writeReady(version: "test")
       for (index, input) in inputs.enumerated() {
         Self.handle(input, in: session, lineNumber: index + 1)
@@ -101,9 +112,7 @@ final class SessionTests: XCTestCase {
       return bytes
     }
     executor.runUntilIdle()
-    return bytes.split(separator: UInt8(ascii: "\n")).map { line in
-      (try? Array(line).withUnsafeBytes { try JSONParser.parse($0) }) ?? .null
-    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   @StoreActor
@@ -111,25 +120,4 @@ final class SessionTests: XCTestCase {
     Array(line.utf8).withUnsafeBytes { session.handleLine($0, lineNumber: lineNumber) }
   }
 
-  @StoreActor
-  private static func makeSession(recordingBuildsIn built: LockedBox<[String]>) -> Session {
-    let output = OutputLines()
-    let sequence = ActionSequence()
-    let factories = ["primes", "other"].map { name in
-      let descriptor = StoreDescriptor(name: name, summary: "", actions: [], stateSchema: [:])
-      return StoreFactory(descriptor: descriptor) {
-        built.append(name)
-        let dependencies = PrimesDependencies(
-          nthPrime: NthPrimeClient(largestN: 1_000) { n in n == 1 ? 2 : nil },
-          favoritePrimes: FavoritePrimesStorage(load: { [] }, save: { _ in }),
-          now: { 0 })
-        return StoreHost(
-          store: Store(
-            initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
-          descriptor: descriptor,
-          output: StoreOutput(lines: output, sequence: sequence, mode: .actions))
-      }
-    }
-    return Session(stores: factories, output: output, sequence: sequence)
-  }
 }

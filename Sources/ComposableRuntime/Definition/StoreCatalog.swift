@@ -188,8 +188,10 @@ extension StoreDefinition {
     state: Feature.State
   ) -> StoreFactory {
     let options = options as? Options ?? Options()
-    return StoreFactory(name: name, describe: { descriptor }) {
-      _makeHostedStore(options: options, services: services, output: output, initialState: state)
+    return StoreFactory(name: name, describe: { descriptor }) { instance in
+      _makeHostedStore(
+        options: options, services: services, output: output.about(instance),
+        initialState: state)
     }
   }
 }

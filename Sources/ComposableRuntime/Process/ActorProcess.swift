@@ -170,7 +170,8 @@ final class ActorProcess {
           effectTraceTime: options.traces.contains(.effects)
             ? { [time] in time.now() - time.start } : nil,
           labelsEffects: recorder != nil)),
-      output: output, sequence: sequence, maxDepth: options.maxDepth)
+      output: output, sequence: sequence, maxDepth: options.maxDepth,
+      maxInstances: options.maxInstances)
     session.timeControl = virtualTime
     writer = try StdoutWriter(loop: loop)
     reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)

@@ -17,6 +17,8 @@ public struct RunConfiguration: Sendable {
   public var dataDirectory: String?
   /// Deepest nesting of arrays and objects accepted in an input line.
   public var maxDepth = 64
+  /// The most named instances of one store in memory (`--max-instances`).
+  public var maxInstances = Session.defaultMaxInstances
   /// PEM file of the certificate authorities trusted for https; the system's when nil.
   public var caFile: String?
   /// Timeout of each HTTP request, in seconds.

@@ -1,0 +1,38 @@
+import ComposableCore
+import ComposableTestSupport
+import PrimesFeature
+import Protocol
+
+extension Session {
+  /// A session of two stores, "primes" and "other", both the primes feature on `dependencies`:
+  /// each instance built is appended to `built`, as `"primes"` or `"primes/<key>"`.
+  @StoreActor
+  static func primes(
+    recordingBuildsIn built: LockedBox<[String]>, dependencies: PrimesDependencies = .instant,
+    maxInstances: Int = Session.defaultMaxInstances
+  ) -> Session {
+    let output = OutputLines()
+    let sequence = ActionSequence()
+    let factories = ["primes", "other"].map { name in
+      let descriptor = StoreDescriptor(name: name, summary: "", actions: [], stateSchema: [:])
+      return StoreFactory(descriptor: descriptor) { instance in
+        built.append(instance.map { "\(name)/\($0)" } ?? name)
+        return StoreHost(
+          store: Store(
+            initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
+          descriptor: descriptor,
+          output: StoreOutput(lines: output, sequence: sequence, mode: .actions).about(instance))
+      }
+    }
+    return Session(
+      stores: factories, output: output, sequence: sequence, maxInstances: maxInstances)
+  }
+}
+
+extension PrimesDependencies {
+  /// The first prime known, favourites that load empty, and time that stands still.
+  static let instant = PrimesDependencies(
+    nthPrime: NthPrimeClient(largestN: 1_000) { n in n == 1 ? 2 : nil },
+    favoritePrimes: FavoritePrimesStorage(load: { [] }, save: { _ in }),
+    now: { 0 })
+}
