@@ -190,7 +190,7 @@ extension StoreDefinition {
     let options = options as? Options ?? Options()
     return StoreFactory(name: name, describe: { descriptor }) { instance in
       _makeHostedStore(
-        options: options, services: services, output: output.about(instance),
+        options: options, services: services.about(instance), output: output.about(instance),
         initialState: state)
     }
   }

@@ -1,0 +1,65 @@
+import Protocol
+
+extension Services {
+  /// The services as one instance of a store sees them: the same loop, clock, transports and
+  /// randomness, with the instance's own files and sockets. A named instance keeps its files in
+  /// `<data directory>/instances/<key as a file name>/`, so that two sessions of a store never
+  /// write each other's files, and its socket ids are its own, so that two instances opening the
+  /// socket "main" open two sockets. The default instance sees the services as they are.
+  public func about(_ instance: InstanceKey?) -> Services {
+    guard let instance else { return self }
+    var services = self
+    services.dataDirectory = "\(dataDirectory)/instances/\(instance.fileName)"
+    services.webSocket = webSocket.scoped(to: instance)
+    services.log[metadataKey: "instance"] = "\(instance.value)"
+    return services
+  }
+}
+
+extension WebSocketService {
+  /// The same sockets, under ids no other instance can name: the key's length first, so that
+  /// no pair of key and id reads as another pair.
+  fileprivate func scoped(to instance: InstanceKey) -> WebSocketService {
+    let prefix = "\(instance.value.utf8.count):\(instance.value)/"
+    let service = self
+    return WebSocketService(
+      open: { id, url, protocols in await service.open(prefix + id, url, protocols) },
+      receive: { id in await service.receive(prefix + id) },
+      send: { id, message in try await service.send(prefix + id, message) },
+      sendPing: { id in try await service.sendPing(prefix + id) })
+  }
+}
+
+extension InstanceKey {
+  /// The key as one file name, the same in every process: bytes other than ASCII letters,
+  /// digits, `-` and `_` are written `%XX`, and a name that would pass 200 bytes is cut and
+  /// ends with `~` and a 64-bit FNV-1a hash of the whole key, as a file name may not pass 255.
+  public var fileName: String {
+    var name = ""
+    for byte in value.utf8 {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+        name.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+      }
+    }
+    guard name.utf8.count > 200 else { return name }
+    var cut = name.utf8.prefix(180)
+    // Not in the middle of a `%XX`.
+    if let percent = cut.suffix(2).lastIndex(of: UInt8(ascii: "%")) { cut = cut[..<percent] }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in value.utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    }
+    return String(decoding: cut, as: UTF8.self) + "~"
+      + String(hash, radix: 16).leftPadded(to: 16)
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
+}
