@@ -79,9 +79,16 @@ public final class Session {
   /// still a bound on what a host naming ever new keys can make the process hold.
   public nonisolated static let defaultMaxInstances = 1_000_000
 
-  /// The store named `name`'s default instance, built now if no line needed it before.
-  public func store(named name: String) -> (any HostedStore)? {
-    storeNames.firstIndex(of: name).map { instance(nil, ofStoreAt: $0)! }
+  /// The store named `name`'s instance `key` (its default instance for nil), activated now if
+  /// it is not in memory; nil for an unknown store, or past `maxInstances`.
+  public func store(named name: String, instance key: InstanceKey? = nil) -> (any HostedStore)? {
+    storeNames.firstIndex(of: name).flatMap { instance(key, ofStoreAt: $0) }
+  }
+
+  /// The keys of the store's named instances in memory, in byte order.
+  public func instanceKeys(of name: String) -> [InstanceKey] {
+    guard let index = storeNames.firstIndex(of: name) else { return [] }
+    return stores[index].page(after: nil, limit: Int.max).keys
   }
 
   /// The instance `key` of the store at `index`, activated now if it is not in memory; nil

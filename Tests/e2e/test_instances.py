@@ -249,3 +249,97 @@ def test_two_instances_of_the_websocket_store_have_a_socket_each(process, ws_ser
     assert stopped["cancelledEffects"] >= 1
     actor.send(socket({"type": "messageToSendChanged", "value": "still here"}, "b"), socket("sendButtonTapped", "b"))
     assert actor.read_until(received("b"))[-1]["action"]["value"] == {"text": "still here"}
+
+
+def run_binary(*args, input=None):
+    return subprocess.run([str(BINARY), *args], capture_output=True, text=True, timeout=60, input=input)
+
+
+def record_instances(tmp_path, data_dir, *args):
+    """A live session over two instances and the default one, recorded; returns its path."""
+    path = tmp_path / "instances.jsonl"
+    inputs = [
+        primes({"type": "counter.countChanged", "value": 5}, "alice"),
+        primes("counter.incrTapped", "bob"),
+        primes("counter.nthPrimeButtonTapped", "alice", id="nth"),
+        primes("counter.incrTapped"),
+        primes("primeModal.saveFavoritePrimeTapped", "alice"),
+    ]
+    output, code, stderr = run_lines(inputs, "--record", str(path), "--seed", "5", *args, data_dir=data_dir)
+    assert code == 0, stderr
+    return path
+
+
+def test_a_recording_over_instances_replays_each_instance_to_its_patches(tmp_path, data_dir):
+    path = record_instances(tmp_path, data_dir)
+    actions = [json.loads(text) for text in path.read_text().splitlines()[1:]]
+    assert [line.get("instance") for line in actions if line.get("type") == "action"] == [
+        "alice", "bob", "alice", None, "alice", "alice"]
+    replayed = run_binary("replay", str(path))
+    assert replayed.returncode == 0, replayed.stderr
+    until = run_binary("replay", str(path), "--until", "6")
+    snapshots = [json.loads(text) for text in until.stdout.splitlines()]
+    primes_states = {line.get("instance"): line["state"] for line in snapshots if line["store"] == "primes"}
+    assert {key: state["count"] for key, state in primes_states.items()} == {None: 1, "alice": 5, "bob": 1}
+    assert primes_states["alice"]["favoritePrimes"] == [5]
+    # A patch edited in bob's line makes the replay diverge there, naming the instance.
+    lines = path.read_text().splitlines()
+    bob = next(i for i, text in enumerate(lines) if '"instance":"bob"' in text)
+    edited = json.loads(lines[bob])
+    edited["patch"][0]["value"] = 7
+    lines[bob] = json.dumps(edited)
+    path.write_text("\n".join(lines) + "\n")
+    diverged = run_binary("replay", str(path), "--format", "json")
+    assert diverged.returncode == 1
+    result = json.loads(diverged.stdout)
+    assert result["instance"] == "bob" and result["store"] == "primes" and result["line"] == bob + 1
+    assert 'action: primes "bob" {"type":"counter.incrTapped"}' in diverged.stderr
+
+
+def test_to_scenario_writes_each_step_with_its_instance_and_the_scenario_passes(tmp_path, data_dir):
+    path = record_instances(tmp_path, data_dir)
+    scenario = tmp_path / "regression.jsonl"
+    written = run_binary("replay", str(path), "--to-scenario")
+    assert written.returncode == 0, written.stderr
+    scenario.write_text(written.stdout)
+    steps = [json.loads(text) for text in written.stdout.splitlines()[1:]]
+    sends = [step for step in steps if "send" in step]
+    assert [step.get("instance") for step in sends] == ["alice", "bob", "alice", None, "alice"]
+    ran = run_binary("test", str(scenario))
+    assert ran.returncode == 0, ran.stdout
+
+
+def test_a_scenario_drives_several_instances_and_checks_each(tmp_path):
+    scenario = tmp_path / "instances.jsonl"
+    lines = [
+        {"scenario": "two users", "store": "primes"},
+        {"nthPrimes": {"3": 5}},
+        {"send": "counter.incrTapped", "instance": "alice", "state": {"count": 1}},
+        {"send": "counter.incrTapped", "instance": "bob", "state": {"count": 1}},
+        {"send": "counter.incrTapped", "instance": "alice", "state": {"count": 2, "isPrime": True}},
+        {"send": {"type": "counter.countChanged", "value": 3}, "state": {"count": 3, "isPrime": True}},
+        {"send": "counter.nthPrimeButtonTapped", "instance": "bob",
+         "state": {"nthPrimeRequest": 1, "isNthPrimeButtonDisabled": True}},
+        {"receive": "counter.nthPrimeResponse", "instance": "bob",
+         "state": {"alertNthPrime": {"n": 1, "prime": 2}, "nthPrimeRequest": None, "isNthPrimeButtonDisabled": False}},
+    ]
+    scenario.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ran = run_binary("test", str(scenario))
+    # The nth prime of 1 is not scripted: the step fails, naming what was asked.
+    assert ran.returncode == 1
+    lines[1] = {"nthPrimes": {"1": 2}}
+    scenario.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ran = run_binary("test", str(scenario))
+    assert ran.returncode == 0, ran.stdout
+    # Received by the wrong instance: a TestStore-style difference that names both.
+    lines[7]["instance"] = "alice"
+    scenario.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ran = run_binary("test", str(scenario))
+    assert ran.returncode == 1
+    assert f"{scenario}:8: receive counter.nthPrimeResponse: received a different action" in ran.stdout
+    assert '−   instance: "alice"' in ran.stdout and '+   instance: "bob"' in ran.stdout
+    # A bad key is refused where the file is read.
+    lines[7]["instance"] = ""
+    scenario.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ran = run_binary("test", str(scenario))
+    assert ran.returncode == 1 and f'{scenario}:8: "instance" must not be empty' in ran.stdout

@@ -11,7 +11,8 @@ struct RecordedAction {
   /// Line number in the file.
   let line: Int
   let seq: Int
-  let store: String
+  let address: InstanceAddress
+  var store: String { address.store }
   let source: String
   let id: MessageID?
   let action: JSONValue
@@ -35,7 +36,7 @@ struct RecordedAction {
     }
     self.line = line
     self.seq = seq
-    self.store = store
+    self.address = InstanceAddress(store, try Self.instance(in: json, line: line))
     self.source = source
     self.id = object["id"].flatMap { id in text.withUnsafeBytes { MessageID(id, in: $0) } }
     self.action = action
@@ -45,12 +46,24 @@ struct RecordedAction {
   }
 }
 
+extension RecordedAction {
+  /// The line's `instance`, checked as the process checks a host's.
+  static func instance(in json: JSONValue, line: Int) throws(RecordingError) -> InstanceKey? {
+    do {
+      return try InstanceAddress.instance(in: json)
+    } catch {
+      throw RecordingError(line: line, error.message)
+    }
+  }
+}
+
 /// One `effect` line of a recording made with `run --trace effects`: a moment in the life of
 /// an effect. A replay re-reduces the actions and skips these; the timeline draws them.
 struct RecordedEffect {
   /// Line number in the file.
   let line: Int
-  let store: String
+  let address: InstanceAddress
+  var store: String { address.store }
   /// The effect's number, unique in the run.
   let effect: Int
   /// started, sleeping, finished, cancelled or failed.
@@ -77,7 +90,7 @@ struct RecordedEffect {
         line: line, "an effect line needs store, effect, event, cause, operator and t")
     }
     self.line = line
-    self.store = store
+    self.address = InstanceAddress(store, try RecordedAction.instance(in: json, line: line))
     self.effect = effect
     self.event = event
     self.cause = cause

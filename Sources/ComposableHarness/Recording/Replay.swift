@@ -109,13 +109,15 @@ public struct Replay: Sendable {
     // Each store's state as the recording has it. A patch is one way to write a change: when
     // the replayed one is written differently (a later version writes shorter patches), the
     // step still matches if it leads to the same state.
-    var recordedStates: [String: JSONValue] = [:]
+    var recordedStates: [InstanceAddress: JSONValue] = [:]
     for recorded in recording.actions {
-      guard let store = stores.session.store(named: recorded.store) else {
+      guard stores.session.storeNames.contains(recorded.store),
+        let store = stores.session.store(named: recorded.store, instance: recorded.address.instance)
+      else {
         throw failure(
           "line \(recorded.line): no store named \"\(recorded.store)\" in this binary", code: 65)
       }
-      let before = recordedStates.removeValue(forKey: recorded.store) ?? store.snapshot()
+      let before = recordedStates.removeValue(forKey: recorded.address) ?? store.snapshot()
       stores.time.replay(elapsed: recorded.elapsed)
       do {
         try store.replay(
@@ -141,12 +143,14 @@ public struct Replay: Sendable {
           actual: actual, difference: JSONDifference(expected: after, actual: state),
           changes: changes)
       }
-      recordedStates[recorded.store] = after
+      recordedStates[recorded.address] = after
       if recorded.seq == until {
         for name in stores.session.storeNames {
-          stores.output.snapshot(
-            store: name, seq: recorded.seq, id: nil,
-            state: stores.session.store(named: name)!.snapshot())
+          for key in [nil] + stores.session.instanceKeys(of: name) {
+            stores.output.snapshot(
+              store: name, instance: key, seq: recorded.seq, id: nil,
+              state: stores.session.store(named: name, instance: key)!.snapshot())
+          }
         }
         stores.output.drain { write(Array($0)) }
         return
@@ -184,6 +188,9 @@ public struct Replay: Sendable {
       "action": recorded.action, "expected": recorded.patch, "actual": actual ?? .null,
       "message": .string(message), "differences": .array(differences.map(\.json)),
     ]
+    if let instance = recorded.address.instance {
+      divergence["instance"] = .string(instance.value)
+    }
     if json {
       divergence["changedSinceRecording"] = .array(changes.map(JSONValue.string))
     }
@@ -199,7 +206,7 @@ public struct Replay: Sendable {
     return failure(
       ([
         "\(file):\(recorded.line): replay diverged at seq \(recorded.seq): \(message)",
-        "  action: \(recorded.store) \(recorded.action.jsonString)",
+        "  action: \(recorded.address) \(recorded.action.jsonString)",
       ]
         + shown.map { "  " + $0 }).joined(separator: "\n"), code: 1)
   }

@@ -42,10 +42,11 @@ enum ScenarioWriter {
     header["effects"] = "recorded"
     return [.object(header)]
       + recording.actions.map { action in
-        [
-          .init(action.source == "effect" ? "receive" : "send"): action.action,
-          "store": .string(action.store), "patch": action.patch, "t": .int(action.elapsed),
-        ]
+        var step: JSONObject = [action.source == "effect" ? "receive" : "send": action.action]
+        for (key, value) in action.address.members { step[key] = value }
+        step["patch"] = action.patch
+        step["t"] = .int(action.elapsed)
+        return .object(step)
       }
   }
 }
@@ -53,7 +54,10 @@ enum ScenarioWriter {
 /// The steps of a scenario that plays a recording's answers back to the real effects.
 private struct Cassette {
   let recording: RecordingFile
-  var states: [String: JSONValue]
+  /// Each store's state before the first action: where its instances start.
+  let initialStates: [String: JSONValue]
+  /// Each instance's state after the steps so far.
+  var states: [InstanceAddress: JSONValue] = [:]
   /// The scenario's lines so far.
   private var steps: [JSONValue] = []
   /// Set-up lines to put before the step at an index of `steps`.
@@ -72,7 +76,7 @@ private struct Cassette {
 
   init(_ recording: RecordingFile, initialStates: [String: JSONValue]) {
     self.recording = recording
-    self.states = initialStates
+    self.initialStates = initialStates
     let requests = recording.answers.filter { $0.dependency != "websocket" }
     var ties: [Int: (before: Int, after: Int)] = [:]
     for group in Dictionary(grouping: requests, by: \.elapsed).values {
@@ -140,10 +144,9 @@ private struct Cassette {
       deliveringStep = steps.count
     }
     triggers[action.seq] = (deliveringStep, action.elapsed)
-    var step: JSONObject = [
-      isHost ? "send" : "receive": action.action, "store": .string(action.store),
-    ]
-    let before = states[action.store] ?? .object([:])
+    var step: JSONObject = [isHost ? "send" : "receive": action.action]
+    for (key, value) in action.address.members { step[key] = value }
+    let before = states[action.address] ?? initialStates[action.store] ?? .object([:])
     if let operations = try? action.patch.arrayValue?.map({ try JSONPatchOperation(json: $0) }),
       let after = try? JSONPatch.apply(operations, to: before),
       case .object(let old) = before, case .object(let new) = after,
@@ -153,7 +156,7 @@ private struct Cassette {
       if !changed.isEmpty {
         step["state"] = .object(JSONObject(changed.map { ($0.key, $0.value) }))
       }
-      states[action.store] = after
+      states[action.address] = after
     } else {
       step["patch"] = action.patch
     }

@@ -40,9 +40,10 @@ struct Scenario {
     case websocket(JSONValue)
     /// Answers for a dependency a store scripts by name (``StoreDefinition/scriptedDependencies``).
     case answers(name: String, JSONObject, delay: Duration)
-    case send(store: String, action: JSONValue, expectations: [Expectation], elapsed: Int?)
+    case send(
+      InstanceAddress, action: JSONValue, expectations: [Expectation], elapsed: Int?)
     case receive(
-      store: String, action: JSONValue, match: ActionMatch?, expectations: [Expectation],
+      InstanceAddress, action: JSONValue, match: ActionMatch?, expectations: [Expectation],
       elapsed: Int?)
     case advance(Int)
     case settle
@@ -315,10 +316,16 @@ enum ScenarioFile {
       try ScenarioError.expectKeys(
         object,
         Set(
-          [kind, "store", "state", "edit", "patch", "t", "exhaustive"]
+          [kind, "store", "instance", "state", "edit", "patch", "t", "exhaustive"]
             + (kind == "receive" ? ["match"] : [])), in: kind)
       guard let store = object["store"]?.stringValue ?? defaultStore else {
         throw ScenarioError("\(kind) needs a \"store\" (or one in the scenario's header)")
+      }
+      let address: InstanceAddress
+      do {
+        address = InstanceAddress(store, try InstanceAddress.instance(in: .object(object)))
+      } catch {
+        throw ScenarioError(error.message)
       }
       var expectations: [Scenario.Expectation] = []
       if let edit = object["edit"] {
@@ -336,7 +343,7 @@ enum ScenarioFile {
       let action = value.stringValue.map { JSONValue.object(["type": .string($0)]) } ?? value
       let elapsed = object["t"]?.intValue
       if kind == "send" {
-        return .send(store: store, action: action, expectations: expectations, elapsed: elapsed)
+        return .send(address, action: action, expectations: expectations, elapsed: elapsed)
       }
       var match: Scenario.ActionMatch?
       if let given = object["match"] {
@@ -346,7 +353,7 @@ enum ScenarioFile {
         match = named
       }
       return .receive(
-        store: store, action: action, match: match, expectations: expectations, elapsed: elapsed)
+        address, action: action, match: match, expectations: expectations, elapsed: elapsed)
     case "advance":
       try ScenarioError.expectKeys(object, ["advance"], in: kind)
       guard let ms = value.intValue, ms >= 0 else {

@@ -87,7 +87,7 @@ struct ScenarioOutcome {
 final class ScenarioRun {
   /// One reduced action, with the state before and after it.
   private struct Reduced {
-    let store: String
+    let address: InstanceAddress
     let source: String
     let action: JSONValue
     let patch: JSONValue
@@ -98,7 +98,8 @@ final class ScenarioRun {
   private let scenario: Scenario
   private let harness: Harness
   private let loop: EventLoop
-  private var states: [String: JSONValue] = [:]
+  /// Each instance's state, as the lines printed so far make it.
+  private var states: [InstanceAddress: JSONValue] = [:]
   /// Actions reduced and not asserted yet, oldest first.
   private var received: [Reduced] = []
   private var refusals: [String] = []
@@ -181,7 +182,7 @@ final class ScenarioRun {
       return ScenarioOutcome(scenario: scenario, failure: failure("\(error)"))
     }
     for name in stores.session.storeNames {
-      states[name] = stores.session.store(named: name)!.snapshot()
+      states[InstanceAddress(name)] = stores.session.store(named: name)!.snapshot()
     }
     var outcome: StepFailure?
     do throws(StepFailure) {
@@ -224,14 +225,14 @@ final class ScenarioRun {
       } catch {
         throw failure(error.description)
       }
-    case .send(let store, let action, let expectations, let elapsed):
+    case .send(let address, let action, let expectations, let elapsed):
       if !received.isEmpty {
         guard !exhaustive else {
           throw unasserted("must be asserted before sending")
         }
         received.removeAll()
       }
-      let host = try self.store(store, in: stores)
+      let host = try self.store(address, in: stores)
       if let elapsed { stores.time.replay(elapsed: elapsed) }
       do {
         if runsEffects {
@@ -240,30 +241,30 @@ final class ScenarioRun {
           try host.replay(action, source: .host, id: nil)
         }
       } catch {
-        throw failure("\(store) refused the action: \(error.message)")
+        throw failure("\(address) refused the action: \(error.message)")
       }
       collect(stores)
       let reduced = received.removeFirst()
       if runsEffects { await settle(timeControl, collectingFrom: stores) }
       try check(reduced, against: expectations)
-    case .receive(let store, let action, let givenMatch, let expectations, let elapsed):
+    case .receive(let address, let action, let givenMatch, let expectations, let elapsed):
       if !runsEffects {
         guard givenMatch != .partial else {
           throw failure(
             "\"match\":\"partial\" needs \"effects\":\"run\": a recorded receive reduces the "
               + "action it gives, whole")
         }
-        let host = try self.store(store, in: stores)
+        let host = try self.store(address, in: stores)
         if let elapsed { stores.time.replay(elapsed: elapsed) }
         do {
           try host.replay(action, source: .effect, id: nil)
         } catch {
-          throw failure("\(store) refused the action: \(error.message)")
+          throw failure("\(address) refused the action: \(error.message)")
         }
         collect(stores)
       }
       let match = givenMatch ?? .implied(by: action)
-      try check(try receive(store: store, action: action, match: match), against: expectations)
+      try check(try receive(address, action: action, match: match), against: expectations)
     case .advance(let ms):
       guard runsEffects else { throw failure("advance needs \"effects\":\"run\"") }
       let outcome = await withCheckedContinuation { continuation in
@@ -369,7 +370,7 @@ final class ScenarioRun {
     }
   }
 
-  private func receive(store: String, action: JSONValue, match: Scenario.ActionMatch)
+  private func receive(_ address: InstanceAddress, action: JSONValue, match: Scenario.ActionMatch)
     throws(StepFailure) -> Reduced
   {
     if exhaustive {
@@ -378,18 +379,18 @@ final class ScenarioRun {
           "expected to receive \(Scenario.Action.type(of: action)), but no action was received "
             + "(one waiting for time needs an advance)")
       }
-      guard next.store == store, match.accepts(next.action, as: action) else {
+      guard next.address == address, match.accepts(next.action, as: action) else {
         var failure = failure("received a different action")
         failure.show(
-          expected: wire(store, match.expectation(action, for: next.action)),
-          actual: wire(next.store, next.action))
+          expected: wire(address, match.expectation(action, for: next.action)),
+          actual: wire(next.address, next.action))
         throw failure
       }
       return received.removeFirst()
     }
     guard
       let index = received.firstIndex(where: {
-        $0.store == store && match.accepts($0.action, as: action)
+        $0.address == address && match.accepts($0.action, as: action)
       })
     else {
       throw failure(
@@ -495,18 +496,19 @@ final class ScenarioRun {
     for line in lines {
       switch line["type"]?.stringValue {
       case "action":
-        guard let store = line["store"]?.stringValue, let before = states[store],
-          let patch = line["patch"], let action = line["action"],
+        guard let store = line["store"]?.stringValue,
+          case let address = InstanceAddress(store, try? InstanceAddress.instance(in: line)),
+          let before = states[address], let patch = line["patch"], let action = line["action"],
           let after = try? JSONPatch.apply(operations(patch), to: before)
         else { continue }
-        states[store] = after
+        states[address] = after
         if let seq = line["seq"]?.intValue {
           reductions[seq] = (Scenario.Action.type(of: action), currentLine)
           lastSeq = max(lastSeq, seq)
         }
         received.append(
           Reduced(
-            store: store, source: line["source"]?.stringValue ?? "", action: action,
+            address: address, source: line["source"]?.stringValue ?? "", action: action,
             patch: patch, before: before, after: after))
       case "effect":
         guard let effect = line["effect"]?.intValue else { continue }
@@ -538,14 +540,18 @@ final class ScenarioRun {
 
   // MARK: Helpers
 
-  private func store(_ name: String, in stores: ScriptedSession) throws(StepFailure)
+  /// The instance a step names, activated if need be, with its state known from here on.
+  private func store(_ address: InstanceAddress, in stores: ScriptedSession) throws(StepFailure)
     -> any HostedStore
   {
-    guard let store = stores.session.store(named: name) else {
+    guard stores.session.storeNames.contains(address.store),
+      let store = stores.session.store(named: address.store, instance: address.instance)
+    else {
       throw failure(
-        "no store named \"\(name)\"; the stores are \(stores.session.storeNames.joined(separator: ", "))"
+        "no store named \"\(address.store)\"; the stores are \(stores.session.storeNames.joined(separator: ", "))"
       )
     }
+    if states[address] == nil { states[address] = store.snapshot() }
     return store
   }
 
@@ -557,16 +563,19 @@ final class ScenarioRun {
   private func unasserted(_ what: String) -> StepFailure {
     var failure = failure(
       "\(received.count) received action(s) \(what): "
-        + received.map { "\($0.store) \(Scenario.Action.type(of: $0.action))" }
+        + received.map { "\($0.address) \(Scenario.Action.type(of: $0.action))" }
         .joined(separator: ", "))
     failure.differences = received.enumerated().map { index, reduced in
-      .init(path: "received[\(index)]", expected: nil, actual: wire(reduced.store, reduced.action))
+      .init(
+        path: "received[\(index)]", expected: nil, actual: wire(reduced.address, reduced.action))
     }
     return failure
   }
 
-  private func wire(_ store: String, _ action: JSONValue) -> JSONValue {
-    ["store": .string(store), "action": action]
+  private func wire(_ address: InstanceAddress, _ action: JSONValue) -> JSONValue {
+    var wire = address.members
+    wire["action"] = action
+    return .object(wire)
   }
 
   private func json(_ messages: [SocketMessage]) -> JSONValue {
