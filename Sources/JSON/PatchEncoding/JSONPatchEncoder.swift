@@ -169,20 +169,55 @@ final class PatchWalk: Encoder {
   /// end of the list costs the square of their number.
   static let maxTrackedChanges = 256
 
-  /// Writes the changes a tracked collection reports since the version written last, or the
-  /// collection whole when they cannot be told.
+  /// Writes the changes a tracked collection reports since the version written last. When
+  /// they cannot be told (another history: an assignment, a sort), the collection is diffed
+  /// against the JSON last written whole, while the reader has no later version, so that
+  /// assigning an equal collection writes nothing; otherwise it is written whole.
   private func patchTracked(_ collection: any ChangeTrackedCollection, at node: PatchNode) throws {
     let token = collection.changeToken
     if let written = node.tracked {
       if written == token { return }
       if let changes = token.changes(since: written), changes.count <= Self.maxTrackedChanges {
         try writeChanges(changes, of: collection, at: node)
+        // The JSON last written whole is no longer what the reader has.
+        node.json = .null
         node.track(token)
         return
       }
     }
-    update(node, to: try ValueEncoder(basePath: { node.codingPath }).encodeCurrent(collection))
+    let new = try ValueEncoder(basePath: { node.codingPath }).encodeCurrent(collection)
+    if node.tracked != nil, case .array = node.json {
+      writeSmallerPatch(of: node, from: node.json, to: new)
+      node.json = new
+    } else {
+      update(node, to: new)
+    }
     node.track(token)
+  }
+
+  /// Writes the shorter of the difference from `old` to `new` and one `replace` with `new`:
+  /// a list refilled with mostly the same elements is the few that changed, while filling an
+  /// empty one or emptying a full one is one operation, not one per element.
+  private func writeSmallerPatch(of node: PatchNode, from old: JSONValue, to new: JSONValue) {
+    guard !isSilent else { return }
+    operations.removeAll(keepingCapacity: true)
+    JSONPatch.diff(from: old, to: new, at: node.pointer, into: &operations)
+    let (start, wasFirstOperation) = (bytes.count, isFirstOperation)
+    for operation in operations where beginOperation() {
+      operation.write(into: &bytes)
+    }
+    // A single operation writes one element at most: about the whole at worst.
+    guard operations.count > 1 else { return }
+    let separator = wasFirstOperation ? 0 : 1
+    var whole = node.replacePrefix
+    new.write(into: &whole)
+    whole.append(UInt8(ascii: "}"))
+    if bytes.count - start > separator + whole.count {
+      bytes.removeSubrange(start...)
+      isFirstOperation = wasFirstOperation
+      _ = beginOperation()
+      bytes.append(contentsOf: whole)
+    }
   }
 
   /// The operations of the changes, each at the position it was made: an added element is
