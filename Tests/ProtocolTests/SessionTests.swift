@@ -116,7 +116,12 @@ final class SessionTests: XCTestCase {
     let output = OutputLines()
     let sequence = ActionSequence()
     let factories = ["primes", "other"].map { name in
-      let descriptor = StoreDescriptor(name: name, summary: "", actions: [], stateSchema: [:])
+      let descriptor = StoreDescriptor(
+        name: name, summary: "",
+        actions: [
+          .init("counter.incrTapped", sentBy: .host, ""),
+          .init("counter.nthPrimeButtonTapped", sentBy: .host, ""),
+        ], stateSchema: [:])
       return StoreFactory(descriptor: descriptor) {
         built.append(name)
         let dependencies = PrimesDependencies(
