@@ -121,18 +121,40 @@ final class TrackedCollectionPatchTests: XCTestCase {
       try patch(encoder, board), #"[{"op":"replace","path":"/column/todos","value":[]}]"#)
   }
 
-  /// Once the collection changed in place, the reader's version is followed through the
-  /// journal and the collection last written whole is let go: one assigned after that is
-  /// written whole.
-  func testACollectionAssignedAfterChangesInPlaceIsWrittenWhole() throws {
+  /// The reader's JSON is followed through changes at the end and updates, so a collection
+  /// assigned after them is still diffed; a change elsewhere, which would move every element
+  /// after it, lets it go, and a collection assigned after that is written whole.
+  func testACollectionAssignedAfterChangesInPlaceIsDiffedWhileItsJSONIsFollowed() throws {
     var board = Board()
     board.tags = [1, 2, 3]
+    board.column.todos = [Todo(id: 1, title: "a"), Todo(id: 2, title: "b")]
     let encoder = try JSONPatchEncoder(board)
     board.tags.append(4)
-    XCTAssertEqual(try patch(encoder, board), #"[{"op":"add","path":"/tags/3","value":4}]"#)
+    board.column.todos.append(Todo(id: 3, title: "c"))
+    board.column.todos[id: 1]?.done = true
+    board.column.todos.removeLast()
+    _ = try patch(encoder, board)
     board.tags = [1, 2, 3, 4]
+    board.column.todos = [Todo(id: 1, title: "a", done: true), Todo(id: 2, title: "b")]
+    XCTAssertEqual(try patch(encoder, board), "[]")
+
+    board.tags.remove(1)
+    XCTAssertEqual(try patch(encoder, board), #"[{"op":"remove","path":"/tags/0"}]"#)
+    board.tags = [2, 3, 4]
     XCTAssertEqual(
-      try patch(encoder, board), #"[{"op":"replace","path":"/tags","value":[1,2,3,4]}]"#)
+      try patch(encoder, board), #"[{"op":"replace","path":"/tags","value":[2,3,4]}]"#)
+  }
+
+  /// A long list is not followed: its JSON beside its elements would double its memory.
+  func testALongCollectionChangedInPlaceIsWrittenWholeWhenAssigned() throws {
+    var board = Board()
+    let count = PatchWalk.maxFollowedCount
+    board.tags = TrackedOrderedSet(0..<count)
+    let encoder = try JSONPatchEncoder(board)
+    board.tags.append(count)
+    _ = try patch(encoder, board)
+    board.tags = TrackedOrderedSet(0...count)
+    XCTAssertTrue(try patch(encoder, board).hasPrefix(#"[{"op":"replace","path":"/tags","#))
   }
 
   /// The encoder keeps no copy of a tracked collection, nor of the structs holding one: a copy

@@ -169,18 +169,30 @@ final class PatchWalk: Encoder {
   /// end of the list costs the square of their number.
   static let maxTrackedChanges = 256
 
+  /// The length up to which a tracked collection's JSON is kept up to date through changes at
+  /// its end: past it, keeping the JSON beside the elements would double a large list's memory.
+  static let maxFollowedCount = 1_024
+
   /// Writes the changes a tracked collection reports since the version written last. When
   /// they cannot be told (another history: an assignment, a sort), the collection is diffed
-  /// against the JSON last written whole, while the reader has no later version, so that
-  /// assigning an equal collection writes nothing; otherwise it is written whole.
+  /// against the reader's JSON if it was kept, so that assigning an equal collection writes
+  /// nothing; otherwise it is written whole.
+  ///
+  /// That JSON is what was last written whole, kept up to date while the changes since only
+  /// add or remove at the end or update an element, and the list is short
+  /// (``maxFollowedCount``); any other change drops it, as following it there would cost a
+  /// move of every element after the change.
   private func patchTracked(_ collection: any ChangeTrackedCollection, at node: PatchNode) throws {
     let token = collection.changeToken
     if let written = node.tracked {
       if written == token { return }
       if let changes = token.changes(since: written), changes.count <= Self.maxTrackedChanges {
-        try writeChanges(changes, of: collection, at: node)
-        // The JSON last written whole is no longer what the reader has.
+        var followed: [JSONValue]?
+        if case .array(let elements) = node.json { followed = elements }
+        // The node lets go of the array, which is then changed in place.
         node.json = .null
+        try writeChanges(changes, of: collection, at: node, following: &followed)
+        if let followed { node.json = .array(followed) }
         node.track(token)
         return
       }
@@ -224,9 +236,11 @@ final class PatchWalk: Encoder {
   /// written as it is now, an updated one as the difference between the element it replaced
   /// and what it is now. Positions are followed through the later changes to find an element
   /// as it is now; one removed by a later change is not written again (an addition of it is
-  /// written as null, then removed), nor is an element written twice.
+  /// written as null, then removed), nor is an element written twice. `followed`, the reader's
+  /// JSON of the collection when it is kept, gets each operation written, or becomes nil.
   private func writeChanges(
-    _ records: [ChangeRecord], of collection: any ChangeTrackedCollection, at node: PatchNode
+    _ records: [ChangeRecord], of collection: any ChangeTrackedCollection, at node: PatchNode,
+    following followed: inout [JSONValue]?
   ) throws {
     var written = Set<Int>()
     for (index, record) in records.enumerated() {
@@ -235,6 +249,7 @@ final class PatchWalk: Encoder {
       case .removed(let position):
         writeOperation(
           prefix: #"{"op":"remove","path":"#, "\(node.pointer)/\(position)", value: nil)
+        if followed?.count == position + 1 { followed?.removeLast() } else { followed = nil }
       case .inserted(let position):
         var json = JSONValue.null
         if let final = finalPosition(position, after: later) {
@@ -242,6 +257,11 @@ final class PatchWalk: Encoder {
           json = try encodeElement(collection.encodableElement(at: final), position, at: node)
         }
         writeOperation(prefix: #"{"op":"add","path":"#, "\(node.pointer)/\(position)", value: json)
+        if followed?.count == position, position < Self.maxFollowedCount {
+          followed?.append(json)
+        } else {
+          followed = nil
+        }
       case .updated(let position):
         guard let final = finalPosition(position, after: later), written.insert(final).inserted,
           let previous = record.previous
@@ -250,6 +270,7 @@ final class PatchWalk: Encoder {
           collection.encodable(previousElement: previous), position, at: node)
         let new = try encodeElement(collection.encodableElement(at: final), position, at: node)
         update(PatchNode(key: String(position), parent: node, json: old), to: new)
+        followed?[position] = new
       }
     }
   }
