@@ -33,6 +33,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     // Deque, the ring buffer under IdentifiedArray: constant time at both ends.
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    // TestStore's failures: the −/+ difference of two values, as TCA's. Test support only: the
+    // core and the runtime must not pay for it at start-up.
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.3.0"),
   ],
   targets: [
     // libuv, the one C library linked, found through pkg-config.
@@ -69,7 +72,10 @@ let package = Package(
     .target(
       name: "ComposableCore", dependencies: ["Locks", "StateCollections"], swiftSettings: strict),
     .target(
-      name: "ComposableTestSupport", dependencies: ["ComposableCore", "Locks"],
+      name: "ComposableTestSupport",
+      dependencies: [
+        "ComposableCore", "Locks", .product(name: "CustomDump", package: "swift-custom-dump"),
+      ],
       swiftSettings: strict),
 
     // JSON values, parsing, printing, RFC 6902 diffs, Codable bridges.

@@ -69,6 +69,14 @@ public struct ComposableActorCommand: ParsableCommand {
   /// The binary's name and version, as `main` was given them. Set with `catalog`.
   nonisolated(unsafe) static var identity = (name: "composable-actor", version: version)
 
+  /// Stops a command whose stores' action lists disagree with their action types before it
+  /// starts (exit 64), rather than when a store is first built.
+  static func requireAgreeingActionLists() throws {
+    if let disagreement = catalog.actionListDisagreement() {
+      throw ValidationError(disagreement)
+    }
+  }
+
   /// The file name the process was started as.
   private static func executableName() -> String {
     let path = CommandLine.arguments.first ?? ""

@@ -11,7 +11,8 @@ extension ComposableActorCommand {
       discussion: "The same line {\"cmd\":\"describe\"} answers, from the same descriptors as "
         + "schemas/stores.")
 
-    func run() {
+    func run() throws {
+      try ComposableActorCommand.requireAgreeingActionLists()
       let line: JSONValue = [
         "type": "describe", "protocol": 1,
         "stores": .array(ComposableActorCommand.catalog.descriptors.map(\.json)),

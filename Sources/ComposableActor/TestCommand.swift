@@ -52,6 +52,7 @@ extension ComposableActorCommand {
     }
 
     func run() throws {
+      try ComposableActorCommand.requireAgreeingActionLists()
       let loop = try EventLoop()
       StoreActor.install(executor: loop.executor)
       let report = StoreActor.assumeIsolated {

@@ -1,4 +1,5 @@
 import ComposableCore
+import CustomDump
 import XCTest
 
 /// TCA's `TestStore` for this core: every state change and every action an effect sends must
@@ -89,8 +90,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     }
     if reduced.action != expected {
       fail(
-        "Received an unexpected action:\n  expected: \(expected)\n  received: \(reduced.action)",
-        file: file, line: line)
+        "Received unexpected action: …\n\n" + Self.difference(expected, reduced.action)
+          + "\n\n(Expected: −, Received: +)", file: file, line: line)
     }
     expect(reduced.state, after: "receiving \(expected)", update: update, file: file, line: line)
   }
@@ -155,12 +156,19 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     var expected = state
     update?(&expected)
     if expected != actual {
-      let difference = StateDifference.lines(expected: expected, actual: actual)
       fail(
-        "State after \(step) differs from the expectation (expected vs actual):\n"
-          + difference.joined(separator: "\n"), file: file, line: line)
+        "A state change after \(step) does not match expectation: …\n\n"
+          + Self.difference(expected, actual) + "\n\n(Expected: −, Actual: +)",
+        file: file, line: line)
     }
     state = actual
+  }
+
+  /// The dumps of two unequal values with the lines that differ marked, as TCA prints them.
+  private static func difference<T>(_ expected: T, _ actual: T) -> String {
+    let text = diff(expected, actual, format: .proportional) ?? "(they differ but dump the same)"
+    return text.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { "    " + $0 }.joined(separator: "\n")
   }
 
   private func fail(_ message: String, file: StaticString, line: UInt) {

@@ -29,8 +29,10 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private var tick = Tick()
   /// Whether effects are traced (`--trace effects`): an effect's action line names it.
   private let tracesEffects: Bool
-  /// The types only effects send, which a host is refused unless `--allow-effect-actions`.
-  private let effectOnlyTypes: Set<String>
+  /// The types a host may send: those described as sent by a host, or nil when it may send any
+  /// (`--allow-effect-actions`). An action the definition does not describe is not among them:
+  /// who sends it was never said, so it is not taken from a host.
+  private let hostTypes: Set<String>?
   /// `send` and `sendKnownAction`, made in `init`. Through `HostedStore` a generic class's
   /// methods run unspecialized code, which looks up type metadata at run time; a closure made
   /// where the store's types are known runs code specialized for them, down through the store
@@ -71,12 +73,11 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     self.actionLinePrefix = OutputLines.actionLinePrefix(
       store: descriptor.name, instance: output.instance)
     tracesEffects = output.effectTraceTime != nil
-    effectOnlyTypes =
+    hostTypes =
       output.acceptsEffectActions
-      ? [] : Set(descriptor.actions.filter { $0.sentBy == .effect }.map(\.type))
+      ? nil : Set(descriptor.actions.filter { $0.sentBy == .host }.map(\.type))
     sendFromHost = { host, action, id throws(ProtocolError) in
-      try host.refuseEffectAction(action)
-      let (decoded, known) = try host.decode(action)
+      let (decoded, known) = try host.decodeHostAction(action)
       host.sendingKnownAction = known
       defer { host.sendingKnownAction = nil }
       host.store.send(decoded, cause: id)
@@ -193,15 +194,25 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       message: "\(descriptor.name): an effect of \(type) failed: \(error)")
   }
 
-  /// Refuses an action only effects send, unless the host may send those.
-  private func refuseEffectAction(_ action: JSONValue) throws(ProtocolError) {
-    guard !effectOnlyTypes.isEmpty, let type = Self.type(of: action),
-      effectOnlyTypes.contains(type)
-    else { return }
+  /// Decodes an action from a host, refusing one that is not described as a host's (unless
+  /// the host may send any): a described effect action before decoding it, so a host cannot
+  /// forge an effect's answer, and an action the definition does not describe after, so that a
+  /// type that is no action is still reported as unknown.
+  private func decodeHostAction(_ action: JSONValue) throws(ProtocolError) -> (Action, Int?) {
+    guard let hostTypes, let type = Self.type(of: action), !hostTypes.contains(type) else {
+      return try decode(action)
+    }
+    if descriptor.actions.contains(where: { $0.type == type }) {
+      throw ProtocolError(
+        .effectAction,
+        "\(descriptor.name): \(type) is sent by the store's effects, not by a host (run with "
+          + "--allow-effect-actions to inject it)")
+    }
+    _ = try decode(action)
     throw ProtocolError(
       .effectAction,
-      "\(descriptor.name): \(type) is sent by the store's effects, not by a host (run with "
-        + "--allow-effect-actions to inject it)")
+      "\(descriptor.name): \(type) is not described in the store's actions, so a host may not "
+        + "send it: the definition must say who sends every case")
   }
 
   /// The action, and its position among the known actions when it has no payload.
@@ -216,7 +227,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       let known = KnownAction(
         type: Array(payloadFreeType.utf8), action: decoded,
         hostActionText: OutputLines.hostActionText(ActionCoding.encode(decoded)),
-        isHostAction: !effectOnlyTypes.contains(payloadFreeType))
+        isHostAction: hostTypes?.contains(payloadFreeType) ?? true)
       knownActions.append(known)
       return (decoded, knownActions.count - 1)
     } catch {
@@ -279,8 +290,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     let type: [UInt8]
     let action: Action
     let hostActionText: [UInt8]
-    /// False for an action only effects send, met in a replay: a host sending it must take the
-    /// path that refuses it.
+    /// False for an action a host may not send, met in a replay: a host sending it must take
+    /// the path that refuses it.
     let isHostAction: Bool
   }
 

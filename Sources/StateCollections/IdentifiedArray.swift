@@ -210,6 +210,12 @@ extension IdentifiedArray: CustomStringConvertible, CustomDebugStringConvertible
   public var debugDescription: String { storage.debugDescription }
 }
 
+/// Reflected as its elements, as an array is: a dump or a test's difference shows the element
+/// that differs, not the storage that finds them by id.
+extension IdentifiedArray: CustomReflectable {
+  public var customMirror: Mirror { storage.customMirror }
+}
+
 extension IdentifiedArray: Encodable where Element: Encodable {
   public func encode(to encoder: any Encoder) throws {
     try storage.encode(to: encoder)

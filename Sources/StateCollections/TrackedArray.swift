@@ -126,6 +126,14 @@ extension TrackedArray: CustomStringConvertible, CustomDebugStringConvertible {
   public var debugDescription: String { Array(elements).debugDescription }
 }
 
+/// Reflected as its elements, as an array is: a dump or a test's difference shows the element
+/// that differs, not its journal.
+extension TrackedArray: CustomReflectable {
+  public var customMirror: Mirror {
+    Mirror(self, unlabeledChildren: Array(elements), displayStyle: .collection)
+  }
+}
+
 extension TrackedArray: Encodable where Element: Encodable {
   public func encode(to encoder: any Encoder) throws {
     try elements.encodeAsArray(to: encoder)

@@ -158,6 +158,14 @@ extension TrackedOrderedSet: CustomStringConvertible, CustomDebugStringConvertib
   public var debugDescription: String { elements.debugDescription }
 }
 
+/// Reflected as its values, as an array is: a dump or a test's difference shows the value that
+/// differs, not the members that hold them.
+extension TrackedOrderedSet: CustomReflectable {
+  public var customMirror: Mirror {
+    Mirror(self, unlabeledChildren: elements, displayStyle: .collection)
+  }
+}
+
 extension TrackedOrderedSet: Encodable where Element: Encodable {
   public func encode(to encoder: any Encoder) throws {
     try encodeAsArray(to: encoder)

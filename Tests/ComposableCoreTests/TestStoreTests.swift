@@ -43,8 +43,63 @@ final class TestStoreTests: XCTestCase {
     let store = makeStore(clock: VirtualClock(), failures: failures)
     store.send(.increment) { $0.count = 2 }
     store.finish()
-    XCTAssertEqual(failures.messages.count, 1)
-    XCTAssertTrue(failures.messages[0].contains("count: 2 → 1"), failures.messages[0])
+    XCTAssertEqual(
+      failures.messages,
+      [
+        """
+        A state change after sending increment does not match expectation: …
+
+            − TestStoreTests.State(count: 2)
+            + TestStoreTests.State(count: 1)
+
+        (Expected: −, Actual: +)
+        """
+      ])
+  }
+
+  /// A wrong element of an identified collection is shown as that element, as in TCA's
+  /// `TestStoreFailureTests`, not as the storage that finds elements by id. (Unchanged lines
+  /// start with a figure space, U+2007, as custom-dump's proportional format writes them.)
+  func testAWrongElementOfAnIdentifiedArrayFailsWithThatElement() {
+    struct Result: Equatable, Identifiable, Sendable {
+      var id: Int
+      var title: String
+    }
+    struct Results: Equatable, Sendable {
+      var results: IdentifiedArrayOf<Result> = [
+        Result(id: 1, title: "a"), Result(id: 2, title: "b"),
+      ]
+    }
+    let failures = FailureLog()
+    let store = TestStore(
+      initialState: Results(),
+      reducer: Reduce<Results, String> { state, title in
+        state.results[id: 2]?.title = title
+        return .none
+      })
+    store.reportFailure = { message, _, _ in failures.messages.append(message) }
+    store.send("c") { $0.results[id: 2]?.title = "d" }
+    store.finish()
+    XCTAssertEqual(
+      failures.messages,
+      [
+        """
+        A state change after sending c does not match expectation: …
+
+            \u{2007} TestStoreTests.Results(
+            \u{2007}   results: [
+            \u{2007}     [0]: TestStoreTests.Result(…),
+            \u{2007}     [1]: TestStoreTests.Result(
+            \u{2007}       id: 2,
+            −       title: "d"
+            +       title: "c"
+            \u{2007}     )
+            \u{2007}   ]
+            \u{2007} )
+
+        (Expected: −, Actual: +)
+        """
+      ])
   }
 
   func testAnUnassertedReceivedActionFails() {
@@ -76,8 +131,18 @@ final class TestStoreTests: XCTestCase {
     store.advance(by: .seconds(1))
     store.receive(.incrementLater) { $0.count = 1 }
     store.finish()
-    XCTAssertEqual(failures.messages.count, 1)
-    XCTAssertTrue(failures.messages[0].contains("unexpected action"), failures.messages[0])
+    XCTAssertEqual(
+      failures.messages,
+      [
+        """
+        Received unexpected action: …
+
+            − TestStoreTests.Action.incrementLater
+            + TestStoreTests.Action.increment
+
+        (Expected: −, Received: +)
+        """
+      ])
   }
 
   func testAnUnhandledEffectErrorFails() {

@@ -143,6 +143,33 @@ final class ActionDescriptionTests: XCTestCase {
       ])
   }
 
+  /// What a store cannot be hosted with: the cases the list leaves out or names wrongly, not
+  /// the schemas `describe` reads.
+  func testTheActionListProblemsAreTheCasesThatDisagree() {
+    XCTAssertEqual(
+      Drifted.actionListProblems,
+      [
+        "drifted: the case undescribed is not described",
+        "drifted: removed is described but is no case of the action type",
+      ])
+    XCTAssertEqual(Greeter.actionListProblems, [])
+  }
+
+  /// `test` and `describe` refuse to start with this message; each store is checked once per
+  /// process.
+  func testACatalogNamesTheStoresWhoseListsDisagree() {
+    let catalog = StoreCatalog([Greeter.self, Drifted.self])
+    XCTAssertEqual(
+      catalog.actionListDisagreement(),
+      """
+      a store's actions disagree with its action type; describe every case in the \
+      definition's `actions`, with who sends it:
+      drifted: the case undescribed is not described
+      drifted: removed is described but is no case of the action type
+      """)
+    XCTAssertNil(catalog.actionListDisagreement(), "checked once")
+  }
+
   func testADescriptionThatMatchesHasNoProblems() {
     XCTAssertEqual(Greeter.actionDescriptionProblems, [])
   }

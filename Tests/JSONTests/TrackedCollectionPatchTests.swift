@@ -59,14 +59,102 @@ final class TrackedCollectionPatchTests: XCTestCase {
     XCTAssertEqual(try patch(encoder, board), #"[{"op":"replace","path":"/filter","value":"t"}]"#)
   }
 
-  func testANewCollectionIsWrittenWhole() throws {
+  /// Assigning a collection equal to the one the reader has writes nothing, whichever of the
+  /// three it is, as assigning an equal plain array does.
+  func testAssigningAnEqualCollectionWritesNothing() throws {
     var board = Board()
-    board.column.todos = [Todo(id: 1, title: "a")]
     let encoder = try JSONPatchEncoder(board)
-    board.column.todos = [Todo(id: 2, title: "b")]
+    board.column.todos = []
+    board.tags = []
+    XCTAssertEqual(try patch(encoder, board), "[]")
+    let todos = (0..<1_000).map { Todo(id: $0, title: "t\($0)") }
+    board.column.todos = IdentifiedArray(uniqueElements: todos)
+    board.tags = TrackedOrderedSet(0..<1_000)
+    _ = try patch(encoder, board)
+    board.column.todos = IdentifiedArray(uniqueElements: todos)
+    board.tags = TrackedOrderedSet(0..<1_000)
+    XCTAssertEqual(try patch(encoder, board), "[]")
+
+    var log = Shifting.tracked([1, 2])
+    let logEncoder = try JSONPatchEncoder(log)
+    log = .tracked([1, 2])
+    var bytes: [UInt8] = []
+    try logEncoder.writePatch(to: log, into: &bytes)
+    XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "[]")
+  }
+
+  /// A collection assigned over the one last written whole is patched as its encoding differs
+  /// from that one's: a list refilled with mostly the same elements is the few that changed.
+  func testAReassignedCollectionIsPatchedAsItsEncodingChanged() throws {
+    var board = Board()
+    board.column.todos = IdentifiedArray(
+      uniqueElements: (0..<1_000).map { Todo(id: $0, title: "t") })
+    let encoder = try JSONPatchEncoder(board)
+    var refilled = board.column.todos.elements
+    refilled.remove(at: 10)
+    refilled[500].done = true
+    refilled.append(Todo(id: 1_000, title: "new"))
+    let before = try JSONValueEncoder().encode(board)
+    board.column.todos = IdentifiedArray(uniqueElements: refilled)
+    let after = try JSONValueEncoder().encode(board)
+    XCTAssertEqual(try patch(encoder, board), Self.text(JSONPatch.diff(from: before, to: after)))
+    XCTAssertEqual(try patch(encoder, board), "[]")
+  }
+
+  /// Filling an empty collection, emptying a full one or replacing every element is one
+  /// `replace`, shorter than an operation per element.
+  func testAWholeNewCollectionIsOneReplace() throws {
+    var board = Board()
+    let encoder = try JSONPatchEncoder(board)
+    board.column.todos = [Todo(id: 1, title: "a"), Todo(id: 2, title: "b")]
     XCTAssertEqual(
       try patch(encoder, board),
-      #"[{"op":"replace","path":"/column/todos","value":[{"id":2,"title":"b","done":false}]}]"#)
+      #"[{"op":"replace","path":"/column/todos","value":["#
+        + #"{"id":1,"title":"a","done":false},{"id":2,"title":"b","done":false}]}]"#)
+    board.column.todos = [Todo(id: 3, title: "c"), Todo(id: 4, title: "d")]
+    XCTAssertEqual(
+      try patch(encoder, board),
+      #"[{"op":"replace","path":"/column/todos","value":["#
+        + #"{"id":3,"title":"c","done":false},{"id":4,"title":"d","done":false}]}]"#)
+    board.column.todos = []
+    XCTAssertEqual(
+      try patch(encoder, board), #"[{"op":"replace","path":"/column/todos","value":[]}]"#)
+  }
+
+  /// The reader's JSON is followed through changes at the end and updates, so a collection
+  /// assigned after them is still diffed; a change elsewhere, which would move every element
+  /// after it, lets it go, and a collection assigned after that is written whole.
+  func testACollectionAssignedAfterChangesInPlaceIsDiffedWhileItsJSONIsFollowed() throws {
+    var board = Board()
+    board.tags = [1, 2, 3]
+    board.column.todos = [Todo(id: 1, title: "a"), Todo(id: 2, title: "b")]
+    let encoder = try JSONPatchEncoder(board)
+    board.tags.append(4)
+    board.column.todos.append(Todo(id: 3, title: "c"))
+    board.column.todos[id: 1]?.done = true
+    board.column.todos.removeLast()
+    _ = try patch(encoder, board)
+    board.tags = [1, 2, 3, 4]
+    board.column.todos = [Todo(id: 1, title: "a", done: true), Todo(id: 2, title: "b")]
+    XCTAssertEqual(try patch(encoder, board), "[]")
+
+    board.tags.remove(1)
+    XCTAssertEqual(try patch(encoder, board), #"[{"op":"remove","path":"/tags/0"}]"#)
+    board.tags = [2, 3, 4]
+    XCTAssertEqual(
+      try patch(encoder, board), #"[{"op":"replace","path":"/tags","value":[2,3,4]}]"#)
+  }
+
+  /// A long list is not followed: its JSON beside its elements would double its memory.
+  func testALongCollectionChangedInPlaceIsWrittenWholeWhenAssigned() throws {
+    var board = Board()
+    let count = PatchWalk.maxFollowedCount
+    board.tags = TrackedOrderedSet(0..<count)
+    let encoder = try JSONPatchEncoder(board)
+    board.tags.append(count)
+    _ = try patch(encoder, board)
+    board.tags = TrackedOrderedSet(0...count)
+    XCTAssertTrue(try patch(encoder, board).hasPrefix(#"[{"op":"replace","path":"/tags","#))
   }
 
   /// The encoder keeps no copy of a tracked collection, nor of the structs holding one: a copy
@@ -121,6 +209,13 @@ final class TrackedCollectionPatchTests: XCTestCase {
           board.filter = String(Int.random(in: 0..<3, using: &random))
         case 7 where step % 50 == 0:
           board.column.todos.sort { $0.id > $1.id }
+        case 7 where step % 10 == 0:
+          // Refilled with the same elements but one: another history, diffed.
+          var elements = todos.elements
+          if !elements.isEmpty {
+            elements.remove(at: Int.random(in: 0..<elements.count, using: &random))
+          }
+          board.column.todos = IdentifiedArray(uniqueElements: elements)
         case 8:
           let tag = Int.random(in: 0..<20, using: &random)
           if board.tags.remove(tag) == nil {
@@ -211,6 +306,16 @@ final class TrackedCollectionPatchTests: XCTestCase {
       XCTAssertEqual(try JSONPatch.apply(operations, to: before), after, "step \(step)")
       before = after
     }
+  }
+
+  private static func text(_ operations: [JSONPatchOperation]) -> String {
+    var bytes = Array("[".utf8)
+    for (index, operation) in operations.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      operation.write(into: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   private func patch(_ encoder: JSONPatchEncoder<Board>, _ board: Board) throws -> String {

@@ -40,6 +40,13 @@ final class ActionCasesTests: XCTestCase {
       ])
   }
 
+  /// The walk that stops at each case's first value finds the same cases, children included.
+  func testTheCaseTypesAreTheCasesWithoutTheirPayloads() {
+    XCTAssertEqual(
+      ActionCoding.caseTypes(of: Parent.self), ActionCoding.cases(of: Parent.self).map(\.type))
+    XCTAssertEqual(ActionCoding.caseTypes(of: Single.self), ["only"])
+  }
+
   func testAOneCaseEnumHasItsCase() {
     XCTAssertEqual(ActionCoding.cases(of: Single.self), [ActionCase(type: "only", payload: [])])
   }

@@ -14,7 +14,8 @@ extension Session {
     let output = OutputLines()
     let sequence = ActionSequence()
     let factories = ["primes", "other"].map { name in
-      let descriptor = StoreDescriptor(name: name, summary: "", actions: [], stateSchema: [:])
+      let descriptor = StoreDescriptor(
+        name: name, summary: "", actions: PrimesStore.actions, stateSchema: [:])
       return StoreFactory(descriptor: descriptor) { instance in
         built.append(instance.map { "\(name)/\($0)" } ?? name)
         return StoreHost(

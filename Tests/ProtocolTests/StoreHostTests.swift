@@ -31,6 +31,30 @@ final class StoreHostTests: XCTestCase {
     XCTAssertEqual(lines, [])
   }
 
+  /// Who sends an action the descriptor leaves out was never said: a host may not send it,
+  /// by either route a line takes, while a type that is no action is still unknown.
+  func testAnUndescribedActionFromTheHostIsRefused() throws {
+    let type = Array("counter.decrTapped".utf8)
+    let lines = try run { host in
+      for _ in 0..<2 {
+        XCTAssertThrowsError(try host.send(.string("counter.decrTapped"), id: nil)) { error in
+          let error = error as! ProtocolError
+          XCTAssertEqual(error.code, .effectAction)
+          XCTAssertEqual(
+            error.message,
+            "primes: counter.decrTapped is not described in the store's actions, so a host may "
+              + "not send it: the definition must say who sends every case")
+        }
+        XCTAssertFalse(type.withUnsafeBytes { host.sendKnownAction(type: $0, id: nil) })
+      }
+      XCTAssertThrowsError(try host.send(.string("counter.noSuchAction"), id: nil)) { error in
+        XCTAssertEqual((error as! ProtocolError).code, .unknownAction)
+      }
+      XCTAssertEqual(host.snapshot()["count"], 0)
+    }
+    XCTAssertEqual(lines, [])
+  }
+
   func testAStoreThatAcceptsEffectActionsReducesThem() throws {
     let lines = try run(acceptsEffectActions: true) { host in
       try host.send(["type": "counter.nthPrimeResponse", "value": 7], id: nil)
@@ -55,7 +79,9 @@ final class StoreHostTests: XCTestCase {
       let output = OutputLines()
       let host = StoreHost(
         store: Store(initialState: 0, reducer: Failing()),
-        descriptor: StoreDescriptor(name: "failing", summary: "", actions: [], stateSchema: [:]),
+        descriptor: StoreDescriptor(
+          name: "failing", summary: "", actions: [.init("start", sentBy: .host, "")],
+          stateSchema: [:]),
         output: StoreOutput(lines: output, sequence: ActionSequence(), mode: .actions))
       try? host.send(["type": "start", "value": 3], id: "a1")
       return (output, host)

@@ -91,6 +91,20 @@ def test_favourites_are_saved_atomically_and_loaded(data_dir):
     assert {"op": "replace", "path": "/favoritePrimes", "value": [7, 13]} in loaded[0]["patch"]
 
 
+def test_loading_the_list_the_host_has_writes_no_patch(data_dir):
+    (data_dir / "favorite-primes.json").write_text("[7, 13]")
+    load = primes("favoritePrimes.loadButtonTapped")
+    lines, code, _ = run_lines([load, load], data_dir=data_dir)
+    assert code == 0
+    loaded = [l for l in lines if l.get("action", {}).get("type") == "favoritePrimes.loadedFavoritePrimes"]
+    # The second list is a new collection equal to the first: nothing changed, as with a plain
+    # array.
+    assert [l["patch"] for l in loaded] == [
+        [{"op": "replace", "path": "/favoritePrimes", "value": [7, 13]}],
+        [],
+    ]
+
+
 def test_the_data_directory_is_created_when_missing(tmp_path):
     directory = tmp_path / "a" / "b"
     run_lines([count(2), primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.saveButtonTapped")],

@@ -1,4 +1,5 @@
 import ComposableCore
+import Locks
 import Protocol
 
 /// The stores a binary hosts, in the order `ready` lists them: the one list every command
@@ -189,9 +190,57 @@ extension StoreDefinition {
   ) -> StoreFactory {
     let options = options as? Options ?? Options()
     return StoreFactory(name: name, describe: { descriptor }) { instance in
-      _makeHostedStore(
+      // Debug builds only, where a team develops its stores (as `main` checks option names):
+      // in a release build, the walk's casts fill the runtime's metadata and conformance
+      // caches, and every later action of a store whose path looks up generic metadata paid
+      // for the larger caches (1% of a websocket message). Release builds leave it to `test`,
+      // `describe` and the host's refusal of an action not described.
+      #if DEBUG
+        ActionListCheck.require(Self.self)
+      #endif
+      return _makeHostedStore(
         options: options, services: services.about(instance), output: output.about(instance),
         initialState: state)
     }
+  }
+}
+
+/// Stops a store from being built while its ``StoreDefinition/actions`` and its action type
+/// disagree, once per definition and process.
+///
+/// Finding the cases walks the action type, whose dynamic casts scan the binary's conformances:
+/// too slow for start-up, so it runs when the store is first built, as the first line naming it
+/// is read (in debug builds), and commands that can refuse before they start (`test`,
+/// `describe`) check every store first. A disagreement is a mistake in the binary no input can
+/// fix, as two stores of one name are, so it stops the process.
+enum ActionListCheck {
+  private static let lock = Lock()
+  nonisolated(unsafe) private static var checked: Set<ObjectIdentifier> = []
+
+  static func require(_ definition: any StoreDefinition.Type) {
+    guard isFirstCheck(of: definition) else { return }
+    let problems = definition.actionListProblems
+    precondition(problems.isEmpty, message(problems))
+  }
+
+  /// True the first time it is asked for `definition` in this process.
+  static func isFirstCheck(of definition: any StoreDefinition.Type) -> Bool {
+    lock.withLock { checked.insert(ObjectIdentifier(definition)).inserted }
+  }
+
+  static func message(_ problems: [String]) -> String {
+    "a store's actions disagree with its action type; describe every case in the definition's "
+      + "`actions`, with who sends it:\n" + problems.joined(separator: "\n")
+  }
+}
+
+extension StoreCatalog {
+  /// What is wrong with the stores' action lists (see ``ActionListCheck``), nil when every
+  /// store's agrees with its action type; a store checked here is not checked again when built.
+  public func actionListDisagreement() -> String? {
+    let problems = definitions.flatMap { definition in
+      ActionListCheck.isFirstCheck(of: definition) ? definition.actionListProblems : []
+    }
+    return problems.isEmpty ? nil : ActionListCheck.message(problems)
   }
 }

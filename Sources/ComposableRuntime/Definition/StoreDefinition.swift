@@ -148,13 +148,7 @@ extension StoreDefinition {
   /// ```
   public static var actionDescriptionProblems: [String] {
     let cases = ActionCoding.cases(of: Feature.Action.self)
-    var problems: [String] = []
-    for actionCase in cases where !actions.contains(where: { $0.type == actionCase.type }) {
-      problems.append("\(name): the case \(actionCase) is not described")
-    }
-    for described in actions where !cases.contains(where: { $0.type == described.type }) {
-      problems.append("\(name): \(described.type) is described but is no case of the action type")
-    }
+    var problems = actionListProblems(cases.map(\.type), named: cases.map(\.description))
     for actionCase in cases {
       for field in actionCase.payload where field.schema == [:] {
         problems.append(
@@ -170,10 +164,31 @@ extension StoreDefinition {
     return problems
   }
 
+  /// Where ``actions`` and the action type disagree: the part of
+  /// ``actionDescriptionProblems`` a store cannot be hosted with, since who sends a case not
+  /// described was never said.
+  public static var actionListProblems: [String] {
+    let types = ActionCoding.caseTypes(of: Feature.Action.self)
+    return actionListProblems(types, named: types)
+  }
+
+  /// The problems of the cases of these types, each named as `names` says.
+  private static func actionListProblems(_ types: [String], named names: [String]) -> [String] {
+    var problems: [String] = []
+    for (type, name) in zip(types, names) where !actions.contains(where: { $0.type == type }) {
+      problems.append("\(self.name): the case \(name) is not described")
+    }
+    for described in actions where !types.contains(described.type) {
+      problems.append("\(name): \(described.type) is described but is no case of the action type")
+    }
+    return problems
+  }
+
   /// What the host of the store reads: its name and who sends each action. The payloads and
   /// the state schema, read from the types, are for `describe`; walking the types when the
   /// store is built would cost its first action milliseconds (the walk's dynamic casts scan
-  /// every protocol conformance of the binary).
+  /// every protocol conformance of the binary), and only a debug build walks even the cases
+  /// then (``actionListProblems``).
   public static var hostDescriptor: StoreDescriptor {
     StoreDescriptor(name: name, summary: summary, actions: actions, stateSchema: [:])
   }

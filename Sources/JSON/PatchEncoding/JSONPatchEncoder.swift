@@ -169,29 +169,78 @@ final class PatchWalk: Encoder {
   /// end of the list costs the square of their number.
   static let maxTrackedChanges = 256
 
-  /// Writes the changes a tracked collection reports since the version written last, or the
-  /// collection whole when they cannot be told.
+  /// The length up to which a tracked collection's JSON is kept up to date through changes at
+  /// its end: past it, keeping the JSON beside the elements would double a large list's memory.
+  static let maxFollowedCount = 1_024
+
+  /// Writes the changes a tracked collection reports since the version written last. When
+  /// they cannot be told (another history: an assignment, a sort), the collection is diffed
+  /// against the reader's JSON if it was kept, so that assigning an equal collection writes
+  /// nothing; otherwise it is written whole.
+  ///
+  /// That JSON is what was last written whole, kept up to date while the changes since only
+  /// add or remove at the end or update an element, and the list is short
+  /// (``maxFollowedCount``); any other change drops it, as following it there would cost a
+  /// move of every element after the change.
   private func patchTracked(_ collection: any ChangeTrackedCollection, at node: PatchNode) throws {
     let token = collection.changeToken
     if let written = node.tracked {
       if written == token { return }
       if let changes = token.changes(since: written), changes.count <= Self.maxTrackedChanges {
-        try writeChanges(changes, of: collection, at: node)
+        var followed: [JSONValue]?
+        if case .array(let elements) = node.json { followed = elements }
+        // The node lets go of the array, which is then changed in place.
+        node.json = .null
+        try writeChanges(changes, of: collection, at: node, following: &followed)
+        if let followed { node.json = .array(followed) }
         node.track(token)
         return
       }
     }
-    update(node, to: try ValueEncoder(basePath: { node.codingPath }).encodeCurrent(collection))
+    let new = try ValueEncoder(basePath: { node.codingPath }).encodeCurrent(collection)
+    if node.tracked != nil, case .array = node.json {
+      writeSmallerPatch(of: node, from: node.json, to: new)
+      node.json = new
+    } else {
+      update(node, to: new)
+    }
     node.track(token)
+  }
+
+  /// Writes the shorter of the difference from `old` to `new` and one `replace` with `new`:
+  /// a list refilled with mostly the same elements is the few that changed, while filling an
+  /// empty one or emptying a full one is one operation, not one per element.
+  private func writeSmallerPatch(of node: PatchNode, from old: JSONValue, to new: JSONValue) {
+    guard !isSilent else { return }
+    operations.removeAll(keepingCapacity: true)
+    JSONPatch.diff(from: old, to: new, at: node.pointer, into: &operations)
+    let (start, wasFirstOperation) = (bytes.count, isFirstOperation)
+    for operation in operations where beginOperation() {
+      operation.write(into: &bytes)
+    }
+    // A single operation writes one element at most: about the whole at worst.
+    guard operations.count > 1 else { return }
+    let separator = wasFirstOperation ? 0 : 1
+    var whole = node.replacePrefix
+    new.write(into: &whole)
+    whole.append(UInt8(ascii: "}"))
+    if bytes.count - start > separator + whole.count {
+      bytes.removeSubrange(start...)
+      isFirstOperation = wasFirstOperation
+      _ = beginOperation()
+      bytes.append(contentsOf: whole)
+    }
   }
 
   /// The operations of the changes, each at the position it was made: an added element is
   /// written as it is now, an updated one as the difference between the element it replaced
   /// and what it is now. Positions are followed through the later changes to find an element
   /// as it is now; one removed by a later change is not written again (an addition of it is
-  /// written as null, then removed), nor is an element written twice.
+  /// written as null, then removed), nor is an element written twice. `followed`, the reader's
+  /// JSON of the collection when it is kept, gets each operation written, or becomes nil.
   private func writeChanges(
-    _ records: [ChangeRecord], of collection: any ChangeTrackedCollection, at node: PatchNode
+    _ records: [ChangeRecord], of collection: any ChangeTrackedCollection, at node: PatchNode,
+    following followed: inout [JSONValue]?
   ) throws {
     var written = Set<Int>()
     for (index, record) in records.enumerated() {
@@ -200,6 +249,7 @@ final class PatchWalk: Encoder {
       case .removed(let position):
         writeOperation(
           prefix: #"{"op":"remove","path":"#, "\(node.pointer)/\(position)", value: nil)
+        if followed?.count == position + 1 { followed?.removeLast() } else { followed = nil }
       case .inserted(let position):
         var json = JSONValue.null
         if let final = finalPosition(position, after: later) {
@@ -207,6 +257,11 @@ final class PatchWalk: Encoder {
           json = try encodeElement(collection.encodableElement(at: final), position, at: node)
         }
         writeOperation(prefix: #"{"op":"add","path":"#, "\(node.pointer)/\(position)", value: json)
+        if followed?.count == position, position < Self.maxFollowedCount {
+          followed?.append(json)
+        } else {
+          followed = nil
+        }
       case .updated(let position):
         guard let final = finalPosition(position, after: later), written.insert(final).inserted,
           let previous = record.previous
@@ -215,6 +270,7 @@ final class PatchWalk: Encoder {
           collection.encodable(previousElement: previous), position, at: node)
         let new = try encodeElement(collection.encodableElement(at: final), position, at: node)
         update(PatchNode(key: String(position), parent: node, json: old), to: new)
+        followed?[position] = new
       }
     }
   }

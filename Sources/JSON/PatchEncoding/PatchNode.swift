@@ -30,8 +30,10 @@ final class PatchNode {
   private var witnessType: ObjectIdentifier?
   private var witness: UnsafeMutableRawPointer?
   private var destroyWitness: ((UnsafeMutableRawPointer) -> Void)?
-  /// The version last written of a collection that tells what changed since; its JSON is not
-  /// kept (`json` is meaningless while this is set).
+  /// The version last written of a collection that tells what changed since. While this is
+  /// set, `json` is the reader's JSON of the collection, for an assignment over it to be
+  /// diffed against, as long as the walk can keep it cheaply (see `PatchWalk.patchTracked`);
+  /// otherwise null, the reader's copy then known by its version alone.
   private(set) var tracked: ChangeToken?
   /// Whether a change-tracked collection is below: a copy of this value, kept as a witness,
   /// would share the collection's storage and make its next change copy all of it, so this

@@ -32,23 +32,33 @@ extension ActionCoding {
   /// TypeLayout.rst), so loading 0, 1, 2, … as an optional key stops exactly after the last.
   public static func cases<A: ComposableAction>(of type: A.Type) -> [ActionCase] {
     var found: [ActionCase] = []
-    walk(type, prefix: "", into: &found)
+    walk(type, prefix: "", readingPayloads: true, into: &found)
     return found
   }
 
+  /// The same cases without their payloads, for checking a store's action list when the store
+  /// is built: reading each payload's schema casts its type to the protocols the schema looks
+  /// for, and each cast the runtime has not seen scans the binary's conformances.
+  public static func caseTypes<A: ComposableAction>(of type: A.Type) -> [String] {
+    var found: [ActionCase] = []
+    walk(type, prefix: "", readingPayloads: false, into: &found)
+    return found.map(\.type)
+  }
+
   private static func walk(
-    _ type: any Decodable.Type, prefix: String, into found: inout [ActionCase]
+    _ type: any Decodable.Type, prefix: String, readingPayloads: Bool,
+    into found: inout [ActionCase]
   ) {
     var choice = 0
     var caseCount = 1
     while choice < caseCount {
-      let probe = CaseProbe(choice: choice)
+      let probe = CaseProbe(choice: choice, readsPayloads: readingPayloads)
       _ = try? type.init(from: probe)
       caseCount = probe.caseCount
       guard let name = probe.caseName else { return }
       let path = prefix + name
       if let child = probe.childAction {
-        walk(child, prefix: path + ".", into: &found)
+        walk(child, prefix: path + ".", readingPayloads: readingPayloads, into: &found)
       } else {
         let lone = probe.fields.count == 1 && probe.fields[0].name == "_0"
         let payload = probe.fields.map { field in
@@ -92,6 +102,9 @@ private final class CaseProbe: Decoder {
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
   let choice: Int
+  /// Whether the case's values are described; if not, the walk stops at the first value that
+  /// is no child action.
+  let readsPayloads: Bool
   var caseCount = 0
   var caseName: String?
   var fields: [ActionDescriptor.Field] = []
@@ -99,8 +112,9 @@ private final class CaseProbe: Decoder {
   var childAction: (any ComposableAction.Type)?
   private var isInsideCase = false
 
-  init(choice: Int) {
+  init(choice: Int, readsPayloads: Bool) {
     self.choice = choice
+    self.readsPayloads = readsPayloads
   }
 
   func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -128,6 +142,7 @@ private final class CaseProbe: Decoder {
       childAction = child
       throw Stop()
     }
+    guard readsPayloads else { throw Stop() }
     let (value, schema) = try TypeSchema.sample(T.self)
     // The codec reads every field, an optional one included (as null): each is required.
     fields.append(
