@@ -93,7 +93,11 @@ let package = Package(
       swiftSettings: strict),
 
     // The wire protocol: messages, action and state codecs, the session and its stores.
-    .target(name: "Protocol", dependencies: ["ComposableCore", "JSON"], swiftSettings: strict),
+    .target(
+      name: "Protocol",
+      dependencies: [
+        "ComposableCore", "JSON", .product(name: "DequeModule", package: "swift-collections"),
+      ], swiftSettings: strict),
 
     // The runtime: what hosts any store. The definition a store is declared with, the services
     // its dependencies are built from (HTTP, WebSocket, thread pool, clock, randomness, files),

@@ -56,6 +56,13 @@ public final class Store<State, Action: Sendable> {
   /// such as a cancellable part of a concatenation, are not counted twice.)
   public private(set) var effectsInFlight = 0
 
+  /// True when the store is its state alone: nothing runs, nothing waits to be reduced, and no
+  /// throttle remembers a delivery. A store built again from its state would then behave
+  /// exactly as this one.
+  public var isOnlyItsState: Bool {
+    effectsInFlight == 0 && running.isEmpty && throttles.isEmpty && !isReducing
+  }
+
   // Not specialized where the store is made: a feature's `body` is an opaque type, whose
   // underlying type only its own module knows. Called through the feature's conformance, the
   // reduce function is specialized there, for the whole tree of reducers; specialized here, it

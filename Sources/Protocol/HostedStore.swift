@@ -23,6 +23,10 @@ public protocol HostedStore: AnyObject {
   /// Cancels every running effect (traced as cancelled by `stop`) and stops reporting: the
   /// session is done with this instance. Returns how many effects were in flight.
   func stop() -> Int
+  /// The state, when the instance is its state alone (no effect running, no throttle waiting,
+  /// no `state` line pending): a host built from it (``StoreFactory/make``) goes on exactly as
+  /// this one would. Nil otherwise.
+  func parkableState() -> Any?
   /// Called once per loop iteration; writes the merged `state` line in `ticks` mode.
   func endTick()
   /// Called each time the store's last running effect finished.
@@ -38,14 +42,15 @@ public protocol HostedStore: AnyObject {
 public struct StoreFactory {
   public let name: String
   private let description: DescriptionCache
-  /// Builds an instance of the store: the default one for nil.
-  let make: @StoreActor (InstanceKey?) -> any HostedStore
+  /// Builds an instance of the store (the default one for a nil key), in the store's initial
+  /// state or, for an instance that was parked, in the state it was parked in.
+  let make: @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
 
   /// `describe` runs the first time the description is asked for: one derived from the store's
   /// types walks them (about 10 ms for the four seed stores), which `ready` need not wait for.
   public init(
     name: String, describe: @escaping () -> StoreDescriptor,
-    make: @escaping @StoreActor (InstanceKey?) -> any HostedStore
+    make: @escaping @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
   ) {
     self.name = name
     self.description = DescriptionCache(describe)
@@ -53,7 +58,8 @@ public struct StoreFactory {
   }
 
   public init(
-    descriptor: StoreDescriptor, make: @escaping @StoreActor (InstanceKey?) -> any HostedStore
+    descriptor: StoreDescriptor,
+    make: @escaping @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
   ) {
     self.init(name: descriptor.name, describe: { descriptor }, make: make)
   }

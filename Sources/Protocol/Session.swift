@@ -58,11 +58,12 @@ public final class Session {
 
   public init(
     stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64,
-    maxInstances: Int = Session.defaultMaxInstances
+    maxInstances: Int = Session.defaultMaxInstances,
+    maxActiveInstances: Int = Session.defaultMaxActiveInstances
   ) {
     precondition(
       Set(stores.map(\.name)).count == stores.count, "store names must be unique")
-    self.stores = stores.map(StoreInstances.init(factory:))
+    self.stores = stores.map { StoreInstances(factory: $0, maxActive: maxActiveInstances) }
     self.maxInstances = maxInstances
     self.storeNames = stores.map(\.name)
     self.storeNameBytes = storeNames.map { Array($0.utf8) }
@@ -78,6 +79,9 @@ public final class Session {
   /// At least a million, as the instances issue asks: far more than a host keeps busy, and
   /// still a bound on what a host naming ever new keys can make the process hold.
   public nonisolated static let defaultMaxInstances = 1_000_000
+  /// How many named instances of a store keep their hosts while idle: about 7 KB each for the
+  /// primes store, against its state alone for a parked one.
+  public nonisolated static let defaultMaxActiveInstances = 1024
 
   /// The store named `name`'s instance `key` (its default instance for nil), activated now if
   /// it is not in memory; nil for an unknown store, or past `maxInstances`.
@@ -101,7 +105,7 @@ public final class Session {
     return host
   }
 
-  private var builtStores: [any HostedStore] { stores.flatMap(\.all) }
+  private var builtStores: [any HostedStore] { stores.flatMap(\.active) }
 
   public var effectsInFlight: Int {
     builtStores.reduce(0) { $0 + $1.effectsInFlight }
@@ -269,7 +273,7 @@ public final class Session {
       }
       let (keys, next) = stores[index].page(after: after, limit: limit)
       output.instances(
-        store: name, active: keys, count: stores[index].named.count, next: next, id: id)
+        store: name, active: keys, count: stores[index].count, next: next, id: id)
     case "stop":
       try expectArguments(["store", "instance"])
       let name = try storeArgument()
@@ -281,14 +285,13 @@ public final class Session {
           id: id, ProtocolError(.unknownStore, "stop: no store named \"\(name)\""), store: name,
           instance: key)
       }
-      guard let store = stores[index].remove(key) else {
+      guard let cancelled = stores[index].stop(key) else {
         throw InputError(
           id: id,
           ProtocolError(
             .unknownInstance, "stop: \(name) has no instance \"\(key)\" in memory"),
           store: name, instance: key)
       }
-      let cancelled = store.stop()
       output.stopped(store: name, instance: key, cancelledEffects: cancelled, id: id)
     case "describe":
       try expectArguments([])

@@ -149,6 +149,11 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     return stateJSON.current(store.state)
   }
 
+  public func parkableState() -> Any? {
+    guard store.isOnlyItsState, tick.actions == 0 else { return nil }
+    return store.state
+  }
+
   public func endTick() {
     guard tick.actions > 0 else { return }
     output.beginStateLine(

@@ -1,16 +1,30 @@
 import ComposableCore
+import DequeModule
 
 /// The instances of one store in a session: the default one, and the named ones hosts
 /// activated by naming their keys.
 ///
 /// Each instance is a host of its own (state, effects, patches), built by the store's factory on
-/// the first line that names it. The named ones are found by key; ``page(after:limit:)`` lists
-/// them in the byte order of their keys, so that a host can page through a million of them.
+/// the first line that names it. Past `maxActive` active named instances, the least recently
+/// used ones that are their state alone are parked: the host is dropped and the state kept, and
+/// the next line that names the instance builds a host from it again. The named ones are found
+/// by key; ``page(after:limit:)`` lists them in the byte order of their keys, so that a host can
+/// page through a million of them.
 @StoreActor
 final class StoreInstances {
   let factory: StoreFactory
   private(set) var defaultInstance: (any HostedStore)?
-  private(set) var named: [InstanceKey: any HostedStore] = [:]
+  /// Each named instance: its host while active, its state alone while parked.
+  private var named: [InstanceKey: Slot] = [:]
+  /// The most named instances kept active: past it, the least recently used of those that are
+  /// their state alone are parked.
+  let maxActive: Int
+  private var activeCount = 0
+  /// The active instances in the order the clock hand visits them (the CLOCK page-replacement
+  /// algorithm: a visited instance used since the last visit gets a second chance). An entry
+  /// whose serial is not its slot's is stale (the instance was stopped or parked since).
+  private var clock: Deque<(key: InstanceKey, serial: Int)> = []
+  private var lastSerial = 0
   /// The named keys in order, as of the last listing: kept between listings so that paging
   /// through many keys sorts them once. Keys activated since wait in `activatedSinceListing`;
   /// keys stopped since are still here and skipped.
@@ -18,44 +32,105 @@ final class StoreInstances {
   private var activatedSinceListing: [InstanceKey] = []
   private var stoppedSinceListing = 0
 
-  init(factory: StoreFactory) {
-    self.factory = factory
+  private struct Slot {
+    var host: (any HostedStore)?
+    var parkedState: Any?
+    /// Which activation of the instance this is, to tell its entry in `clock` from stale ones.
+    var serial: Int
+    var usedSinceVisit = true
   }
 
-  /// Every instance in memory, the default one first.
-  var all: [any HostedStore] {
-    var hosts = Array(named.values)
+  init(factory: StoreFactory, maxActive: Int) {
+    self.factory = factory
+    self.maxActive = maxActive
+  }
+
+  /// How many named instances are in memory, active or parked.
+  var count: Int { named.count }
+
+  /// Every active instance, the default one first.
+  var active: [any HostedStore] {
+    var hosts = named.values.compactMap(\.host)
     if let defaultInstance { hosts.insert(defaultInstance, at: 0) }
     return hosts
   }
 
   /// The instance `key` names (the default one for nil), activated now from the store's initial
-  /// state if it is not in memory; nil if that would take more than `limit` named instances.
+  /// state, or from its parked state, if it is not active; nil if that would take more than
+  /// `limit` named instances.
   func instance(_ key: InstanceKey?, limit: Int) -> (any HostedStore)? {
     guard let key else {
       if let defaultInstance { return defaultInstance }
-      let host = factory.make(nil)
+      let host = factory.make(nil, nil)
       defaultInstance = host
       return host
     }
-    if let host = named[key] { return host }
+    if let index = named.index(forKey: key) {
+      if let host = named.values[index].host {
+        named.values[index].usedSinceVisit = true
+        return host
+      }
+      parkIdleInstances(toMake: 1)
+      let host = factory.make(key, named.values[index].parkedState)
+      activate(key, host)
+      return host
+    }
     guard named.count < limit else { return nil }
-    let host = factory.make(key)
-    named[key] = host
+    parkIdleInstances(toMake: 1)
+    let host = factory.make(key, nil)
+    activate(key, host)
     activatedSinceListing.append(key)
     return host
   }
 
-  /// The named instance `key` if it is in memory; it is not activated.
+  /// The named instance `key` if it is active; it is not activated.
   func existing(_ key: InstanceKey) -> (any HostedStore)? {
-    named[key]
+    named[key]?.host
   }
 
-  /// Takes the instance `key` out of the session; nil if it is not in memory.
-  func remove(_ key: InstanceKey) -> (any HostedStore)? {
-    guard let host = named.removeValue(forKey: key) else { return nil }
+  /// Stops the instance `key` and takes it out of memory; returns how many of its effects
+  /// were cancelled, or nil if it is not in memory.
+  func stop(_ key: InstanceKey) -> Int? {
+    guard let slot = named.removeValue(forKey: key) else { return nil }
     stoppedSinceListing += 1
-    return host
+    guard let host = slot.host else { return 0 }
+    activeCount -= 1
+    return host.stop()
+  }
+
+  private func activate(_ key: InstanceKey, _ host: any HostedStore) {
+    lastSerial += 1
+    named[key] = Slot(host: host, parkedState: nil, serial: lastSerial)
+    clock.append((key, lastSerial))
+    activeCount += 1
+  }
+
+  /// Parks the least recently used instances that are their state alone, until `room` more
+  /// fit under `maxActive`. An instance with work in flight stays active, so the bound can be
+  /// passed while more than `maxActive` instances are busy.
+  private func parkIdleInstances(toMake room: Int) {
+    // Two turns of the hand at most: the first may only clear the marks of recent use.
+    var visits = 2 * clock.count
+    while activeCount + room > maxActive, visits > 0, let entry = clock.popFirst() {
+      visits -= 1
+      guard let index = named.index(forKey: entry.key), named.values[index].serial == entry.serial,
+        let host = named.values[index].host
+      else { continue }
+      if named.values[index].usedSinceVisit {
+        named.values[index].usedSinceVisit = false
+      } else if let state = host.parkableState() {
+        named.values[index].host = nil
+        named.values[index].parkedState = state
+        activeCount -= 1
+        continue
+      }
+      clock.append(entry)
+    }
+    // Stopped instances leave stale entries: drop them once they outnumber the live ones.
+    if clock.count > 2 * activeCount + 64 {
+      clock = Deque(
+        clock.filter { named[$0.key]?.serial == $0.serial && named[$0.key]?.host != nil })
+    }
   }
 
   /// Up to `limit` keys of named instances in memory, in byte order, from just past `after`;

@@ -38,8 +38,10 @@ final class FuzzHarness: @unchecked Sendable {
           factory(WebSocketStore.self, WebSocketReducer(dependencies: .instant), storeOutput),
         ]
         // Few instances, so that inputs naming ever new keys reach the limit rather than grow
-        // the run's memory.
-        return Session(stores: stores, output: output, sequence: sequence, maxInstances: 8)
+        // the run's memory, and fewer active ones, so that instances are parked and resumed.
+        return Session(
+          stores: stores, output: output, sequence: sequence, maxInstances: 8,
+          maxActiveInstances: 2)
       }
     }
   }
@@ -87,9 +89,11 @@ private func factory<Definition: StoreDefinition, R: Reducer>(
   _ definition: Definition.Type, _ reducer: R, _ output: StoreOutput
 ) -> StoreFactory
 where R.State == Definition.Feature.State, R.Action == Definition.Feature.Action {
-  StoreFactory(descriptor: Definition.hostDescriptor) { instance in
+  StoreFactory(descriptor: Definition.hostDescriptor) { instance, parkedState in
     StoreHost(
-      store: Store(initialState: Definition.initialState, reducer: reducer),
+      store: Store(
+        initialState: parkedState as? Definition.Feature.State ?? Definition.initialState,
+        reducer: reducer),
       descriptor: Definition.hostDescriptor, output: output.about(instance))
   }
 }

@@ -9,24 +9,27 @@ extension Session {
   @StoreActor
   static func primes(
     recordingBuildsIn built: LockedBox<[String]>, dependencies: PrimesDependencies = .instant,
-    maxInstances: Int = Session.defaultMaxInstances
+    maxInstances: Int = Session.defaultMaxInstances,
+    maxActiveInstances: Int = Session.defaultMaxActiveInstances
   ) -> Session {
     let output = OutputLines()
     let sequence = ActionSequence()
     let factories = ["primes", "other"].map { name in
       let descriptor = StoreDescriptor(
         name: name, summary: "", actions: PrimesStore.actions, stateSchema: [:])
-      return StoreFactory(descriptor: descriptor) { instance in
+      return StoreFactory(descriptor: descriptor) { instance, parkedState in
         built.append(instance.map { "\(name)/\($0)" } ?? name)
         return StoreHost(
           store: Store(
-            initialState: PrimesState(), reducer: PrimesReducer(dependencies: dependencies)),
+            initialState: parkedState as? PrimesState ?? PrimesState(),
+            reducer: PrimesReducer(dependencies: dependencies)),
           descriptor: descriptor,
           output: StoreOutput(lines: output, sequence: sequence, mode: .actions).about(instance))
       }
     }
     return Session(
-      stores: factories, output: output, sequence: sequence, maxInstances: maxInstances)
+      stores: factories, output: output, sequence: sequence, maxInstances: maxInstances,
+      maxActiveInstances: maxActiveInstances)
   }
 }
 

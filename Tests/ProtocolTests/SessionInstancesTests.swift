@@ -151,6 +151,47 @@ final class SessionInstancesTests: XCTestCase {
     XCTAssertEqual(built.value, ["primes/a", "primes/b", "primes", "primes/c"])
   }
 
+  func testPastMaxActiveTheLeastRecentlyUsedIdleInstanceIsParkedAndResumesWhereItWas() {
+    let lines = lines(
+      run(
+        [
+          #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+          #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+          #"{"store":"primes","instance":"b","action":"counter.nthPrimeButtonTapped"}"#,
+          #"{"store":"primes","instance":"c","action":"counter.incrTapped"}"#,
+          #"{"store":"primes","instance":"d","action":"counter.incrTapped"}"#,
+          #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+          #"{"cmd":"instances","store":"primes"}"#,
+        ], maxActiveInstances: 2))
+    // c's activation parked a; d's could park neither b (its nth prime is in flight) nor c
+    // (just used), so three were active; a's return parked c.
+    XCTAssertEqual(
+      built.value, ["primes/a", "primes/b", "primes/c", "primes/d", "primes/a"])
+    XCTAssertEqual(
+      lines[6],
+      [
+        "type": "action", "store": "primes", "instance": "a", "seq": 6, "source": "host",
+        "action": ["type": "counter.incrTapped"],
+        "patch": [["op": "replace", "path": "/count", "value": 3]],
+      ])
+    XCTAssertEqual(lines[7]["active"], ["a", "b", "c", "d"])
+    XCTAssertEqual(lines[7]["count"], 4)
+  }
+
+  func testAStoppedParkedInstanceHadNoEffectsToCancel() {
+    let lines = lines(
+      run(
+        [
+          #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+          #"{"store":"primes","instance":"b","action":"counter.incrTapped"}"#,
+          #"{"store":"primes","instance":"c","action":"counter.incrTapped"}"#,
+          #"{"cmd":"stop","store":"primes","instance":"a"}"#,
+          #"{"cmd":"snapshot","store":"primes","instance":"a"}"#,
+        ], maxActiveInstances: 1))
+    XCTAssertEqual(lines[4]["cancelledEffects"], 0)
+    XCTAssertEqual(lines[5]["state"]?["count"], 0)
+  }
+
   func testAnActionTheStoreRefusesNamesTheInstance() {
     let lines = lines(
       run([
@@ -173,13 +214,17 @@ final class SessionInstancesTests: XCTestCase {
   }
 
   /// Writes `ready`, handles `inputs` in order, runs the effects, and returns the text written.
-  private func run(_ inputs: [String], maxInstances: Int = Session.defaultMaxInstances) -> String {
+  private func run(
+    _ inputs: [String], maxInstances: Int = Session.defaultMaxInstances,
+    maxActiveInstances: Int = Session.defaultMaxActiveInstances
+  ) -> String {
     let executor = ManualExecutor()
     StoreActor.install(executor: executor)
     let built = built
     let session = StoreActor.assumeIsolated {
       let session = Session.primes(
-        recordingBuildsIn: built, dependencies: .slowAnswer, maxInstances: maxInstances)
+        recordingBuildsIn: built, dependencies: .slowAnswer, maxInstances: maxInstances,
+        maxActiveInstances: maxActiveInstances)
       session.writeReady(version: "test")
       for (index, input) in inputs.enumerated() {
         Array(input.utf8).withUnsafeBytes { session.handleLine($0, lineNumber: index + 1) }

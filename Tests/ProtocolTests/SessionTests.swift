@@ -30,7 +30,7 @@ final class SessionTests: XCTestCase {
           descriptions.withValue { $0 += 1 }
           return StoreDescriptor(name: "walked", summary: "", actions: [], stateSchema: [:])
         },
-        make: { _ in fatalError("describing builds no store") })
+        make: { _, _ in fatalError("describing builds no store") })
       let session = Session(stores: [factory], output: output, sequence: ActionSequence())
       session.writeReady(version: "test")
       XCTAssertEqual(descriptions.value, 0, "ready needs only the names")

@@ -189,7 +189,7 @@ extension StoreDefinition {
     state: Feature.State
   ) -> StoreFactory {
     let options = options as? Options ?? Options()
-    return StoreFactory(name: name, describe: { descriptor }) { instance in
+    return StoreFactory(name: name, describe: { descriptor }) { instance, parkedState in
       // Debug builds only, where a team develops its stores (as `main` checks option names):
       // in a release build, the walk's casts fill the runtime's metadata and conformance
       // caches, and every later action of a store whose path looks up generic metadata paid
@@ -200,7 +200,7 @@ extension StoreDefinition {
       #endif
       return _makeHostedStore(
         options: options, services: services.about(instance), output: output.about(instance),
-        initialState: state)
+        initialState: parkedState as? Feature.State ?? state)
     }
   }
 }
