@@ -101,15 +101,20 @@ extension ComposableActorCommand {
       guard maxLineBytes >= 64 else {
         throw ValidationError("--max-line-bytes must be at least 64")
       }
-      guard linger >= 0, linger.isFinite else { throw ValidationError("--linger must be >= 0") }
+      // Bounded, as the ping interval is: each becomes whole milliseconds in an Int64, and
+      // recordings and scenarios carry these arguments too.
+      guard (0...Self.longestWait).contains(linger) else {
+        throw ValidationError("--linger must be between 0 and \(Int(Self.longestWait)) seconds")
+      }
       guard maxAdvanceWakeUps >= 1 else {
         throw ValidationError("--max-advance-wakeups must be at least 1")
       }
       guard (1...10_000).contains(maxDepth) else {
         throw ValidationError("--max-depth must be between 1 and 10000")
       }
-      guard httpTimeout > 0, httpTimeout.isFinite else {
-        throw ValidationError("--http-timeout must be > 0")
+      guard httpTimeout > 0, httpTimeout <= Self.longestWait else {
+        throw ValidationError(
+          "--http-timeout must be more than 0 and at most \(Int(Self.longestWait)) seconds")
       }
       if record != nil && emit != .actions {
         throw ValidationError("--record needs --emit actions: it logs one patch per action")
@@ -176,6 +181,9 @@ extension ComposableActorCommand.Run {
     if arguments.first == "run" { arguments.removeFirst() }
     return removingOptions(["--record", "--seed"], from: arguments)
   }
+
+  /// The longest `--linger` and `--http-timeout`, in seconds: a day.
+  static let longestWait = 86_400.0
 
   /// The long names of run's own options, which no store may declare.
   static let ownOptionNames: Set<String> = [

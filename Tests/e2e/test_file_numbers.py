@@ -166,3 +166,14 @@ def test_a_count_an_initial_state_puts_at_the_end_of_its_range_stays_there(tmp_p
     path, result = run_scenario(tmp_path, {"scenario": "counts", "exhaustive": False, **header}, step)
     assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
 
+
+@pytest.mark.parametrize("option", ["--http-timeout", "--linger"])
+def test_a_wait_too_long_for_milliseconds_is_refused_wherever_the_arguments_come_from(tmp_path, option):
+    message = f"{option} must be"
+    _, result = run_scenario(tmp_path, {**HEADER, "arguments": [option, "1e300"]}, {"settle": True})
+    assert result.returncode == 1 and message in result.stdout, result.stdout + result.stderr
+    path = edited_recording(tmp_path, 1, arguments=[option, "1e300"])
+    replayed = command("replay", path)
+    assert replayed.returncode == 65 and message in replayed.stderr, replayed.stderr
+    ran = command(option, "1e300", input="")
+    assert ran.returncode == 64 and message in ran.stderr, ran.stderr
