@@ -105,6 +105,65 @@ public enum FileIO {
     }
   }
 
+  /// Writes a command's output: to standard output when `path` is nil, else to what `path`
+  /// names, keeping what it is. A regular file, or a path that does not exist yet, is replaced
+  /// atomically (``writeAtomically(_:to:)``); a symbolic link is followed and its target
+  /// replaced, so the link stays a link. Anything else (a device such as `/dev/null`, a FIFO,
+  /// `/dev/stdout`, a terminal) is written in place: renaming over it would replace the node
+  /// itself, and a process running as root would swap `/dev/full` for a plain file. The
+  /// failure's reason names where the bytes could not go.
+  public static func writeOutput(_ bytes: [UInt8], to path: String?) throws(Failure) {
+    do throws(Failure) {
+      guard let path else { return try writeAll(bytes, to: STDOUT_FILENO) }
+      var status = stat()
+      if stat(path, &status) == 0 {
+        if status.st_mode & S_IFMT == S_IFREG {
+          guard let resolved = realpath(path, nil) else { throw Failure(code: errno) }
+          defer { free(resolved) }
+          try writeAtomically(bytes, to: String(cString: resolved))
+        } else {
+          try writeInPlace(bytes, to: path)
+        }
+      } else {
+        guard errno == ENOENT else { throw Failure(code: errno) }
+        try writeAtomically(bytes, to: try endOfLinks(from: path))
+      }
+    } catch {
+      throw Failure(code: error.code, "cannot write \(path ?? "standard output"): \(error.reason)")
+    }
+  }
+
+  /// Where a path that does not exist yet leads: itself, or, for a link to nothing (or a chain
+  /// of them), the missing file the last link names.
+  private static func endOfLinks(from path: String) throws(Failure) -> String {
+    var current = path
+    // Linux's own limit on links followed in one path resolution.
+    for _ in 0..<40 {
+      var status = stat()
+      guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else {
+        return current
+      }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+      let count = readlink(current, &buffer, buffer.count)
+      guard count >= 0 else { throw Failure(code: errno) }
+      let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current = target.hasPrefix("/") ? target : "\(parentDirectory(of: current))/\(target)"
+    }
+    throw Failure(code: ELOOP)
+  }
+
+  private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(Failure) {
+    let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { throw Failure(code: errno) }
+    do throws(Failure) {
+      try writeAll(bytes, to: fd)
+    } catch {
+      close(fd)
+      throw error
+    }
+    guard close(fd) == 0 else { throw Failure(code: errno) }
+  }
+
   /// Removes the temporary files of `path` left by processes that no longer run. Those of
   /// this process (a save still in flight) and of running ones (another process saving the
   /// same file) stay; a file that merely looks alike but does not parse stays too.
@@ -142,12 +201,19 @@ public enum FileIO {
     return entries
   }
 
-  private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
+  /// Writes all of `bytes` to `fd`. A descriptor another process made non-blocking (libuv
+  /// does that to a pipe it is handed, and the pipe may be shared) is waited for, not failed.
+  public static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
       if written < 0 {
         if errno == EINTR { continue }
+        if errno == EAGAIN {
+          var writable = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+          _ = poll(&writable, 1, -1)
+          continue
+        }
         throw Failure(code: errno)
       }
       offset += written
