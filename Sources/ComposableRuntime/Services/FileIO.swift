@@ -1,3 +1,5 @@
+import EventLoop
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -201,23 +203,18 @@ public enum FileIO {
     return entries
   }
 
-  /// Writes all of `bytes` to `fd`. A descriptor another process made non-blocking (libuv
-  /// does that to a pipe it is handed, and the pipe may be shared) is waited for, not failed.
+  /// Writes all of `bytes` to `fd` (`writeFully`: a descriptor another process made
+  /// non-blocking, as libuv does to a pipe it is handed, is waited for, not failed).
   public static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        if errno == EAGAIN {
-          var writable = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-          _ = poll(&writable, 1, -1)
-          continue
-        }
-        throw Failure(code: errno)
+    let failure = bytes.withUnsafeBytes { buffer -> LoopError? in
+      do throws(LoopError) {
+        try writeFully(fd, buffer)
+        return nil
+      } catch {
+        return error
       }
-      offset += written
     }
+    if let failure { throw Failure(code: -failure.code) }
   }
 
   /// The folder `path` is in: `.` for a bare name.
