@@ -20,7 +20,8 @@ extension ComposableActorCommand {
           Exit codes: 0 after end of input, {"cmd":"quit"}, or a closed stdout; 128 + the \
           signal's number after SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 or SIGALRM \
           (130 after SIGINT, 143 after SIGTERM; the exit line is still written); 64 for bad \
-          arguments; 70 for an internal error.
+          arguments; 70 for an internal error; 74 when --record could not write its file, or \
+          stdout failed other than by its reader going away (a full disk).
           """ + storeOptionsHelp)
     }
 

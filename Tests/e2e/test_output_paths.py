@@ -174,3 +174,15 @@ def test_an_output_that_cannot_be_written_says_why_and_ends_with_74(tmp_path):
     result = command("schemas", "--output", blocked)
     assert result.returncode == 74
     assert f"schemas: cannot write {blocked}/" in result.stderr
+
+
+def test_run_whose_stdout_fails_other_than_by_closing_ends_with_74():
+    # A reader that goes away is the documented clean end (test_lifecycle.py); a full disk is
+    # lines lost.
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [str(BINARY)], input=b'{"store":"primes","action":"counter.incrTapped"}\n',
+            stdout=full, stderr=subprocess.PIPE, timeout=30,
+        )
+    assert result.returncode == 74, result.stderr
+    assert b"cannot write stdout" in result.stderr and b"ENOSPC" in result.stderr
