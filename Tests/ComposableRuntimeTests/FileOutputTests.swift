@@ -73,6 +73,14 @@ final class FileOutputTests: XCTestCase {
     XCTAssertEqual(try names(), ["a", "b"])
   }
 
+  func testOnlyARegularFileIsReplaced() throws {
+    let path = "\(directory)/fifo"
+    XCTAssertEqual(mkfifo(path, 0o600), 0)
+    XCTAssertFalse(try FileIO.replaceFile(named: path, with: [1]))
+    XCTAssertFalse(try FileIO.replaceFile(named: directory, with: [1]))
+    XCTAssertEqual(try names(), ["fifo"])
+  }
+
   func testAFIFOIsWrittenInPlace() throws {
     let path = "\(directory)/fifo"
     XCTAssertEqual(mkfifo(path, 0o600), 0)

@@ -107,29 +107,34 @@ public enum FileIO {
     }
   }
 
+  /// Replaces the regular file `path` names with `bytes`, atomically
+  /// (``writeAtomically(_:to:)``), following symbolic links so that a link stays a link and
+  /// its target is what changes; a path that does not exist yet (or a link to nothing) is
+  /// created. Returns false, writing nothing, when `path` names anything else (a device such as
+  /// `/dev/null`, a FIFO, `/dev/stdout`, a folder): renaming over it would replace the node
+  /// itself, and a process running as root would swap `/dev/full` for a plain file.
+  public static func replaceFile(named path: String, with bytes: [UInt8]) throws(Failure) -> Bool {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+      guard errno == ENOENT else { throw Failure(code: errno) }
+      try writeAtomically(bytes, to: try endOfLinks(from: path))
+      return true
+    }
+    guard status.st_mode & S_IFMT == S_IFREG else { return false }
+    guard let resolved = realpath(path, nil) else { throw Failure(code: errno) }
+    defer { free(resolved) }
+    try writeAtomically(bytes, to: String(cString: resolved))
+    return true
+  }
+
   /// Writes a command's output: to standard output when `path` is nil, else to what `path`
-  /// names, keeping what it is. A regular file, or a path that does not exist yet, is replaced
-  /// atomically (``writeAtomically(_:to:)``); a symbolic link is followed and its target
-  /// replaced, so the link stays a link. Anything else (a device such as `/dev/null`, a FIFO,
-  /// `/dev/stdout`, a terminal) is written in place: renaming over it would replace the node
-  /// itself, and a process running as root would swap `/dev/full` for a plain file. The
-  /// failure's reason names where the bytes could not go.
+  /// names, keeping what it is: a regular file (or a link to one) is replaced
+  /// (``replaceFile(named:with:)``), anything else written in place. The failure's reason
+  /// names where the bytes could not go.
   public static func writeOutput(_ bytes: [UInt8], to path: String?) throws(Failure) {
     do throws(Failure) {
       guard let path else { return try writeAll(bytes, to: STDOUT_FILENO) }
-      var status = stat()
-      if stat(path, &status) == 0 {
-        if status.st_mode & S_IFMT == S_IFREG {
-          guard let resolved = realpath(path, nil) else { throw Failure(code: errno) }
-          defer { free(resolved) }
-          try writeAtomically(bytes, to: String(cString: resolved))
-        } else {
-          try writeInPlace(bytes, to: path)
-        }
-      } else {
-        guard errno == ENOENT else { throw Failure(code: errno) }
-        try writeAtomically(bytes, to: try endOfLinks(from: path))
-      }
+      if try !replaceFile(named: path, with: bytes) { try writeInPlace(bytes, to: path) }
     } catch {
       throw Failure(code: error.code, "cannot write \(path ?? "standard output"): \(error.reason)")
     }
