@@ -2,8 +2,9 @@
 # Fuzzes every way input reaches the product, each for a bounded time, with libFuzzer:
 #   protocol   stdin lines through all four stores, seeded with Tests/FuzzCorpus
 #   scenario   scenario files as `test` reads them, seeded with Examples/scenarios
-#   recording  recordings as `replay` and `timeline` read and draw them, seeded with
-#              Examples/recordings
+#   recording  recordings as `replay` and `timeline` read and draw them and `replay
+#              --to-scenario` turns them into scenarios, seeded with Examples/recordings
+# Every target mutates with scripts/fuzz.dict: the ends of the number ranges files are read into.
 # SECONDS (default 20) is each target's time. A crash leaves its input in fuzz-artifacts/: for
 # the protocol target, copy it into Tests/FuzzCorpus so the end-to-end suite replays it forever
 # after; for a file target, into Tests/FuzzFiles/<target>/ (created then), which seeds it too.
@@ -27,7 +28,8 @@ fuzz() {
   if [[ -d "Tests/FuzzFiles/$target" ]]; then set -- "$@" "Tests/FuzzFiles/$target"; fi
   echo "== $target"
   FUZZ_TARGET="$target" .build-fuzz/release/fuzz -max_total_time="$seconds" -max_len="$max_len" \
-    -print_final_stats=1 -artifact_prefix="fuzz-artifacts/$target-" "$work/$target" "$@" 2>&1 \
+    -dict=scripts/fuzz.dict -print_final_stats=1 -artifact_prefix="fuzz-artifacts/$target-" \
+    "$work/$target" "$@" 2>&1 \
     | tail -n 12
 }
 

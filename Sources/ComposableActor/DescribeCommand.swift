@@ -1,4 +1,5 @@
 import ArgumentParser
+import ComposableRuntime
 import JSON
 import Protocol
 
@@ -9,7 +10,7 @@ extension ComposableActorCommand {
       commandName: "describe",
       abstract: "Print every store's actions (who sends each, payload schema) and state schema.",
       discussion: "The same line {\"cmd\":\"describe\"} answers, from the same descriptors as "
-        + "schemas/stores.")
+        + "schemas/stores. Exit codes: 0, 74 when standard output cannot be written.")
 
     func run() throws {
       try ComposableActorCommand.requireAgreeingActionLists()
@@ -17,7 +18,8 @@ extension ComposableActorCommand {
         "type": "describe", "protocol": 1,
         "stores": .array(ComposableActorCommand.catalog.descriptors.map(\.json)),
       ]
-      print(line.jsonString)
+      try ComposableActorCommand.writeOutput(
+        line.serialized + [UInt8(ascii: "\n")], to: nil, command: "describe")
     }
   }
 }

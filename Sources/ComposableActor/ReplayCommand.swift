@@ -11,7 +11,8 @@ extension ComposableActorCommand {
         The actions effects sent are in the log, so no effect runs; each action's time is the \
         recorded one. Replay stops at the first action that does not lead to the state its \
         recorded patch leads to, and reports it on stderr. Exit codes: 0 when every state \
-        matched, 1 at a divergence, 65 for an unreadable recording, 64 for bad arguments.
+        matched, 1 at a divergence, 65 for an unreadable recording, 64 for bad arguments, 74 \
+        when standard output cannot be written.
         """)
 
     @Argument(help: "A file written by `composable-actor --record`.")

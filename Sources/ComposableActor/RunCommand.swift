@@ -20,7 +20,8 @@ extension ComposableActorCommand {
           Exit codes: 0 after end of input, {"cmd":"quit"}, or a closed stdout; 128 + the \
           signal's number after SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 or SIGALRM \
           (130 after SIGINT, 143 after SIGTERM; the exit line is still written); 64 for bad \
-          arguments; 70 for an internal error.
+          arguments; 70 for an internal error; 74 when --record could not write its file, or \
+          stdout failed other than by its reader going away (a full disk).
           """ + storeOptionsHelp)
     }
 
@@ -107,7 +108,11 @@ extension ComposableActorCommand {
       guard maxLineBytes >= 64 else {
         throw ValidationError("--max-line-bytes must be at least 64")
       }
-      guard linger >= 0, linger.isFinite else { throw ValidationError("--linger must be >= 0") }
+      // Bounded, as the ping interval is: each becomes whole milliseconds in an Int64, and
+      // recordings and scenarios carry these arguments too.
+      guard (0...Self.longestWait).contains(linger) else {
+        throw ValidationError("--linger must be between 0 and \(Int(Self.longestWait)) seconds")
+      }
       guard maxAdvanceWakeUps >= 1 else {
         throw ValidationError("--max-advance-wakeups must be at least 1")
       }
@@ -117,8 +122,9 @@ extension ComposableActorCommand {
       guard (1...10_000).contains(maxDepth) else {
         throw ValidationError("--max-depth must be between 1 and 10000")
       }
-      guard httpTimeout > 0, httpTimeout.isFinite else {
-        throw ValidationError("--http-timeout must be > 0")
+      guard httpTimeout > 0, httpTimeout <= Self.longestWait else {
+        throw ValidationError(
+          "--http-timeout must be more than 0 and at most \(Int(Self.longestWait)) seconds")
       }
       if record != nil && emit != .actions {
         throw ValidationError("--record needs --emit actions: it logs one patch per action")
@@ -186,6 +192,9 @@ extension ComposableActorCommand.Run {
     if arguments.first == "run" { arguments.removeFirst() }
     return removingOptions(["--record", "--seed"], from: arguments)
   }
+
+  /// The longest `--linger` and `--http-timeout`, in seconds: a day.
+  static let longestWait = 86_400.0
 
   /// The long names of run's own options, which no store may declare.
   static let ownOptionNames: Set<String> = [

@@ -10,7 +10,8 @@ extension ComposableActorCommand {
   struct Schemas: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "schemas",
-      abstract: "Write the JSON Schemas of every store's actions and state.")
+      abstract: "Write the JSON Schemas of every store's actions and state.",
+      discussion: "Exit codes: 0, 64 for bad arguments, 74 when a file cannot be written.")
 
     @Option(help: "Folder to write <store>.actions.schema.json and <store>.state.schema.json to.")
     var output: String
@@ -27,7 +28,7 @@ extension ComposableActorCommand {
     private func write(_ document: JSONValue, to path: String) throws {
       var bytes = document.serialized
       bytes.append(UInt8(ascii: "\n"))
-      try ComposableActorCommand.writeFile(bytes, to: path)
+      try ComposableActorCommand.writeOutput(bytes, to: path, command: "schemas")
     }
   }
 }

@@ -17,7 +17,8 @@ extension ComposableActorCommand {
         Prints one line per scenario and a last "N passed, N failed" line; a failure's step is \
         named FILE:LINE:. Files run in parallel (--jobs) and are reported in order. Exit codes: \
         0 when every scenario passed, 1 when one failed (an unreadable file, or a --filter that \
-        matches nothing, counts as a failure), 64 for bad arguments.
+        matches nothing, counts as a failure), 64 for bad arguments, 74 when the report cannot \
+        be written.
         """)
 
     @Argument(
@@ -73,9 +74,14 @@ extension ComposableActorCommand {
       }
       loop.run()
       try? loop.shutdown()
-      let (finished, failed) = StoreActor.assumeIsolated { (report.isFinished, report.failed) }
+      let (finished, failed, outputFailure) = StoreActor.assumeIsolated {
+        (report.isFinished, report.failed, report.outputFailure)
+      }
       guard finished else {
         throw RuntimeError("the scenarios stopped before the end (the loop ran out of work)")
+      }
+      if let outputFailure {
+        throw ComposableActorCommand.failure(of: "test", outputFailure.reason, code: 74)
       }
       // A worker's failures are in its records: its status says whether it ran to the end.
       if failed > 0 && !worker { throw ExitCode(1) }

@@ -36,7 +36,10 @@ extension ComposableActorCommand {
       if format == .html && !stores.isEmpty {
         throw ValidationError("--store is for --format text: the page filters stores itself")
       }
-      if width < 40 { throw ValidationError("--width must be 40 or more") }
+      // Each lane is padded to its share: a width near Int.max asked for exabytes of spaces.
+      if !(40...10_000).contains(width) {
+        throw ValidationError("--width must be between 40 and 10000")
+      }
     }
 
     func run() throws {

@@ -10,7 +10,8 @@ extension ComposableActorCommand {
       commandName: "types",
       abstract: "Write typed definitions of every store's state and actions for host programs.",
       discussion: "Python: a module of TypedDicts for mypy --strict (Python 3.11 or later). "
-        + "TypeScript: declarations for a .d.ts file, for tsc --strict.")
+        + "TypeScript: declarations for a .d.ts file, for tsc --strict. Exit codes: 0, 64 for "
+        + "bad arguments, 74 when the output cannot be written.")
 
     enum Language: String, ExpressibleByArgument, CaseIterable {
       case python
@@ -32,11 +33,7 @@ extension ComposableActorCommand {
         case .python: PythonTypePrinter.source(of: module, generatedBy: command)
         case .typescript: TypeScriptTypePrinter.source(of: module, generatedBy: command)
         }
-      if let output {
-        try ComposableActorCommand.writeFile(Array(source.utf8), to: output)
-      } else {
-        print(source, terminator: "")
-      }
+      try ComposableActorCommand.writeOutput(Array(source.utf8), to: output, command: "types")
     }
   }
 }

@@ -102,3 +102,19 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     lock.withLock { current = max(current, target) }
   }
 }
+
+extension Duration {
+  /// The duration in whole milliseconds, toward zero or to the nearest, saturating at the
+  /// bounds of `Int`: a virtual clock advanced often enough holds more milliseconds than `Int`
+  /// does, and converting through a `Double` would trap there.
+  public func wholeMilliseconds(rounded: Bool = false) -> Int {
+    let (seconds, attoseconds) = components
+    let perMillisecond: Int64 = 1_000_000_000_000_000
+    let half = rounded ? perMillisecond / 2 : 0
+    let fraction = (attoseconds < 0 ? attoseconds - half : attoseconds + half) / perMillisecond
+    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+    let (sum, overflow2) = scaled.addingReportingOverflow(fraction)
+    if overflow || overflow2 { return seconds < 0 ? .min : .max }
+    return Int(sum)
+  }
+}

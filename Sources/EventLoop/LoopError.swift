@@ -12,6 +12,12 @@ public struct LoopError: Error, Equatable, CustomStringConvertible {
     self.operation = operation
   }
 
+  /// The other end went away (a pipe's reader, a socket's peer): for an output, an ending
+  /// rather than a failure.
+  public var isPeerGone: Bool {
+    code == UV_EPIPE.rawValue || code == UV_ECONNRESET.rawValue
+  }
+
   /// libuv's short error name, e.g. `"EPIPE"`.
   public var name: String { String(cString: uv_err_name(code)) }
 

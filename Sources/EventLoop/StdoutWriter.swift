@@ -22,8 +22,9 @@ import Glibc
 public final class StdoutWriter: @unchecked Sendable {
   /// `true` when the buffered output passed the high-water mark, `false` when it drained back.
   public var onBackpressure: @Sendable (_ isBackpressured: Bool) -> Void = { _ in }
-  /// The output failed (the error's description); called once, and the writer is then closed.
-  public var onClosed: @Sendable (_ message: String) -> Void = { _ in }
+  /// The output failed (``LoopError/isPeerGone`` when its reader went away); called once, and
+  /// the writer is then closed.
+  public var onClosed: @Sendable (_ error: LoopError) -> Void = { _ in }
   /// Called right before each flush, after the loop's poll phase, for a host that batches its
   /// own output and hands it over here with `append`. While set, the flush check runs in every
   /// loop iteration (it still never keeps the loop alive).
@@ -203,7 +204,7 @@ public final class StdoutWriter: @unchecked Sendable {
     closeHandles()
     // Nothing will drain any more, and a paused input must not wait for it.
     if isBackpressured { setBackpressure(false) }
-    if let error { onClosed(error.description) }
+    if let error { onClosed(error) }
     onBackpressure = { _ in }
     onClosed = { _ in }
     willFlush = nil

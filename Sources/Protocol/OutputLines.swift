@@ -305,7 +305,7 @@ public final class OutputLines {
       JSONWriter.writeString(message, into: &bytes)
     case .sleeping(let until):
       raw(#","until":"#)
-      JSONWriter.writeInt(Int(until / .milliseconds(1)), into: &bytes)
+      JSONWriter.writeInt(until.wholeMilliseconds(), into: &bytes)
     case .started, .finished:
       break
     }

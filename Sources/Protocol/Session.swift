@@ -342,7 +342,7 @@ public final class Session {
   static let defaultInstancesPage = 1000
 
   /// A century: more than any test needs, and far from overflowing a `Duration`.
-  static let maxAdvance = 100 * 366 * 86_400_000
+  public nonisolated static let maxAdvance = 100 * 366 * 86_400_000
 
   private func virtualTime(_ command: String, id: MessageID?) throws(InputError) -> any TimeControl
   {

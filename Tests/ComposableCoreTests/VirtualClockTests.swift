@@ -35,3 +35,22 @@ final class VirtualClockTests: XCTestCase {
     XCTAssertEqual(clock.now.offset, .milliseconds(300))
   }
 }
+
+/// A virtual clock advanced often enough holds more milliseconds than `Int` does: converting
+/// through a `Double` trapped there.
+final class DurationMillisecondsTests: XCTestCase {
+  func testWholeMillisecondsTruncateOrRound() {
+    XCTAssertEqual(Duration.microseconds(2_999).wholeMilliseconds(), 2)
+    XCTAssertEqual(Duration.microseconds(2_999).wholeMilliseconds(rounded: true), 3)
+    XCTAssertEqual(Duration.microseconds(2_400).wholeMilliseconds(rounded: true), 2)
+    XCTAssertEqual(Duration.microseconds(-2_999).wholeMilliseconds(rounded: true), -3)
+    XCTAssertEqual(Duration.milliseconds(Int.max).wholeMilliseconds(rounded: true), Int.max)
+  }
+
+  func testWholeMillisecondsSaturateAtTheBoundsOfInt() {
+    XCTAssertEqual(Duration.seconds(Int64.max).wholeMilliseconds(), Int.max)
+    XCTAssertEqual(Duration.seconds(Int64.min).wholeMilliseconds(rounded: true), Int.min)
+    let far = Duration.milliseconds(Int.max) + .milliseconds(Int.max)
+    XCTAssertEqual(far.wholeMilliseconds(rounded: true), Int.max)
+  }
+}

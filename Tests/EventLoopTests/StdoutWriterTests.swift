@@ -161,7 +161,7 @@ final class StdoutWriterTests: XCTestCase {
     let appendsAfterClose = Locked(false)
     try runLoop { loop in
       let writer = try StdoutWriter(loop: loop, fd: pipe.writeEnd)
-      writer.onClosed = { message in closedMessages.append(message) }
+      writer.onClosed = { error in closedMessages.append(error.description) }
       Task(executorPreference: loop.executor) {
         writer.append("first\n")
         try? await loop.clock.sleep(for: .milliseconds(5))

@@ -2,6 +2,7 @@
 
 import json
 import os
+import stat
 
 import pytest
 
@@ -103,6 +104,34 @@ def test_loading_the_list_the_host_has_writes_no_patch(data_dir):
         [{"op": "replace", "path": "/favoritePrimes", "value": [7, 13]}],
         [],
     ]
+
+
+def test_a_favourites_file_that_is_a_link_is_saved_through_it(data_dir, tmp_path):
+    target = tmp_path / "dotfiles" / "primes.json"
+    target.parent.mkdir()
+    target.write_text("[2]\n")
+    (data_dir / "favorite-primes.json").symlink_to(target)
+    lines, code, _ = run_lines(
+        [count(7), primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.saveButtonTapped")],
+        data_dir=data_dir,
+    )
+    assert code == 0
+    assert (data_dir / "favorite-primes.json").is_symlink()
+    assert json.loads(target.read_text()) == [7]
+    assert os.listdir(target.parent) == ["primes.json"]
+
+
+def test_a_favourites_file_that_is_not_a_file_is_left_as_it_is(data_dir):
+    fifo = data_dir / "favorite-primes.json"
+    os.mkfifo(fifo)
+    lines, code, _ = run_lines(
+        [count(2), primes("primeModal.saveFavoritePrimeTapped"), primes("favoritePrimes.saveButtonTapped")],
+        data_dir=data_dir,
+    )
+    assert code == 0
+    failed = [l for l in lines if l.get("action", {}).get("type") == "favoritePrimes.storageFailed"]
+    assert "it is not a regular file" in failed[0]["action"]["message"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 def test_the_data_directory_is_created_when_missing(tmp_path):

@@ -112,6 +112,9 @@ def test_bad_arguments_and_bad_recordings_get_a_clear_error(tmp_path):
     assert html_store.returncode == 64 and "--store is for --format text" in html_store.stderr
     unwritable = timeline(path, "-o", cut / "page.html")
     assert unwritable.returncode == 73 and "cannot write" in unwritable.stderr
+    for width in ["39", "10001", "9223372036854775807"]:
+        wide = timeline(path, "--format", "text", "--width", width)
+        assert wide.returncode == 64 and "--width must be between 40 and 10000" in wide.stderr
 
 
 def test_every_recording_the_fuzzer_found_is_drawn_or_refused_never_a_crash(tmp_path):

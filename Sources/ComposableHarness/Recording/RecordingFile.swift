@@ -42,7 +42,7 @@ struct RecordedAction {
     self.action = action
     self.effectNumber = object["effect"]?.intValue
     self.patch = object["patch"]!
-    self.elapsed = elapsed
+    self.elapsed = try checkedTime(elapsed, line: line)
   }
 }
 
@@ -99,7 +99,7 @@ struct RecordedEffect {
     self.cancelledBy = json["by"]?["reason"]?.stringValue.map { ($0, json["by"]?["seq"]?.intValue) }
     self.error = json["error"]?.stringValue
     self.until = json["until"]?.intValue
-    self.elapsed = elapsed
+    self.elapsed = try checkedTime(elapsed, line: line)
   }
 }
 
@@ -126,10 +126,22 @@ struct RecordedAnswer {
     self.line = line
     self.dependency = dependency
     self.after = json["after"]?.intValue
-    self.elapsed = elapsed
+    self.elapsed = try checkedTime(elapsed, line: line)
     for key in ["type", "dependency", "after", "t"] { fields[key] = nil }
     self.fields = fields
   }
+}
+
+/// A line's `t`, refused outside ``ActionTime/elapsedRange``: a replay adds it to the header's
+/// `startTime`, and a scenario written from the recording subtracts one from another.
+private func checkedTime(_ elapsed: Int, line: Int) throws(RecordingError) -> Int {
+  guard ActionTime.elapsedRange.contains(elapsed) else {
+    throw RecordingError(
+      line: line,
+      "\"t\" is \(elapsed): it is milliseconds since the start, at most "
+        + "\(ActionTime.maximumMilliseconds) either way")
+  }
+  return elapsed
 }
 
 /// A recording read whole from disk.

@@ -90,7 +90,7 @@ public struct Replay: Sendable {
           let states = stores.session.storeNames.map {
             ($0, stores.session.store(named: $0)!.snapshot())
           }
-          write(
+          try write(
             ScenarioWriter.scenario(
               from: recording, named: file, initialStates: Dictionary(uniqueKeysWithValues: states))
           )
@@ -131,7 +131,7 @@ public struct Replay: Sendable {
       var printed: [UInt8] = []
       stores.output.drain { printed.append(contentsOf: $0) }
       let actual = (try? JSONParser.parse(printed))?["patch"]
-      if emit { write(printed) }
+      if emit { try write(printed) }
       guard let after = Self.applying(recorded.patch, to: before) else {
         throw diverged(
           recorded, "the recorded patch does not apply", actual: actual, difference: nil,
@@ -152,7 +152,9 @@ public struct Replay: Sendable {
               state: stores.session.store(named: name, instance: key)!.snapshot())
           }
         }
-        stores.output.drain { write(Array($0)) }
+        var snapshots: [UInt8] = []
+        stores.output.drain { snapshots.append(contentsOf: $0) }
+        try write(snapshots)
         return
       }
     }
@@ -161,9 +163,9 @@ public struct Replay: Sendable {
         "type": "replayed", "file": .string(file), "actions": .int(recording.actions.count),
         "changedSinceRecording": .array(changes.map(JSONValue.string)),
       ]
-      write(replayed.serialized + [UInt8(ascii: "\n")])
+      try write(replayed.serialized + [UInt8(ascii: "\n")])
     } else if !emit {
-      write(
+      try write(
         Array(
           "\(file): \(recording.actions.count) actions replayed, every state matched\n".utf8))
     }
@@ -194,7 +196,13 @@ public struct Replay: Sendable {
     if json {
       divergence["changedSinceRecording"] = .array(changes.map(JSONValue.string))
     }
-    if emit || json { write(JSONValue.object(divergence).serialized + [UInt8(ascii: "\n")]) }
+    if emit || json {
+      do throws(ReplayExit) {
+        try write(JSONValue.object(divergence).serialized + [UInt8(ascii: "\n")])
+      } catch {
+        return error
+      }
+    }
     // The state's difference says what went wrong; the patches only when there is none.
     let shown =
       difference.map { ["the state (− recorded, + replayed):"] + $0.lines }
@@ -228,11 +236,17 @@ public struct Replay: Sendable {
     return ReplayExit(code: code)
   }
 
-  private func write(_ bytes: [UInt8]) { StandardStreams.write(bytes) }
+  private func write(_ bytes: [UInt8]) throws(ReplayExit) {
+    do {
+      try FileIO.writeOutput(bytes, to: nil)
+    } catch {
+      throw failure(error.reason, code: 74)
+    }
+  }
 }
 
 /// How a replay ended, as an exit code: 1 diverged, 64 bad arguments, 65 an unreadable
-/// recording.
+/// recording, 74 standard output could not be written.
 struct ReplayExit: Error {
   let code: Int32
 }

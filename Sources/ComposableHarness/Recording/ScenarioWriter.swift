@@ -128,12 +128,17 @@ private struct Cassette {
     return lines + (setUps[steps.count] ?? [])
   }
 
+  /// In steps no longer than `test` takes (``Session/maxAdvance``): a virtual clock advanced
+  /// several times may have moved further than one advance may.
   private mutating func advance(to elapsed: Int) {
     guard elapsed > now else { return }
     flushSent()
-    deliveringStep = steps.count
-    steps.append(["advance": .int(elapsed - now)])
-    now = elapsed
+    while now < elapsed {
+      let step = min(elapsed - now, Session.maxAdvance)
+      deliveringStep = steps.count
+      steps.append(["advance": .int(step)])
+      now += step
+    }
   }
 
   private mutating func reduce(_ action: RecordedAction) {
@@ -179,7 +184,11 @@ private struct Cassette {
   private mutating func setUp(_ answer: RecordedAnswer, _ line: (JSONValue?) -> JSONValue) {
     let trigger = answer.after.flatMap { triggers[$0] } ?? (step: 0, elapsed: 0)
     let cancelled = answer.fields["cancelled"] == true
-    let milliseconds = max(0, answer.elapsed - trigger.elapsed) + (cancelled ? 1 : 0)
+    // Times are within ±ActionTime.maximumMilliseconds, so their difference is within twice
+    // that; a scenario's delay, in microseconds, holds at most once that.
+    let milliseconds = min(
+      max(0, answer.elapsed - trigger.elapsed) + (cancelled ? 1 : 0),
+      ActionTime.maximumMilliseconds)
     let microseconds = max(0, milliseconds * 1000 - (ties[answer.line]?.after ?? 0))
     let delay: JSONValue? =
       switch microseconds {

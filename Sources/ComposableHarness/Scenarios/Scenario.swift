@@ -272,8 +272,11 @@ enum ScenarioFile {
       scenario.seed = value
     }
     if let startTime = object["startTime"] {
-      guard let value = startTime.intValue, value >= 0 else {
-        throw ScenarioError("\"startTime\" must be milliseconds since the Unix epoch")
+      guard let value = startTime.intValue, (0...ActionTime.maximumMilliseconds).contains(value)
+      else {
+        throw ScenarioError(
+          "\"startTime\" must be milliseconds since the Unix epoch, 0 to "
+            + "\(ActionTime.maximumMilliseconds)")
       }
       scenario.startTime = value
     }
@@ -341,7 +344,15 @@ enum ScenarioFile {
         expectations.append(.patch(patch))
       }
       let action = value.stringValue.map { JSONValue.object(["type": .string($0)]) } ?? value
-      let elapsed = object["t"]?.intValue
+      var elapsed: Int?
+      if let t = object["t"] {
+        guard let value = t.intValue, ActionTime.elapsedRange.contains(value) else {
+          throw ScenarioError(
+            "\"t\" must be milliseconds since the start, at most "
+              + "\(ActionTime.maximumMilliseconds) either way")
+        }
+        elapsed = value
+      }
       if kind == "send" {
         return .send(address, action: action, expectations: expectations, elapsed: elapsed)
       }
@@ -356,8 +367,10 @@ enum ScenarioFile {
         address, action: action, match: match, expectations: expectations, elapsed: elapsed)
     case "advance":
       try ScenarioError.expectKeys(object, ["advance"], in: kind)
-      guard let ms = value.intValue, ms >= 0 else {
-        throw ScenarioError("\"advance\" must be whole milliseconds >= 0")
+      // Run's bound: a scenario cannot take the clock where a host could not.
+      guard let ms = value.intValue, (0...Session.maxAdvance).contains(ms) else {
+        throw ScenarioError(
+          "\"advance\" must be whole milliseconds, 0 to \(Session.maxAdvance) (a century)")
       }
       return .advance(ms)
     case "settle":
@@ -463,10 +476,12 @@ enum ScenarioFile {
   /// An answer's `"delay"`: virtual milliseconds, 0 when absent. A fraction orders answers due
   /// in the same millisecond (`replay --to-scenario` writes 2.999 and 3 for two answers that
   /// came in that order in millisecond 3); reducers' time counts whole milliseconds, rounded.
+  /// At most ``ActionTime/maximumMilliseconds``, the longest a recorded answer can have taken.
   static func delay(_ value: JSONValue?) throws(ScenarioError) -> Duration {
     guard let value else { return .zero }
-    guard let ms = value.doubleValue, ms >= 0, ms <= 1e12 else {
-      throw ScenarioError("\"delay\" must be milliseconds >= 0")
+    guard let ms = value.doubleValue, ms >= 0, ms <= Double(ActionTime.maximumMilliseconds) else {
+      throw ScenarioError(
+        "\"delay\" must be milliseconds, 0 to \(ActionTime.maximumMilliseconds)")
     }
     return .microseconds(Int64((ms * 1000).rounded()))
   }

@@ -28,7 +28,12 @@ public final class TestReport {
   public private(set) var failed = 0
   public private(set) var isFinished = false
   /// Where each line of the report goes: stdout unless a test collects it.
-  public var write: (String) -> Void = { print($0) }
+  public var write: (String) throws(FileIO.Failure) -> Void = {
+    try FileIO.writeOutput(Array(($0 + "\n").utf8), to: nil)
+  }
+  /// Why the report could not be written, the first time: the lines after it are dropped, and
+  /// the command ends with 74 once the scenarios ran, whatever they did.
+  public private(set) var outputFailure: FileIO.Failure?
   /// What the JUnit report lists, in order, until the end.
   private var junitCases: [JUnitCase] = []
 
@@ -80,9 +85,8 @@ public final class TestReport {
   /// report's format must be json), then ``TestWorker/endLine(matched:)``.
   public func runAsWorker(_ file: String, filter: String?, on loop: EventLoop) async {
     let matched = await runHere(file, filter: filter, on: loop)
-    write(TestWorker.endLine(matched: matched))
+    report(TestWorker.endLine(matched: matched))
     isFinished = true
-    fflush(nil)
   }
 
   /// Runs the scenarios of one file here and reports them; returns how many the filter matched.
@@ -98,7 +102,6 @@ public final class TestReport {
     } catch {
       unreadable(file, error)
     }
-    fflush(nil)
     return matched
   }
 
@@ -135,7 +138,6 @@ public final class TestReport {
         let (records, count) = TestWorker.records(of: file, finished.removeValue(forKey: index)!)
         records.forEach(add)
         matched += count
-        fflush(nil)
       }
     }
     return matched
@@ -168,7 +170,7 @@ public final class TestReport {
     switch format {
     case .text:
       let status = outcome.failure == nil ? "ok  " : "FAIL"
-      write(
+      report(
         (["\(status)  \(place)  \(scenario.name)"] + detail.map { "      \($0)" }).joined(
           separator: "\n"))
     case .tap:
@@ -179,7 +181,7 @@ public final class TestReport {
           file: scenario.file, name: scenario.name, line: scenario.line,
           failure: outcome.failure.map { ($0.message, detail.joined(separator: "\n")) }))
     case .json:
-      write(TestRecord.scenario(outcome).json.jsonString)
+      report(TestRecord.scenario(outcome).json.jsonString)
     }
   }
 
@@ -188,7 +190,7 @@ public final class TestReport {
     let detail = "\(error.line.map { "\(file):\($0):" } ?? "\(file):") \(error.message)"
     switch format {
     case .text:
-      write("FAIL  \(file)  (unreadable)\n      \(detail)")
+      report("FAIL  \(file)  (unreadable)\n      \(detail)")
     case .tap:
       tapLine(passed: false, "\(file) (unreadable)", [detail])
     case .junit:
@@ -196,22 +198,30 @@ public final class TestReport {
         JUnitCase(
           file: file, name: "(unreadable)", line: error.line, failure: (error.message, detail)))
     case .json:
-      write(TestRecord.unreadable(file: file, error).json.jsonString)
+      report(TestRecord.unreadable(file: file, error).json.jsonString)
     }
   }
 
   func finish() {
     isFinished = true
     switch format {
-    case .text: write("\(passed) passed, \(failed) failed")
-    case .tap: write("1..\(passed + failed)\n# \(passed) passed, \(failed) failed")
-    case .junit: write(JUnitCase.document(junitCases))
+    case .text: report("\(passed) passed, \(failed) failed")
+    case .tap: report("1..\(passed + failed)\n# \(passed) passed, \(failed) failed")
+    case .junit: report(JUnitCase.document(junitCases))
     case .json:
-      write(
+      report(
         JSONValue.object(["type": "summary", "passed": .int(passed), "failed": .int(failed)])
           .jsonString)
     }
-    fflush(nil)
+  }
+
+  private func report(_ line: String) {
+    guard outputFailure == nil else { return }
+    do {
+      try write(line)
+    } catch {
+      outputFailure = error
+    }
   }
 
   /// The failing step as `FILE:LINE:` first (an editor or a CI log viewer jumps to it), what
@@ -230,7 +240,7 @@ public final class TestReport {
 
   private func tapLine(passed: Bool, _ description: String, _ detail: [String]) {
     let number = self.passed + failed
-    write(
+    report(
       (["\(passed ? "ok" : "not ok") \(number) - \(description)"] + detail.map { "# \($0)" })
         .joined(separator: "\n"))
   }

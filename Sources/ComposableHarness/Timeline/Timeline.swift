@@ -32,7 +32,7 @@ public struct Timeline: Sendable {
 
   /// Draws the timeline, printing errors as the command does; returns the exit code: 0, 64
   /// for a store the recording does not have, 65 for an unreadable recording, 73 when the
-  /// output cannot be written.
+  /// output (the file, or standard output) cannot be written.
   public func run() -> Int32 {
     let recording: RecordingFile
     do {
@@ -63,14 +63,10 @@ public struct Timeline: Sendable {
         TextTimeline(recording: recording, title: title, lanes: lanes, width: width).render()
           .utf8)
     }
-    guard let output else {
-      StandardStreams.write(bytes)
-      return 0
-    }
     do {
-      try FileIO.writeAtomically(bytes, to: output)
+      try FileIO.writeOutput(bytes, to: output)
     } catch {
-      return failure("cannot write \(output): \(error.reason)", code: 73)
+      return failure(error.reason, code: 73)
     }
     return 0
   }

@@ -63,7 +63,7 @@ final class ActorProcess {
     case endOfInput
     case quit
     case signal(Int32)
-    case stdoutClosed(String)
+    case stdoutClosed(LoopError)
 
     /// As the `exit` line gives it, and as traced effects' cancellations give it.
     var reason: String {
@@ -199,8 +199,17 @@ final class ActorProcess {
       // iteration's flush: hand it over now rather than when the next input arrives.
       if !isHolding { drainOutput() }
     }
-    writer.onClosed = { [unowned self] message in
-      StoreActor.assumeIsolated { finish(.stdoutClosed(message)) }
+    writer.onClosed = { [unowned self] error in
+      StoreActor.assumeIsolated {
+        // Also called by `finish`'s last flush, after its ending: a failure there still decides
+        // the exit. A host going away is a clean end; anything else (a full disk) lost lines,
+        // and the exit says so, as --record's does.
+        if !error.isPeerGone {
+          logger.error("cannot write stdout (\(error)): output was lost")
+          if exitCode == 0 { exitCode = 74 }
+        }
+        finish(.stdoutClosed(error))
+      }
     }
     // After every line the writer hears how much output waits for it, so that back-pressure
     // pauses the reader at the line that crossed the mark, whatever a line writes.
@@ -301,8 +310,8 @@ final class ActorProcess {
         reason: ending.reason, cancelledEffects: cancelled,
         signal: SignalWatcher.endingSignals.first { $0.number == signal }?.name ?? "\(signal)")
       exitCode = 128 + signal
-    case .stdoutClosed(let message):
-      logger.notice("stdout closed (\(message)); exiting")
+    case .stdoutClosed(let error):
+      logger.notice("stdout closed (\(error)); exiting")
     }
     if cancelled > 0 { logger.info("cancelled \(cancelled) effect(s)") }
     output.drain { writer.append($0) }

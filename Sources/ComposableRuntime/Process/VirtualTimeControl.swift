@@ -56,5 +56,5 @@ extension VirtualClock {
   /// Whole milliseconds since the clock started: what `advanced` reports and reducers see.
   /// Rounded: a scenario may order answers due in one millisecond a few microseconds apart
   /// (``Scenario`` delays with a fraction), and reducers should still see that millisecond.
-  public var elapsedMilliseconds: Int { Int((now.offset / .milliseconds(1)).rounded()) }
+  public var elapsedMilliseconds: Int { now.offset.wholeMilliseconds(rounded: true) }
 }

@@ -87,6 +87,12 @@ public struct RecordingHeader: Sendable {
     seed = try field("seed") { $0.stringValue.flatMap { UInt64($0) } }
     clock = try field("clock") { $0.stringValue.flatMap(ClockMode.init(rawValue:)) }
     startTime = try field("startTime") { $0.intValue }
+    guard (0...ActionTime.maximumMilliseconds).contains(startTime) else {
+      throw RecordingError(
+        line: 1,
+        "the header's \"startTime\" is \(startTime): milliseconds since the Unix epoch are 0 "
+          + "to \(ActionTime.maximumMilliseconds)")
+    }
     recordsAnswers = object["answers"] == true
     files =
       object["files"] == nil

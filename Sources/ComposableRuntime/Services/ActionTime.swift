@@ -14,6 +14,14 @@ public final class ActionTime: @unchecked Sendable {
     case replayed
   }
 
+  /// The farthest from the Unix epoch a time that a recording or a scenario gives may be, in
+  /// milliseconds: JavaScript's `Date` range (the year 275760), which host programs read times
+  /// into. Within it, sums and differences of such times cannot overflow, even in microseconds.
+  public static let maximumMilliseconds = 8_640_000_000_000_000
+  /// The `t` (milliseconds since the start) a recording or a scenario may give a line: a live
+  /// clock stepped back makes it negative.
+  public static let elapsedRange = -maximumMilliseconds...maximumMilliseconds
+
   private let source: Source
   private var current: Int?
   /// When the process started, in milliseconds since the Unix epoch.
@@ -40,7 +48,8 @@ public final class ActionTime: @unchecked Sendable {
   public func now() -> Int {
     switch source {
     case .virtual(let clock):
-      return start + clock.elapsedMilliseconds
+      // A scenario or a host may advance the virtual clock past `Int`'s range.
+      return start.addingSaturating(clock.elapsedMilliseconds)
     case .wall:
       if let current { return current }
       let now = WallClock.nowMilliseconds()
@@ -59,7 +68,8 @@ public final class ActionTime: @unchecked Sendable {
     if case .wall = source { current = nil }
   }
 
-  /// Replay: the time of the next action, in milliseconds since start.
+  /// Replay: the time of the next action, in milliseconds since start (within
+  /// ``elapsedRange``, as recordings and scenarios are checked to be).
   public func replay(elapsed: Int) {
     current = start + elapsed
   }

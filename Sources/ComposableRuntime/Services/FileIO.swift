@@ -1,3 +1,5 @@
+import EventLoop
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -105,6 +107,70 @@ public enum FileIO {
     }
   }
 
+  /// Replaces the regular file `path` names with `bytes`, atomically
+  /// (``writeAtomically(_:to:)``), following symbolic links so that a link stays a link and
+  /// its target is what changes; a path that does not exist yet (or a link to nothing) is
+  /// created. Returns false, writing nothing, when `path` names anything else (a device such as
+  /// `/dev/null`, a FIFO, `/dev/stdout`, a folder): renaming over it would replace the node
+  /// itself, and a process running as root would swap `/dev/full` for a plain file.
+  public static func replaceFile(named path: String, with bytes: [UInt8]) throws(Failure) -> Bool {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+      guard errno == ENOENT else { throw Failure(code: errno) }
+      try writeAtomically(bytes, to: try endOfLinks(from: path))
+      return true
+    }
+    guard status.st_mode & S_IFMT == S_IFREG else { return false }
+    guard let resolved = realpath(path, nil) else { throw Failure(code: errno) }
+    defer { free(resolved) }
+    try writeAtomically(bytes, to: String(cString: resolved))
+    return true
+  }
+
+  /// Writes a command's output: to standard output when `path` is nil, else to what `path`
+  /// names, keeping what it is: a regular file (or a link to one) is replaced
+  /// (``replaceFile(named:with:)``), anything else written in place. The failure's reason
+  /// names where the bytes could not go.
+  public static func writeOutput(_ bytes: [UInt8], to path: String?) throws(Failure) {
+    do throws(Failure) {
+      guard let path else { return try writeAll(bytes, to: STDOUT_FILENO) }
+      if try !replaceFile(named: path, with: bytes) { try writeInPlace(bytes, to: path) }
+    } catch {
+      throw Failure(code: error.code, "cannot write \(path ?? "standard output"): \(error.reason)")
+    }
+  }
+
+  /// Where a path that does not exist yet leads: itself, or, for a link to nothing (or a chain
+  /// of them), the missing file the last link names.
+  private static func endOfLinks(from path: String) throws(Failure) -> String {
+    var current = path
+    // Linux's own limit on links followed in one path resolution.
+    for _ in 0..<40 {
+      var status = stat()
+      guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else {
+        return current
+      }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+      let count = readlink(current, &buffer, buffer.count)
+      guard count >= 0 else { throw Failure(code: errno) }
+      let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current = target.hasPrefix("/") ? target : "\(parentDirectory(of: current))/\(target)"
+    }
+    throw Failure(code: ELOOP)
+  }
+
+  private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(Failure) {
+    let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { throw Failure(code: errno) }
+    do throws(Failure) {
+      try writeAll(bytes, to: fd)
+    } catch {
+      close(fd)
+      throw error
+    }
+    guard close(fd) == 0 else { throw Failure(code: errno) }
+  }
+
   /// Removes the temporary files of `path` left by processes that no longer run. Those of
   /// this process (a save still in flight) and of running ones (another process saving the
   /// same file) stay; a file that merely looks alike but does not parse stays too.
@@ -142,16 +208,18 @@ public enum FileIO {
     return entries
   }
 
-  private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        throw Failure(code: errno)
+  /// Writes all of `bytes` to `fd` (`writeFully`: a descriptor another process made
+  /// non-blocking, as libuv does to a pipe it is handed, is waited for, not failed).
+  public static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
+    let failure = bytes.withUnsafeBytes { buffer -> LoopError? in
+      do throws(LoopError) {
+        try writeFully(fd, buffer)
+        return nil
+      } catch {
+        return error
       }
-      offset += written
     }
+    if let failure { throw Failure(code: -failure.code) }
   }
 
   /// The folder `path` is in: `.` for a bare name.

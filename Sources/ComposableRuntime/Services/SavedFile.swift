@@ -8,8 +8,9 @@ import Locks
 /// A JSON file a store keeps in the data directory, read and written on libuv's thread pool so
 /// that a slow disk never holds up the loop.
 ///
-/// Saving is atomic (``FileIO/writeAtomically(_:to:)``): a crash or a full disk leaves the old
-/// file or the new one, never half of one. A save started later always wins, even when the pool
+/// Saving is atomic (``FileIO/replaceFile(named:with:)``): a crash or a full disk leaves the old
+/// file or the new one, never half of one, and a symbolic link there stays one: its target is
+/// saved to. A save started later always wins, even when the pool
 /// runs two of them out of order: each save takes a ticket when it starts, and an older one that
 /// finishes after a newer one writes nothing.
 ///
@@ -96,7 +97,11 @@ public final class SavedFile: @unchecked Sendable {
     let written: Result<Void, Failure> = lock.withLock {
       guard ticket > newestWritten else { return .success(()) }
       do throws(FileIO.Failure) {
-        try FileIO.writeAtomically(bytes, to: path)
+        // Like reading, for a regular file only: what else the path names (a FIFO, a device)
+        // would block the pool's thread or lose the favourites.
+        guard try FileIO.replaceFile(named: path, with: bytes) else {
+          throw FileIO.Failure(code: EINVAL, "it is not a regular file")
+        }
       } catch {
         return .failure(.unwritable(path: path, reason: error.reason))
       }

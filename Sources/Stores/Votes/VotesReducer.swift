@@ -60,11 +60,12 @@ public struct VotesReducer: Reducer {
       return loadVotes(page: next, &state)
 
     case .task(.willRun):
-      state.runningTasks += 1
+      // Saturating, like the page: a scenario's initialState may start the count anywhere.
+      state.runningTasks = state.runningTasks.addingSaturating(1)
       return state.runningTasks == 1 ? setLoading(true) : .none
 
     case .task(.didFinish):
-      state.runningTasks -= 1
+      state.runningTasks = state.runningTasks.subtractingSaturating(1)
       return state.runningTasks == 0 ? setLoading(false) : .none
 
     case .inner(.updateVoteHeaderCategory(.success(let categories))):
@@ -113,7 +114,9 @@ public struct VotesReducer: Reducer {
   /// Loads a page of votes; a page still loading is cancelled (`cancelInFlight`) and so never
   /// finishes, which the count must know.
   private func loadVotes(page: Int, _ state: inout VotesState) -> Effect<VotesAction> {
-    if state.pageInFlight != nil { state.runningTasks -= 1 }
+    if state.pageInFlight != nil {
+      state.runningTasks = state.runningTasks.subtractingSaturating(1)
+    }
     state.pageInFlight = page
     let (size, category) = (dependencies.pageSize, state.selectedCategory)
     return tracked(CancelID.votes) { [dependencies] in

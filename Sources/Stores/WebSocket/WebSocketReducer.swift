@@ -75,7 +75,8 @@ public struct WebSocketReducer: Reducer {
       } else {
         let text = message.displayText
         state.receivedMessages.append(text)
-        state.receivedBytes += text.utf8.count
+        // Saturating: a scenario's initialState may start the count anywhere.
+        state.receivedBytes = state.receivedBytes.addingSaturating(text.utf8.count)
         dropOldestBeyondTheBounds(&state)
       }
       return .none
@@ -96,14 +97,14 @@ public struct WebSocketReducer: Reducer {
       droppedBytes += messages[index].utf8.count
     }
     while dropped < messages.count - 1
-      && state.receivedBytes - droppedBytes > dependencies.maxReceivedBytes
+      && state.receivedBytes.subtractingSaturating(droppedBytes) > dependencies.maxReceivedBytes
     {
       droppedBytes += messages[messages.startIndex + dropped].utf8.count
       dropped += 1
     }
     guard dropped > 0 else { return }
     state.receivedMessages.removeFirst(dropped)
-    state.receivedBytes -= droppedBytes
+    state.receivedBytes = state.receivedBytes.subtractingSaturating(droppedBytes)
   }
 
   private func send(_ message: SocketMessage) -> Effect<WebSocketAction> {
