@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import os
 import signal
 import subprocess
@@ -13,8 +12,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from ._session import (
-    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, check_backlog,
-    check_timeout, command_line, emits_ticks,
+    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, addressed, check_backlog,
+    check_instance, check_page, check_timeout, command_line, emits_ticks,
 )
 
 # Snapshots and `describe` answers are single lines far beyond asyncio's 64 KiB default.
@@ -53,6 +52,7 @@ class AsyncClient:
     oldest dropped first) that `wait_for` and `events` read from the start. Lines carry the id
     of the input line that caused them; the lines of a long-running effect carry the id of the
     action that *started* it, so `until` and `wait_for` match lines whatever their id.
+    `instance=` names one of a store's instances, as in `Client`.
     """
 
     def __init__(
@@ -134,6 +134,7 @@ class AsyncClient:
         store: str,
         action: str | Mapping[str, Any],
         *,
+        instance: str | None = None,
         until: Until | None = None,
         settle: bool = False,
         timeout: float | None = None,
@@ -142,34 +143,59 @@ class AsyncClient:
         """Like `Client.send`; many sends may be in flight at once."""
         session = self._started
         session.check_store(store)
+        check_instance(instance, store)
         check_timeout(timeout)
         if until is not None:
             await self._check_until(until, store)
-        data, waited, answer = session.send(store, action, payload, until, settle)
+        data, waited, answer = session.send(store, instance, action, payload, until, settle)
         return await self._call(data, waited, answer, timeout)
 
-    async def wait_for(self, until: Until, *, store: str | None = None, timeout: float | None = None) -> Line:
+    async def wait_for(
+        self, until: Until, *, store: str | None = None, instance: str | None = None, timeout: float | None = None,
+    ) -> Line:
         """Like `Client.wait_for`: the first line from the cursor on, whatever its id, that
         matches `until`; a predicate that raises ends this call only."""
         session = self._started
         if store is not None:
             session.check_store(store)
+        check_instance(instance, store)
         check_timeout(timeout)
         await self._check_until(until, store)
-        watch = session.wait_for(until, store)
+        watch = session.wait_for(until, store, instance)
         if not watch.done:
             await self._until_done(watch, watch.what, timeout)
         return Session.watched(watch)
 
-    def state(self, store: str) -> Any:
-        """The local mirror of the store's state (a copy), current with every line read."""
+    def state(self, store: str, *, instance: str | None = None) -> Any:
+        """Like `Client.state`; current with every line read."""
         session = self._started
         session.check_store(store)
-        return copy.deepcopy(session.mirror[store])
+        check_instance(instance, store)
+        return session.state(store, instance)
 
-    async def snapshot(self, store: str, *, timeout: float | None = None) -> Any:
+    async def snapshot(self, store: str, *, instance: str | None = None, timeout: float | None = None) -> Any:
         self._started.check_store(store)
-        return (await self._command("snapshot", timeout, store=store))[-1]["state"]
+        check_instance(instance, store)
+        return (await self._command("snapshot", timeout, **addressed(store, instance)))[-1]["state"]
+
+    async def instances(self, store: str, *, page: int = 1000, timeout: float | None = None) -> list[str]:
+        """Like `Client.instances`."""
+        self._started.check_store(store)
+        check_page(page)
+        keys: list[str] = []
+        after: str | None = None
+        while True:
+            answer = (await self._command("instances", timeout, **Session.page(store, page, after)))[-1]
+            keys += answer["active"]
+            after = answer.get("next")
+            if after is None:
+                return keys
+
+    async def stop(self, store: str, instance: str, *, timeout: float | None = None) -> int:
+        """Like `Client.stop`."""
+        self._started.check_store(store)
+        check_instance(instance, store)
+        return int((await self._command("stop", timeout, store=store, instance=instance))[-1]["cancelledEffects"])
 
     async def describe(self, *, timeout: float | None = None) -> Line:
         description = (await self._command("describe", timeout))[-1]
