@@ -158,8 +158,9 @@ export class Client extends EventEmitter {
      * first line written after the action that matches (an action type: a line of the same
      * instance), WHATEVER ITS ID: the lines of a long-running effect carry the id of the action that
      * started it (a socket's echo carries `connectButtonTapped`'s id). The result then ends with the
-     * matching line, if it carries another id. `settle` waits until the process is idle under the virtual clock. Many sends may
-     * be in flight at once. A predicate that throws rejects this call only.
+     * matching line, if it carries another id. `settle` waits until the process is idle under the
+     * virtual clock. Many sends may be in flight at once. A predicate that throws rejects this call
+     * only.
      *
      * @param {string} store
      * @param {string | {type: string, [field: string]: unknown}} action  a type, or a whole action
@@ -236,9 +237,14 @@ export class Client extends EventEmitter {
     /**
      * Every output line from the backlog's start (lines already dropped from it are skipped), then
      * the live ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s.
-     * @returns {AsyncGenerator<Line>}
+     * With `store`, only the lines about that store's `instance` (absent: its default), and the
+     * iteration ends with the process.
+     * @param {{store?: string, instance?: string}} [options] @returns {AsyncGenerator<Line>}
      */
-    events(): AsyncGenerator<Line>;
+    events(options?: {
+        store?: string | undefined;
+        instance?: string | undefined;
+    } | undefined): AsyncGenerator<Line>;
     /**
      * Asks the process to quit, then terminates or kills it if it lingers; resolves to its exit status.
      * @param {{timeout?: number}} [options]

@@ -11,8 +11,8 @@
 //
 // Instances: a store runs a default instance and any number of named ones (`"instance":"KEY"` on
 // a line). A store and an `instance` option (absent: the default) name one everywhere: `send`,
-// `waitFor`, `state`, `snapshot`. Every line about a named instance carries its key, so each
-// instance's mirror follows its own patches.
+// `waitFor`, `state`, `snapshot`, `events`. Every line about a named instance carries its key,
+// so each instance's mirror follows its own patches.
 
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -471,8 +471,9 @@ export class Client extends EventEmitter {
    * first line written after the action that matches (an action type: a line of the same
    * instance), WHATEVER ITS ID: the lines of a long-running effect carry the id of the action that
    * started it (a socket's echo carries `connectButtonTapped`'s id). The result then ends with the
-   * matching line, if it carries another id. `settle` waits until the process is idle under the virtual clock. Many sends may
-   * be in flight at once. A predicate that throws rejects this call only.
+   * matching line, if it carries another id. `settle` waits until the process is idle under the
+   * virtual clock. Many sends may be in flight at once. A predicate that throws rejects this call
+   * only.
    *
    * @param {string} store
    * @param {string | {type: string, [field: string]: unknown}} action  a type, or a whole action
@@ -545,9 +546,7 @@ export class Client extends EventEmitter {
   async waitFor(until, options = NONE) {
     checkOptions(options, ['store', 'instance', 'timeout'], 'waitFor');
     const { store, instance, timeout = this.timeout } = options;
-    if (store !== undefined) this.#checkStore(store);
-    checkInstance(instance, 'waitFor');
-    if (instance !== undefined && store === undefined) throw new TypeError(`waitFor: instance ${JSON.stringify(instance)} needs its store: pass store too`);
+    this.#checkScope(store, instance, 'waitFor');
     const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
     const match = this.#matcher(until, store, instance, 'waitFor', types);
     for (let number = Math.max(this.#cursor, this.#first); number < this.#received; number++) {
@@ -683,16 +682,22 @@ export class Client extends EventEmitter {
   /**
    * Every output line from the backlog's start (lines already dropped from it are skipped), then
    * the live ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s.
-   * @returns {AsyncGenerator<Line>}
+   * With `store`, only the lines about that store's `instance` (absent: its default), and the
+   * iteration ends with the process.
+   * @param {{store?: string, instance?: string}} [options] @returns {AsyncGenerator<Line>}
    */
-  events() {
+  events(options = NONE) {
+    checkOptions(options, ['store', 'instance'], 'events');
+    const { store, instance } = options;
+    this.#checkScope(store, instance, 'events');
     const client = this;
     let number = this.#first;
     return (async function* () {
       for (;;) {
         if (number < client.#first) number = client.#first;
         if (number < client.#received) {
-          yield client.#line(number++);
+          const line = client.#line(number++);
+          if (store === undefined || (line.store === store && line.instance === instance)) yield line;
         } else if (client.#failure) {
           return;
         } else {
@@ -819,6 +824,16 @@ export class Client extends EventEmitter {
   #checkStore(store) {
     if (typeof store !== 'string') throw new TypeError(`store must be a store name (a string), not ${describeValue(store)}`);
     if (!this.stores.includes(store)) throw new UnknownStoreError(store, this.stores);
+  }
+
+  /**
+   * Checks the store and instance a call is limited to, if any: an instance is of a store.
+   * @param {unknown} store @param {unknown} instance @param {string} where
+   */
+  #checkScope(store, instance, where) {
+    if (store !== undefined) this.#checkStore(store);
+    checkInstance(instance, where);
+    if (instance !== undefined && store === undefined) throw new TypeError(`${where}: instance ${JSON.stringify(instance)} needs its store: pass store too`);
   }
 
   /** Each store's action types, from `describe` (asked once, when first needed). */

@@ -1,5 +1,5 @@
-// Instances through the client against the real binary: `{ instance }` on send, waitFor, state
-// and snapshot, a mirror per instance, `instances` paging and `stop`.
+// Instances through the client against the real binary: `{ instance }` on send, waitFor, state,
+// snapshot and events, a mirror per instance, `instances` paging and `stop`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ComposableActorError, TimeoutError, UnknownInstanceError } from '../index.js';
@@ -51,6 +51,28 @@ test('until and waitFor match the lines of their own instance', LIMIT, async () 
   assert.deepEqual([line.instance, line.action.value], ['alice', 13]);
   // The default instance sent no request: none of the named instances' responses is its own.
   await assert.rejects(actor.waitFor('counter.nthPrimeResponse', { store: 'primes', timeout: 300 }), TimeoutError);
+});
+
+test('events with a store yield the lines of that instance only', LIMIT, async () => {
+  const actor = await start();
+  for (const instance of ['alice', undefined, 'bob', 'alice']) await actor.send('primes', 'counter.incrTapped', {}, { instance });
+  await actor.send('primes', 'counter.decrTapped', {}, { instance: 'bob' });
+  await actor.send('primes', 'counter.decrTapped');
+  const closed = actor.close();
+  /** @param {AsyncIterable<import('../index.js').Line>} lines */
+  const collect = async (lines) => {
+    const seen = [];
+    for await (const line of lines) seen.push([line.type, line.instance, line.action?.type]);
+    return seen;
+  };
+  assert.deepEqual(await collect(actor.events({ store: 'primes', instance: 'alice' })), [
+    ['action', 'alice', 'counter.incrTapped'], ['action', 'alice', 'counter.incrTapped']]);
+  // The default's: its start-up snapshot and its own lines, none of alice's or bob's; the exit
+  // line names no store.
+  assert.deepEqual(await collect(actor.events({ store: 'primes' })), [
+    ['snapshot', undefined, undefined], ['action', undefined, 'counter.incrTapped'], ['action', undefined, 'counter.decrTapped']]);
+  assert.throws(() => actor.events({ instance: 'alice' }), /needs its store/);
+  await closed;
 });
 
 test('instances pages through every key in byte order', LIMIT, async () => {

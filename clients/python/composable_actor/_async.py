@@ -8,11 +8,11 @@ import os
 import signal
 import subprocess
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from ._session import (
-    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, addressed, check_backlog,
+    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, about, addressed, check_backlog,
     check_instance, check_page, check_timeout, command_line, emits_ticks,
 )
 
@@ -76,7 +76,8 @@ class AsyncClient:
         self._session: Session | None = None
         self._reader: asyncio.Task[None] | None = None
         self._waiters: dict[Waiter, asyncio.Future[None]] = {}
-        self._subscribers: set[asyncio.Queue[Line | None]] = set()
+        # Each events() iterator's queue, and which lines it takes (None: every line).
+        self._subscribers: dict[asyncio.Queue[Line | None], Callable[[Line], bool] | None] = {}
 
     async def start(self) -> AsyncClient:
         self._process = process = await asyncio.create_subprocess_exec(
@@ -156,9 +157,7 @@ class AsyncClient:
         """Like `Client.wait_for`: the first line from the cursor on, whatever its id, that
         matches `until`; a predicate that raises ends this call only."""
         session = self._started
-        if store is not None:
-            session.check_store(store)
-        check_instance(instance, store)
+        session.check_scope(store, instance)
         check_timeout(timeout)
         await self._check_until(until, store)
         watch = session.wait_for(until, store, instance)
@@ -208,18 +207,22 @@ class AsyncClient:
     async def settle(self, *, timeout: float | None = None) -> list[Line]:
         return await self._command("settle", timeout)
 
-    def events(self) -> AsyncIterator[Line]:
+    def events(self, *, store: str | None = None, instance: str | None = None) -> AsyncIterator[Line]:
         """Every line from the backlog's start (as it is now), then every new line, the exit
         line last. Each iterator queues the new lines for itself: none is lost however late it
-        reads them."""
+        reads them. With `store`, only the lines about that store's `instance` (None: its
+        default) are queued, and the iteration ends with the process."""
         session = self._started
+        session.check_scope(store, instance)
+        ours = about(store, instance)
         queue: asyncio.Queue[Line | None] = asyncio.Queue()
         for line in session.backlog:
-            queue.put_nowait(line)
+            if ours is None or ours(line):
+                queue.put_nowait(line)
         if session.ended:
             queue.put_nowait(None)
         else:
-            self._subscribers.add(queue)
+            self._subscribers[queue] = ours
         return self._follow(queue)
 
     async def close(self, timeout: float = 2.0) -> int | None:
@@ -307,8 +310,9 @@ class AsyncClient:
                 line, finished = session.receive(text)
                 if finished:
                     self._wake(finished)
-                for queue in self._subscribers:
-                    queue.put_nowait(line)
+                for queue, ours in self._subscribers.items():
+                    if ours is None or ours(line):
+                        queue.put_nowait(line)
         except Exception as error:  # a line that cannot be followed: fail the calls with it
             failure = error
         self._wake(session.end(failure))
@@ -327,4 +331,4 @@ class AsyncClient:
             while (line := await queue.get()) is not None:
                 yield line
         finally:
-            self._subscribers.discard(queue)
+            self._subscribers.pop(queue, None)

@@ -11,9 +11,9 @@ the action that *started* the effect, not the id of whatever the host sent last.
 `until` and `wait_for` match lines whatever their id.
 
 Instances: a store runs a default instance and any number of named ones (`"instance":"KEY"` on a
-line). A store and an instance (None: the default) name one everywhere: `send`, `wait_for`'s
-`store`, the mirror. Every line about a named instance carries its key, so each instance's
-mirror follows its own patches.
+line). A store and an instance (None: the default) name one everywhere: `send`, the `store` of
+`wait_for` and `events`, the mirror. Every line about a named instance carries its key, so each
+instance's mirror follows its own patches.
 """
 
 from __future__ import annotations
@@ -273,6 +273,14 @@ def addressed(store: str, instance: str | None) -> dict[str, str]:
     return {"store": store} if instance is None else {"store": store, "instance": instance}
 
 
+def about(store: str | None, instance: str | None) -> Callable[[Line], bool] | None:
+    """Whether a line is about the store's `instance` (None: its default one); None for no store,
+    which takes every line."""
+    if store is None:
+        return None
+    return lambda line: line.get("store") == store and line.get("instance") == instance
+
+
 def _where(store: str, instance: str | None) -> str:
     return f"store {store!r}" if instance is None else f"store {store!r} instance {instance!r}"
 
@@ -360,6 +368,12 @@ class Session:
                 raise TypeError(f"store must be a str, not {type(store).__name__}")
             raise UnknownStoreError(store, self.stores)
         return store
+
+    def check_scope(self, store: str | None, instance: str | None) -> None:
+        """Checks the store and instance a call is limited to, if any."""
+        if store is not None:
+            self.check_store(store)
+        check_instance(instance, store)
 
     def learn(self, description: Line) -> None:
         """Keeps the action types of a `describe` answer, to check awaited types against."""
@@ -581,8 +595,8 @@ class Session:
         if callable(until):
             name = getattr(until, "__qualname__", None) or repr(until)
             what = f"a line matching {name}"
-            matches = until if store is None else (
-                lambda line: line.get("store") == store and line.get("instance") == instance and until(line))
+            ours = about(store, instance)
+            matches = until if ours is None else (lambda line: ours(line) and until(line))
         else:
             what = f"action {until!r}"
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from ._session import (
-    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, addressed, check_backlog,
+    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, about, addressed, check_backlog,
     check_instance, check_page, check_timeout, command_line, emits_ticks,
 )
 
@@ -160,9 +160,7 @@ class Client:
         lines read). A wait that fails does not move the cursor.
         """
         session = self._session
-        if store is not None:
-            session.check_store(store)
-        check_instance(instance, store)
+        session.check_scope(store, instance)
         check_timeout(timeout)
         self._check_until(until, store)
         watch = session.wait_for(until, store, instance)
@@ -189,11 +187,14 @@ class Client:
                 lines.append(session.receive(self._texts.popleft())[0])
         return lines
 
-    def events(self) -> Iterator[Line]:
+    def events(self, *, store: str | None = None, instance: str | None = None) -> Iterator[Line]:
         """Every line from the backlog's start (as it is now), then each new line as it arrives
         (blocking), the exit line last. Lines dropped from the backlog before the iterator
-        reached them are skipped."""
+        reached them are skipped. With `store`, only the lines about that store's `instance`
+        (None: its default), and the iteration ends with the process."""
         session = self._session
+        session.check_scope(store, instance)
+        ours = about(store, instance)
         position = session.received - len(session.backlog)
 
         def follow() -> Iterator[Line]:
@@ -203,7 +204,9 @@ class Client:
                 position = max(position, base)
                 if position < session.received:
                     position += 1
-                    yield session.backlog[position - 1 - base]
+                    line = session.backlog[position - 1 - base]
+                    if ours is None or ours(line):
+                        yield line
                 elif session.ended:
                     return
                 else:

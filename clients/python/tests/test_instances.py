@@ -1,5 +1,5 @@
-"""Instances through both clients against the real binary: `instance=` on send, wait_for, state
-and snapshot, a mirror per instance, `instances` paging and `stop`."""
+"""Instances through both clients against the real binary: `instance=` on send, wait_for, state,
+snapshot and events, a mirror per instance, `instances` paging and `stop`."""
 
 import asyncio
 
@@ -51,6 +51,26 @@ def test_until_and_wait_for_match_the_lines_of_their_own_instance(start):
     # The default instance sent no request: none of the named instances' responses is its own.
     with pytest.raises(TimeoutError, match="in store 'primes'"):
         actor.wait_for("counter.nthPrimeResponse", store="primes", timeout=0.3)
+
+
+def test_events_with_a_store_yield_the_lines_of_that_instance_only(start):
+    actor = start()
+    for instance in ("alice", None, "bob", "alice"):
+        actor.send("primes", "counter.incrTapped", instance=instance)
+    alice = actor.events(store="primes", instance="alice")
+    default = actor.events(store="primes")
+    lines = [next(alice), next(alice)]
+    assert [(line["instance"], line["patch"][0]) for line in lines] == [
+        ("alice", {"op": "replace", "path": "/count", "value": n}) for n in (1, 2)]
+    # The default's: its start-up snapshot, then its own action line, none of alice's or bob's.
+    assert [line["type"] for line in (next(default), next(default))] == ["snapshot", "action"]
+    actor.send("primes", "counter.decrTapped", instance="bob")
+    actor.send("primes", "counter.decrTapped")
+    assert next(default)["action"]["type"] == "counter.decrTapped"
+    actor.close()
+    assert list(default) == [] and list(alice) == []  # the exit line names no store
+    with pytest.raises(ValueError, match="needs its store"):
+        actor.events(instance="alice")
 
 
 def test_instances_pages_through_every_key_in_byte_order(start):
@@ -139,5 +159,15 @@ def test_the_async_client_keeps_many_instances_apart(tmp_path):
                 await actor.stop("primes", "user-3")
             assert (raised.value.code, raised.value.instance) == ("unknown_instance", "user-3")
             assert len(await actor.instances("primes")) == 39
+            # A filtered iterator queues only that instance's lines.
+            lines = actor.events(store="primes", instance="user-5")
+            await actor.send("primes", "counter.incrTapped", instance="user-6")
+            await actor.send("primes", "counter.decrTapped", instance="user-5")
+            seen = []
+            async for line in lines:
+                seen.append((line["instance"], line["action"]["type"]))
+                if line["action"]["type"] == "counter.decrTapped":
+                    break
+            assert seen == [("user-5", "counter.incrTapped")] * 5 + [("user-5", "counter.decrTapped")]
 
     asyncio.run(main())
