@@ -993,8 +993,9 @@ export class Client extends EventEmitter {
       this.#mirror.delete(key);
     } else if (!this.#mirror.has(key)) {
       // start() snapshots every store to seed the mirror; a later snapshot must match the
-      // mirror, not silently replace it.
-      this.#mirror.set(key, line.state);
+      // mirror, not silently replace it. A copy: the state `snapshot` resolves to must stay the
+      // state it was, not the mirror as patches change it.
+      this.#mirror.set(key, structuredClone(line.state));
       if (line.instance === undefined) this.#initial.set(line.store, structuredClone(line.state));
     }
   }

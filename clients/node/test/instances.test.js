@@ -36,6 +36,8 @@ test('an instance activated by a snapshot starts from the initial state', LIMIT,
   await actor.send('primes', 'counter.incrTapped', {}, { instance: 'carol' });
   assert.deepEqual(actor.state('primes', { instance: 'carol' }), await actor.snapshot('primes', { instance: 'carol' }));
   assert.equal(count(actor), 9);
+  // The snapshot that seeded carol's mirror is not the mirror: it still shows the state it was.
+  assert.equal(fresh.count, 0);
 });
 
 test('until and waitFor match the lines of their own instance', LIMIT, async () => {

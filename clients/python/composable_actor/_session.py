@@ -501,7 +501,9 @@ class Session:
             # must match the mirror, not silently replace it.
             key = (line["store"], line.get("instance"))
             if key not in self.mirror:
-                self.mirror[key] = line["state"]
+                # A copy: the line (kept in the backlog, its state returned by `snapshot`) must
+                # go on showing the state it was, not the mirror as patches change it.
+                self.mirror[key] = copy.deepcopy(line["state"])
                 if key[1] is None:
                     self.initial[key[0]] = copy.deepcopy(line["state"])
         elif kind == "stopped":

@@ -31,6 +31,11 @@ def test_an_instance_activated_by_a_snapshot_starts_from_the_initial_state(start
     actor.send("primes", "counter.decrTapped", instance="carol")  # saturates at 0
     actor.send("primes", "counter.incrTapped", instance="carol")
     assert actor.state("primes", instance="carol") == actor.snapshot("primes", instance="carol")
+    # The snapshot that seeded carol's mirror is not the mirror: it still shows the state it was,
+    # as does the start-up snapshot kept in the backlog.
+    assert fresh["count"] == 0
+    start_up = next(line for line in actor.backlog if line["type"] == "snapshot" and line["store"] == "primes")
+    assert start_up["state"]["count"] == 0
 
 
 def test_until_and_wait_for_match_the_lines_of_their_own_instance(start):
