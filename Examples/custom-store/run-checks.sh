@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every check of the example: builds the package and its tests, runs the reducer tests, the
 # scenario file, the Python client against the fixture server, the patch property test, a
-# recorded sync turned into a scenario, and the Node client. Exits
+# recorded sync turned into a scenario, the Node client, and 500 users as instances. Exits
 # non-zero on any failure. TEST_STEP_SECONDS (600) bounds each step, as in the root Makefile.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -41,5 +41,10 @@ rm -rf .hypothesis
 
 step "node client.mjs --binary $bin/todo-actor"
 "${deadline[@]}" node client.mjs --binary "$bin/todo-actor"
+
+# 500 users keep the step quick; the count it prints must be theirs.
+step "python3 users.py --binary $bin/todo-actor --users 500"
+"${deadline[@]}" python3 users.py --binary "$bin/todo-actor" --users 500 | tee .build/users.out
+grep -qx "instances: 500" .build/users.out
 
 echo "==> every check passed"

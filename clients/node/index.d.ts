@@ -30,15 +30,30 @@ export const ENV_BINARY: "COMPOSABLE_ACTOR_BIN";
  */
 /**
  * @typedef {object} SendOptions
+ * @property {string} [instance]  the key of one of the store's instances (absent: its default
+ *   instance); a new key activates one
  * @property {Until} [until]  also wait for the first line after the action that matches, whatever
- *   its id (an action type matches `action` lines of the same store)
+ *   its id (an action type matches `action` lines of the same store and instance)
  * @property {boolean} [settle]  also wait until the process is idle (`--clock virtual` only)
  * @property {number} [timeout]  milliseconds (the client's `timeout`)
  */
 /**
  * @typedef {object} WaitOptions
  * @property {string} [store]  an action type matches lines of this store only
+ * @property {string} [instance]  with `store`: of this instance of it only (absent: its default
+ *   instance)
  * @property {number} [timeout]  milliseconds (the client's `timeout`)
+ */
+/**
+ * @typedef {object} InstanceOptions
+ * @property {string} [instance]  the key of one of the store's instances (absent: its default
+ *   instance)
+ * @property {number} [timeout]  milliseconds (the client's `timeout`)
+ */
+/**
+ * @typedef {object} PageOptions
+ * @property {number} [page]  keys asked at a time (1,000)
+ * @property {number} [timeout]  milliseconds for each page (the client's `timeout`)
  */
 /**
  * @typedef {object} Call  one written line still waiting; `lines` collects every line echoing its id
@@ -65,6 +80,8 @@ export class ComposableActorError extends Error {
     /** @type {string} */ code: string;
     /** @type {number | undefined} */ line: number | undefined;
     /** @type {string | number | undefined} */ id: string | number | undefined;
+    /** @type {string | undefined} */ store: string | undefined;
+    /** @type {string | undefined} */ instance: string | undefined;
 }
 /** The process ended (an `exit` line, or its stdout closed) before the call was answered. */
 export class ProcessExitedError extends Error {
@@ -85,6 +102,16 @@ export class UnknownStoreError extends Error {
     constructor(store: string, stores: string[]);
     store: string;
     stores: string[];
+}
+/**
+ * `state` of a named instance the client has seen no line about: the process never activated it,
+ * or it was stopped.
+ */
+export class UnknownInstanceError extends Error {
+    /** @param {string} store @param {string} instance */
+    constructor(store: string, instance: string);
+    store: string;
+    instance: string;
 }
 /** An action type, given to `until` or `waitFor`, that the store does not have (per `describe`). */
 export class UnknownActionError extends Error {
@@ -123,15 +150,17 @@ export class Client extends EventEmitter {
     /** @returns {number | null}  the exit status once the process has ended */
     get exitCode(): number | null;
     /**
-     * Sends an action and resolves to the lines that echo its id, its own line first.
+     * Sends an action to the store (its `instance`, when given) and resolves to the lines that echo
+     * its id, its own line first.
      *
      * Without `until` or `settle` that is its own line only. `until` (an action type of this store,
      * checked against `describe` before anything is sent, or a predicate on lines) also waits for the
-     * first line written after the action that matches, WHATEVER ITS ID: the lines of a long-running
-     * effect carry the id of the action that started it (a socket's echo carries
-     * `connectButtonTapped`'s id). The result then ends with the matching line, if it carries
-     * another id. `settle` waits until the process is idle under the virtual clock. Many sends may
-     * be in flight at once. A predicate that throws rejects this call only.
+     * first line written after the action that matches (an action type: a line of the same
+     * instance), WHATEVER ITS ID: the lines of a long-running effect carry the id of the action that
+     * started it (a socket's echo carries `connectButtonTapped`'s id). The result then ends with the
+     * matching line, if it carries another id. `settle` waits until the process is idle under the
+     * virtual clock. Many sends may be in flight at once. A predicate that throws rejects this call
+     * only.
      *
      * @param {string} store
      * @param {string | {type: string, [field: string]: unknown}} action  a type, or a whole action
@@ -149,7 +178,8 @@ export class Client extends EventEmitter {
      * this call and are still in the backlog are (a welcome message received before the call is
      * found). `until` is an action type (it matches `action` lines of that type; under
      * `--emit ticks` no line names an action, so pass a predicate) or a predicate on lines.
-     * `store` limits an action type to one store. An unknown action type or store rejects at once,
+     * `store` limits an action type to one store's `instance` (absent: its default instance). An
+     * unknown action type or store rejects at once,
      * a predicate that throws rejects this call with its error, a timeout with `TimeoutError`.
      *
      * @param {Until} until
@@ -158,18 +188,34 @@ export class Client extends EventEmitter {
      */
     waitFor(until: Until, options?: WaitOptions | undefined): Promise<Line>;
     /**
-     * The local mirror of the store's state (a copy), current with every line read.
-     * @param {string} store
+     * The local mirror of the state of the store's instance (a copy), current with every line read.
+     * A named instance no line was read about throws `UnknownInstanceError`.
+     * @param {string} store @param {{instance?: string}} [options]
      * @returns {any}  the state (JSON); its type is the store's (schemas/stores/), not checked here
      */
-    state(store: string): any;
+    state(store: string, options?: {
+        instance?: string | undefined;
+    } | undefined): any;
     /**
-     * The store's state as the process has it now.
-     * @param {string} store @param {{timeout?: number}} [options]
+     * The state of the store's instance as the process has it now (a new key activates it).
+     * @param {string} store @param {InstanceOptions} [options]
      */
-    snapshot(store: string, options?: {
+    snapshot(store: string, options?: InstanceOptions | undefined): Promise<any>;
+    /**
+     * The keys of the store's named instances in memory, in the byte order of their UTF-8, asked
+     * `page` at a time. Keys activated or stopped while it pages may be missed or listed.
+     * @param {string} store @param {PageOptions} [options] @returns {Promise<string[]>}
+     */
+    instances(store: string, options?: PageOptions | undefined): Promise<string[]>;
+    /**
+     * Cancels the instance's effects and frees it (its mirror goes too); resolves to the number of
+     * effects cancelled. A key not in memory rejects with `ComposableActorError` (`unknown_instance`).
+     * @param {string} store @param {string} instance @param {{timeout?: number}} [options]
+     * @returns {Promise<number>}
+     */
+    stop(store: string, instance: string, options?: {
         timeout?: number | undefined;
-    } | undefined): Promise<any>;
+    } | undefined): Promise<number>;
     /** @param {{timeout?: number}} [options] @returns {Promise<Line>} */
     describe(options?: {
         timeout?: number | undefined;
@@ -191,9 +237,14 @@ export class Client extends EventEmitter {
     /**
      * Every output line from the backlog's start (lines already dropped from it are skipped), then
      * the live ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s.
-     * @returns {AsyncGenerator<Line>}
+     * With `store`, only the lines about that store's `instance` (absent: its default), and the
+     * iteration ends with the process.
+     * @param {{store?: string, instance?: string}} [options] @returns {AsyncGenerator<Line>}
      */
-    events(): AsyncGenerator<Line>;
+    events(options?: {
+        store?: string | undefined;
+        instance?: string | undefined;
+    } | undefined): AsyncGenerator<Line>;
     /**
      * Asks the process to quit, then terminates or kills it if it lingers; resolves to its exit status.
      * @param {{timeout?: number}} [options]
@@ -238,8 +289,13 @@ export type Options = {
 };
 export type SendOptions = {
     /**
+     * the key of one of the store's instances (absent: its default
+     * instance); a new key activates one
+     */
+    instance?: string | undefined;
+    /**
      * also wait for the first line after the action that matches, whatever
-     * its id (an action type matches `action` lines of the same store)
+     * its id (an action type matches `action` lines of the same store and instance)
      */
     until?: Until | undefined;
     /**
@@ -257,7 +313,33 @@ export type WaitOptions = {
      */
     store?: string | undefined;
     /**
+     * with `store`: of this instance of it only (absent: its default
+     * instance)
+     */
+    instance?: string | undefined;
+    /**
      * milliseconds (the client's `timeout`)
+     */
+    timeout?: number | undefined;
+};
+export type InstanceOptions = {
+    /**
+     * the key of one of the store's instances (absent: its default
+     * instance)
+     */
+    instance?: string | undefined;
+    /**
+     * milliseconds (the client's `timeout`)
+     */
+    timeout?: number | undefined;
+};
+export type PageOptions = {
+    /**
+     * keys asked at a time (1,000)
+     */
+    page?: number | undefined;
+    /**
+     * milliseconds for each page (the client's `timeout`)
      */
     timeout?: number | undefined;
 };

@@ -8,6 +8,11 @@
 // effect. A WebSocket's received messages echo the id of `connectButtonTapped`, a timer's ticks
 // that of `viewDidAppear`, never the id of a later action. So `until` and `waitFor` match any
 // line, whatever its id.
+//
+// Instances: a store runs a default instance and any number of named ones (`"instance":"KEY"` on
+// a line). A store and an `instance` option (absent: the default) name one everywhere: `send`,
+// `waitFor`, `state`, `snapshot`, `events`. Every line about a named instance carries its key,
+// so each instance's mirror follows its own patches.
 
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -38,15 +43,30 @@ const BUILD_BINARY = fileURLToPath(new URL('../../.build/release/composable-acto
  */
 /**
  * @typedef {object} SendOptions
+ * @property {string} [instance]  the key of one of the store's instances (absent: its default
+ *   instance); a new key activates one
  * @property {Until} [until]  also wait for the first line after the action that matches, whatever
- *   its id (an action type matches `action` lines of the same store)
+ *   its id (an action type matches `action` lines of the same store and instance)
  * @property {boolean} [settle]  also wait until the process is idle (`--clock virtual` only)
  * @property {number} [timeout]  milliseconds (the client's `timeout`)
  */
 /**
  * @typedef {object} WaitOptions
  * @property {string} [store]  an action type matches lines of this store only
+ * @property {string} [instance]  with `store`: of this instance of it only (absent: its default
+ *   instance)
  * @property {number} [timeout]  milliseconds (the client's `timeout`)
+ */
+/**
+ * @typedef {object} InstanceOptions
+ * @property {string} [instance]  the key of one of the store's instances (absent: its default
+ *   instance)
+ * @property {number} [timeout]  milliseconds (the client's `timeout`)
+ */
+/**
+ * @typedef {object} PageOptions
+ * @property {number} [page]  keys asked at a time (1,000)
+ * @property {number} [timeout]  milliseconds for each page (the client's `timeout`)
  */
 /**
  * @typedef {object} Call  one written line still waiting; `lines` collects every line echoing its id
@@ -76,6 +96,9 @@ export class ComposableActorError extends Error {
     /** @type {string} */ this.code = line.code;
     /** @type {number | undefined} */ this.line = line.line;
     /** @type {string | number | undefined} */ this.id = line.id;
+    // The refused line's store and instance, when it named an instance (the process says so).
+    /** @type {string | undefined} */ this.store = line.store;
+    /** @type {string | undefined} */ this.instance = line.instance;
   }
 }
 
@@ -108,6 +131,20 @@ export class UnknownStoreError extends Error {
     super(`no store named ${JSON.stringify(store)}${didYouMean(store, stores)}; the stores are ${stores.join(', ')}`);
     this.store = store;
     this.stores = stores;
+  }
+}
+
+/**
+ * `state` of a named instance the client has seen no line about: the process never activated it,
+ * or it was stopped.
+ */
+export class UnknownInstanceError extends Error {
+  name = 'UnknownInstanceError';
+  /** @param {string} store @param {string} instance */
+  constructor(store, instance) {
+    super(`no instance ${JSON.stringify(instance)} of store ${JSON.stringify(store)} is active: send it an action or snapshot it first (a stopped instance is gone)`);
+    this.store = store;
+    this.instance = instance;
   }
 }
 
@@ -210,7 +247,7 @@ process.once('exit', () => {
 const NONE = Object.freeze({});
 /** Node's longest timer (a longer one fires at once). */
 const MAX_TIMER = 2 ** 31 - 1;
-const ANSWERS = { snapshot: 'snapshot', describe: 'describe', advance: 'advanced', settle: 'settled' };
+const ANSWERS = { snapshot: 'snapshot', describe: 'describe', advance: 'advanced', settle: 'settled', instances: 'instances', stop: 'stopped' };
 const never = () => false;
 /** @param {Line} line  the host's own line: `action`, or under --emit ticks the `state` line naming it */
 const isOwnLine = (line) => line.type === 'action' || line.type === 'state';
@@ -241,6 +278,28 @@ function checkOptions(options, known, where) {
     throw new TypeError(`${where}: timeout must be a number of milliseconds, not ${describeValue(options.timeout)}`);
   }
 }
+
+/**
+ * Throws a TypeError for an instance that is not a string. The key's content (non-empty, at most
+ * 256 bytes, no control characters) is the process's to check: it refuses such a line with
+ * `invalid_message` and the reason.
+ * @param {unknown} instance @param {string} where
+ */
+function checkInstance(instance, where) {
+  if (instance !== undefined && typeof instance !== 'string') {
+    throw new TypeError(`${where}: instance must be a key (a string), or absent for the default instance, not ${describeValue(instance)}`);
+  }
+}
+
+/**
+ * The mirror's key of a store's instance: the store's name for its default instance. Keys have no
+ * control characters, so the NUL cannot be part of one.
+ * @param {string} store @param {string | undefined} instance
+ */
+const mirrorKey = (store, instance) => (instance === undefined ? store : `${store}\0${instance}`);
+
+/** @param {string} store @param {string | undefined} instance */
+const where = (store, instance) => `store ${JSON.stringify(store)}${instance === undefined ? '' : ` instance ${JSON.stringify(instance)}`}`;
 
 /** @param {string} text @returns {Line} */
 function parseReady(text) {
@@ -282,7 +341,11 @@ export class Client extends EventEmitter {
   /** @type {Set<Call>} calls whose `until` has not matched yet */ #watching = new Set();
   /** @type {Set<Wait>} */ #waits = new Set();
   /** @type {Set<() => void>} events() iterators waiting for a line */ #readers = new Set();
-  /** @type {Map<string, unknown>} */ #mirror = new Map();
+  /** @type {Map<string, unknown>} each instance's state, by mirrorKey */ #mirror = new Map();
+  // Each store's initial state (the first snapshot of its default instance, taken at start before
+  // anything was sent): a named instance is activated from it, so its first patch applies to a
+  // copy of it.
+  /** @type {Map<string, unknown>} */ #initial = new Map();
   // The backlog keeps each line's text, parsed again when read: thousands of parsed lines kept
   // alive would outlive the young generation and make every collection dearer.
   /** @type {string[]} the backlog from index #head on */ #backlog = [];
@@ -400,15 +463,17 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * Sends an action and resolves to the lines that echo its id, its own line first.
+   * Sends an action to the store (its `instance`, when given) and resolves to the lines that echo
+   * its id, its own line first.
    *
    * Without `until` or `settle` that is its own line only. `until` (an action type of this store,
    * checked against `describe` before anything is sent, or a predicate on lines) also waits for the
-   * first line written after the action that matches, WHATEVER ITS ID: the lines of a long-running
-   * effect carry the id of the action that started it (a socket's echo carries
-   * `connectButtonTapped`'s id). The result then ends with the matching line, if it carries
-   * another id. `settle` waits until the process is idle under the virtual clock. Many sends may
-   * be in flight at once. A predicate that throws rejects this call only.
+   * first line written after the action that matches (an action type: a line of the same
+   * instance), WHATEVER ITS ID: the lines of a long-running effect carry the id of the action that
+   * started it (a socket's echo carries `connectButtonTapped`'s id). The result then ends with the
+   * matching line, if it carries another id. `settle` waits until the process is idle under the
+   * virtual clock. Many sends may be in flight at once. A predicate that throws rejects this call
+   * only.
    *
    * @param {string} store
    * @param {string | {type: string, [field: string]: unknown}} action  a type, or a whole action
@@ -440,8 +505,9 @@ export class Client extends EventEmitter {
     if (payload !== NONE && !isPlainObject(payload)) {
       throw new TypeError(`payload must be an object of the action's fields, e.g. { value: ${JSON.stringify(payload)} }, not ${describeValue(payload)}`);
     }
-    checkOptions(options, ['until', 'settle', 'timeout'], 'send');
-    const { until, settle = false, timeout } = options;
+    checkOptions(options, ['instance', 'until', 'settle', 'timeout'], 'send');
+    const { instance, until, settle = false, timeout } = options;
+    checkInstance(instance, 'send');
     if (until !== undefined && settle) throw new TypeError('pass until or settle, not both');
     // The first action type to check waits for describe, and every write behind it, in order.
     if (typeof until === 'string' && !this.#types && !this.#gate) this.#gate = this.#actionTypes().then(() => {}, () => {});
@@ -451,11 +517,11 @@ export class Client extends EventEmitter {
       if (this.#gate === gate) this.#gate = null;
     }
     const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
-    const match = until === undefined ? null : this.#matcher(until, store, `send(${JSON.stringify(store)}, …)`, types);
+    const match = until === undefined ? null : this.#matcher(until, store, instance, `send(${JSON.stringify(store)}, …)`, types);
     const fields = payload !== NONE && Object.keys(payload).length > 0;
     const message = typeof action === 'string' ? (fields ? { type: action, ...payload } : action) : { ...action, ...payload };
-    const call = this.#request({ store, action: message }, match ? never : settle ? never : isOwnLine, match);
-    const what = () => `send(${JSON.stringify(store)}, ${JSON.stringify(typeof action === 'string' ? action : action.type)})`;
+    const call = this.#request({ store, instance, action: message }, match ? never : settle ? never : isOwnLine, match);
+    const what = () => `send(${JSON.stringify(store)}, ${JSON.stringify(typeof action === 'string' ? action : action.type)}${instance === undefined ? '' : `, instance ${JSON.stringify(instance)}`})`;
     if (!settle) {
       return this.#wait(call, call, timeout, () => `${what()}${match ? ` waiting for ${this.#describeUntil(/** @type {Until} */ (until))} after it` : ''}`);
     }
@@ -469,7 +535,8 @@ export class Client extends EventEmitter {
    * this call and are still in the backlog are (a welcome message received before the call is
    * found). `until` is an action type (it matches `action` lines of that type; under
    * `--emit ticks` no line names an action, so pass a predicate) or a predicate on lines.
-   * `store` limits an action type to one store. An unknown action type or store rejects at once,
+   * `store` limits an action type to one store's `instance` (absent: its default instance). An
+   * unknown action type or store rejects at once,
    * a predicate that throws rejects this call with its error, a timeout with `TimeoutError`.
    *
    * @param {Until} until
@@ -477,11 +544,11 @@ export class Client extends EventEmitter {
    * @returns {Promise<Line>}
    */
   async waitFor(until, options = NONE) {
-    checkOptions(options, ['store', 'timeout'], 'waitFor');
-    const { store, timeout = this.timeout } = options;
-    if (store !== undefined) this.#checkStore(store);
+    checkOptions(options, ['store', 'instance', 'timeout'], 'waitFor');
+    const { store, instance, timeout = this.timeout } = options;
+    this.#checkScope(store, instance, 'waitFor');
     const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
-    const match = this.#matcher(until, store, 'waitFor', types);
+    const match = this.#matcher(until, store, instance, 'waitFor', types);
     for (let number = Math.max(this.#cursor, this.#first); number < this.#received; number++) {
       const line = this.#line(number);
       if (match(line)) {
@@ -504,7 +571,7 @@ export class Client extends EventEmitter {
           fail: reject,
         };
         this.#waits.add(wait);
-        const what = `waitFor ${this.#describeUntil(until)}${store === undefined ? '' : ` in store ${JSON.stringify(store)}`}`;
+        const what = `waitFor ${this.#describeUntil(until)}${store === undefined ? '' : ` in ${where(store, instance)}`}`;
         cancel = this.#deadline(timeout, () => {
           this.#waits.delete(wait);
           reject(this.#timeoutError(what, timeout));
@@ -516,24 +583,69 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * The local mirror of the store's state (a copy), current with every line read.
-   * @param {string} store
+   * The local mirror of the state of the store's instance (a copy), current with every line read.
+   * A named instance no line was read about throws `UnknownInstanceError`.
+   * @param {string} store @param {{instance?: string}} [options]
    * @returns {any}  the state (JSON); its type is the store's (schemas/stores/), not checked here
    */
-  state(store) {
+  state(store, options = NONE) {
     this.#checkStore(store);
-    if (!this.#mirror.has(store)) throw new Error(`no state for store ${JSON.stringify(store)} yet`);
-    return structuredClone(this.#mirror.get(store));
+    checkOptions(options, ['instance'], 'state');
+    const { instance } = options;
+    checkInstance(instance, 'state');
+    const key = mirrorKey(store, instance);
+    if (!this.#mirror.has(key)) {
+      if (instance !== undefined) throw new UnknownInstanceError(store, instance);
+      throw new Error(`no state for store ${JSON.stringify(store)} yet`);
+    }
+    return structuredClone(this.#mirror.get(key));
   }
 
   /**
-   * The store's state as the process has it now.
-   * @param {string} store @param {{timeout?: number}} [options]
+   * The state of the store's instance as the process has it now (a new key activates it).
+   * @param {string} store @param {InstanceOptions} [options]
    */
   async snapshot(store, options = NONE) {
     this.#checkStore(store);
-    checkOptions(options, ['timeout'], 'snapshot');
-    return (await this.#command('snapshot', { store }, options.timeout)).at(-1)?.state;
+    checkOptions(options, ['instance', 'timeout'], 'snapshot');
+    const { instance, timeout } = options;
+    checkInstance(instance, 'snapshot');
+    return (await this.#command('snapshot', { store, instance }, timeout)).at(-1)?.state;
+  }
+
+  /**
+   * The keys of the store's named instances in memory, in the byte order of their UTF-8, asked
+   * `page` at a time. Keys activated or stopped while it pages may be missed or listed.
+   * @param {string} store @param {PageOptions} [options] @returns {Promise<string[]>}
+   */
+  async instances(store, options = NONE) {
+    this.#checkStore(store);
+    checkOptions(options, ['page', 'timeout'], 'instances');
+    const { page = 1000, timeout } = options;
+    if (!(Number.isInteger(page) && page > 0)) throw new TypeError(`instances: page must be a positive whole number of keys, not ${describeValue(page)}`);
+    /** @type {string[]} */
+    const keys = [];
+    /** @type {string | undefined} */
+    let after;
+    do {
+      const answer = /** @type {Line} */ ((await this.#command('instances', { store, limit: page, after }, timeout)).at(-1));
+      keys.push(...answer.active);
+      after = answer.next;
+    } while (after !== undefined);
+    return keys;
+  }
+
+  /**
+   * Cancels the instance's effects and frees it (its mirror goes too); resolves to the number of
+   * effects cancelled. A key not in memory rejects with `ComposableActorError` (`unknown_instance`).
+   * @param {string} store @param {string} instance @param {{timeout?: number}} [options]
+   * @returns {Promise<number>}
+   */
+  async stop(store, instance, options = NONE) {
+    this.#checkStore(store);
+    if (typeof instance !== 'string') throw new TypeError(`stop: instance must be a key (a string), not ${describeValue(instance)}`);
+    checkOptions(options, ['timeout'], 'stop');
+    return /** @type {Line} */ ((await this.#command('stop', { store, instance }, options.timeout)).at(-1)).cancelledEffects;
   }
 
   /** @param {{timeout?: number}} [options] @returns {Promise<Line>} */
@@ -570,16 +682,22 @@ export class Client extends EventEmitter {
   /**
    * Every output line from the backlog's start (lines already dropped from it are skipped), then
    * the live ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s.
-   * @returns {AsyncGenerator<Line>}
+   * With `store`, only the lines about that store's `instance` (absent: its default), and the
+   * iteration ends with the process.
+   * @param {{store?: string, instance?: string}} [options] @returns {AsyncGenerator<Line>}
    */
-  events() {
+  events(options = NONE) {
+    checkOptions(options, ['store', 'instance'], 'events');
+    const { store, instance } = options;
+    this.#checkScope(store, instance, 'events');
     const client = this;
     let number = this.#first;
     return (async function* () {
       for (;;) {
         if (number < client.#first) number = client.#first;
         if (number < client.#received) {
-          yield client.#line(number++);
+          const line = client.#line(number++);
+          if (store === undefined || (line.store === store && line.instance === instance)) yield line;
         } else if (client.#failure) {
           return;
         } else {
@@ -708,6 +826,16 @@ export class Client extends EventEmitter {
     if (!this.stores.includes(store)) throw new UnknownStoreError(store, this.stores);
   }
 
+  /**
+   * Checks the store and instance a call is limited to, if any: an instance is of a store.
+   * @param {unknown} store @param {unknown} instance @param {string} where
+   */
+  #checkScope(store, instance, where) {
+    if (store !== undefined) this.#checkStore(store);
+    checkInstance(instance, where);
+    if (instance !== undefined && store === undefined) throw new TypeError(`${where}: instance ${JSON.stringify(instance)} needs its store: pass store too`);
+  }
+
   /** Each store's action types, from `describe` (asked once, when first needed). */
   #actionTypes() {
     if (!this.#loading) {
@@ -720,11 +848,12 @@ export class Client extends EventEmitter {
 
   /**
    * A matcher for `until`: a predicate as it is, an action type checked against describe's.
-   * @param {unknown} until @param {string | undefined} store @param {string} where
+   * @param {unknown} until @param {string | undefined} store @param {string | undefined} instance
+   * @param {string} where
    * @param {Map<string, Set<string>> | null} types  each store's action types (for an action type)
    * @returns {(line: Line) => boolean}
    */
-  #matcher(until, store, where, types) {
+  #matcher(until, store, instance, where, types) {
     if (typeof until === 'function') return /** @type {(line: Line) => boolean} */ (until);
     if (typeof until !== 'string') {
       throw new TypeError(`${where}: until must be an action type (a string) or a predicate on lines, not ${describeValue(until)}`);
@@ -741,7 +870,7 @@ export class Client extends EventEmitter {
       const scope = store === undefined ? 'any store' : `store ${JSON.stringify(store)}`;
       throw new UnknownActionError(until, store, `${where}: no action type ${JSON.stringify(until)} in ${scope}${hint}`);
     }
-    return (line) => line.type === 'action' && line.action.type === until && (store === undefined || line.store === store);
+    return (line) => line.type === 'action' && line.action.type === until && (store === undefined || (line.store === store && line.instance === instance));
   }
 
   /** @param {Until} until */
@@ -817,19 +946,13 @@ export class Client extends EventEmitter {
     let line;
     try {
       line = JSON.parse(text);
-      if ((line.type === 'action' || line.type === 'state') && this.#mirror.has(line.store)) {
-        this.#mirror.set(line.store, applyPatch(this.#mirror.get(line.store), line.patch));
-      }
+      if (line.type === 'action' || line.type === 'state') this.#patch(line);
     } catch (error) {
       // A line that cannot be followed leaves the mirror untrustworthy: fail every call with it.
       this.#end(/** @type {Error} */ (error));
       return;
     }
-    if (line.type === 'snapshot' && !this.#mirror.has(line.store)) {
-      // start() snapshots every store to seed the mirror; a later snapshot must match the
-      // mirror, not silently replace it.
-      this.#mirror.set(line.store, line.state);
-    }
+    if (line.type === 'snapshot' || line.type === 'stopped') this.#mirrorInstance(line);
     const number = this.#keep(text);
     for (const id of idsOf(line)) {
       const call = this.#calls.get(/** @type {number} */ (id));
@@ -844,6 +967,36 @@ export class Client extends EventEmitter {
     if (line.type === 'exit') {
       this.#exitLine = line;
       this.#end(null);
+    }
+  }
+
+  /**
+   * Applies an action or state line's patch to its instance's mirror.
+   * @param {Line} line
+   */
+  #patch(line) {
+    const key = mirrorKey(line.store, line.instance);
+    let state = this.#mirror.get(key);
+    // A named instance's first line: it was just activated, from the store's initial state.
+    if (state === undefined && line.instance !== undefined && this.#initial.has(line.store)) state = structuredClone(this.#initial.get(line.store));
+    if (state !== undefined) this.#mirror.set(key, applyPatch(state, line.patch));
+  }
+
+  /**
+   * Seeds an instance's mirror from a snapshot, or drops it once stopped.
+   * @param {Line} line
+   */
+  #mirrorInstance(line) {
+    const key = mirrorKey(line.store, line.instance);
+    if (line.type === 'stopped') {
+      // Freed by the process: a later line naming the key starts it afresh.
+      this.#mirror.delete(key);
+    } else if (!this.#mirror.has(key)) {
+      // start() snapshots every store to seed the mirror; a later snapshot must match the
+      // mirror, not silently replace it. A copy: the state `snapshot` resolves to must stay the
+      // state it was, not the mirror as patches change it.
+      this.#mirror.set(key, structuredClone(line.state));
+      if (line.instance === undefined) this.#initial.set(line.store, structuredClone(line.state));
     }
   }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every check of the Python client, against the binary in $COMPOSABLE_ACTOR_BIN (an absolute
-# path): the tests, the types (mypy --strict over the package, Examples/clients/tour.py and
-# Examples/clients/effects.py), and the package as pip installs it, driving the binary found on
-# PATH.
+# path): the tests, the types (mypy --strict over the package, Examples/clients/tour.py,
+# Examples/clients/effects.py and Examples/custom-store/users.py), and the package as pip
+# installs it, driving the binary found on PATH.
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$PWD
@@ -16,7 +16,8 @@ python3 -m pytest -q tests
 echo "== mypy --strict" >&2
 # The example imports the client and the test peers through sys.path: mypy gets them by MYPYPATH.
 (cd "$root" && MYPYPATH=clients/python:Tests/servers python3 -m mypy --strict --no-incremental \
-  clients/python/composable_actor Examples/clients/tour.py Examples/clients/effects.py)
+  clients/python/composable_actor Examples/clients/tour.py Examples/clients/effects.py \
+  Examples/custom-store/users.py)
 
 echo "== pip install into a fresh virtual environment" >&2
 work=$(mktemp -d)

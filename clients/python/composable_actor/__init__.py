@@ -14,12 +14,13 @@ from ._async import AsyncClient
 from ._patch import JsonPatchError, apply_patch, json_equal
 from ._session import (
     DEFAULT_BACKLOG, ENV_BINARY, ComposableActorError, Line, ProcessExitedError, UnknownActionError,
-    UnknownStoreError, Until, find_binary,
+    UnknownInstanceError, UnknownStoreError, Until, find_binary,
 )
 from ._sync import Client
 
 __all__ = [
     "AsyncClient", "Client", "ComposableActorError", "DEFAULT_BACKLOG", "ENV_BINARY", "JsonPatchError",
-    "Line", "ProcessExitedError", "UnknownActionError", "UnknownStoreError", "Until", "apply_patch",
+    "Line", "ProcessExitedError", "UnknownActionError", "UnknownInstanceError", "UnknownStoreError", "Until",
+    "apply_patch",
     "find_binary", "json_equal",
 ]

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import os
 import signal
 import subprocess
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from ._session import (
-    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, check_backlog,
-    check_timeout, command_line, emits_ticks,
+    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, about, addressed, check_backlog,
+    check_instance, check_page, check_timeout, command_line, emits_ticks,
 )
 
 # Snapshots and `describe` answers are single lines far beyond asyncio's 64 KiB default.
@@ -53,6 +52,7 @@ class AsyncClient:
     oldest dropped first) that `wait_for` and `events` read from the start. Lines carry the id
     of the input line that caused them; the lines of a long-running effect carry the id of the
     action that *started* it, so `until` and `wait_for` match lines whatever their id.
+    `instance=` names one of a store's instances, as in `Client`.
     """
 
     def __init__(
@@ -76,7 +76,8 @@ class AsyncClient:
         self._session: Session | None = None
         self._reader: asyncio.Task[None] | None = None
         self._waiters: dict[Waiter, asyncio.Future[None]] = {}
-        self._subscribers: set[asyncio.Queue[Line | None]] = set()
+        # Each events() iterator's queue, and which lines it takes (None: every line).
+        self._subscribers: dict[asyncio.Queue[Line | None], Callable[[Line], bool] | None] = {}
 
     async def start(self) -> AsyncClient:
         self._process = process = await asyncio.create_subprocess_exec(
@@ -134,6 +135,7 @@ class AsyncClient:
         store: str,
         action: str | Mapping[str, Any],
         *,
+        instance: str | None = None,
         until: Until | None = None,
         settle: bool = False,
         timeout: float | None = None,
@@ -142,34 +144,57 @@ class AsyncClient:
         """Like `Client.send`; many sends may be in flight at once."""
         session = self._started
         session.check_store(store)
+        check_instance(instance, store)
         check_timeout(timeout)
         if until is not None:
             await self._check_until(until, store)
-        data, waited, answer = session.send(store, action, payload, until, settle)
+        data, waited, answer = session.send(store, instance, action, payload, until, settle)
         return await self._call(data, waited, answer, timeout)
 
-    async def wait_for(self, until: Until, *, store: str | None = None, timeout: float | None = None) -> Line:
+    async def wait_for(
+        self, until: Until, *, store: str | None = None, instance: str | None = None, timeout: float | None = None,
+    ) -> Line:
         """Like `Client.wait_for`: the first line from the cursor on, whatever its id, that
         matches `until`; a predicate that raises ends this call only."""
         session = self._started
-        if store is not None:
-            session.check_store(store)
+        session.check_scope(store, instance)
         check_timeout(timeout)
         await self._check_until(until, store)
-        watch = session.wait_for(until, store)
+        watch = session.wait_for(until, store, instance)
         if not watch.done:
             await self._until_done(watch, watch.what, timeout)
         return Session.watched(watch)
 
-    def state(self, store: str) -> Any:
-        """The local mirror of the store's state (a copy), current with every line read."""
+    def state(self, store: str, *, instance: str | None = None) -> Any:
+        """Like `Client.state`; current with every line read."""
         session = self._started
         session.check_store(store)
-        return copy.deepcopy(session.mirror[store])
+        check_instance(instance, store)
+        return session.state(store, instance)
 
-    async def snapshot(self, store: str, *, timeout: float | None = None) -> Any:
+    async def snapshot(self, store: str, *, instance: str | None = None, timeout: float | None = None) -> Any:
         self._started.check_store(store)
-        return (await self._command("snapshot", timeout, store=store))[-1]["state"]
+        check_instance(instance, store)
+        return (await self._command("snapshot", timeout, **addressed(store, instance)))[-1]["state"]
+
+    async def instances(self, store: str, *, page: int = 1000, timeout: float | None = None) -> list[str]:
+        """Like `Client.instances`."""
+        self._started.check_store(store)
+        check_page(page)
+        keys: list[str] = []
+        after: str | None = None
+        while True:
+            answer = (await self._command("instances", timeout, **Session.page(store, page, after)))[-1]
+            keys += answer["active"]
+            after = answer.get("next")
+            if after is None:
+                return keys
+
+    async def stop(self, store: str, instance: str, *, timeout: float | None = None) -> int:
+        """Like `Client.stop`."""
+        self._started.check_store(store)
+        check_instance(instance, store)
+        return int((await self._command("stop", timeout, store=store, instance=instance))[-1]["cancelledEffects"])
 
     async def describe(self, *, timeout: float | None = None) -> Line:
         description = (await self._command("describe", timeout))[-1]
@@ -182,18 +207,22 @@ class AsyncClient:
     async def settle(self, *, timeout: float | None = None) -> list[Line]:
         return await self._command("settle", timeout)
 
-    def events(self) -> AsyncIterator[Line]:
+    def events(self, *, store: str | None = None, instance: str | None = None) -> AsyncIterator[Line]:
         """Every line from the backlog's start (as it is now), then every new line, the exit
         line last. Each iterator queues the new lines for itself: none is lost however late it
-        reads them."""
+        reads them. With `store`, only the lines about that store's `instance` (None: its
+        default) are queued, and the iteration ends with the process."""
         session = self._started
+        session.check_scope(store, instance)
+        ours = about(store, instance)
         queue: asyncio.Queue[Line | None] = asyncio.Queue()
         for line in session.backlog:
-            queue.put_nowait(line)
+            if ours is None or ours(line):
+                queue.put_nowait(line)
         if session.ended:
             queue.put_nowait(None)
         else:
-            self._subscribers.add(queue)
+            self._subscribers[queue] = ours
         return self._follow(queue)
 
     async def close(self, timeout: float = 2.0) -> int | None:
@@ -281,8 +310,9 @@ class AsyncClient:
                 line, finished = session.receive(text)
                 if finished:
                     self._wake(finished)
-                for queue in self._subscribers:
-                    queue.put_nowait(line)
+                for queue, ours in self._subscribers.items():
+                    if ours is None or ours(line):
+                        queue.put_nowait(line)
         except Exception as error:  # a line that cannot be followed: fail the calls with it
             failure = error
         self._wake(session.end(failure))
@@ -301,4 +331,4 @@ class AsyncClient:
             while (line := await queue.get()) is not None:
                 yield line
         finally:
-            self._subscribers.discard(queue)
+            self._subscribers.pop(queue, None)

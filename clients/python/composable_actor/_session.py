@@ -9,11 +9,17 @@ Which lines carry which id: a line carries the id of the input line that caused 
 a long-running effect (a timer's ticks, a WebSocket's messages, an HTTP response) carry the id of
 the action that *started* the effect, not the id of whatever the host sent last. That is why
 `until` and `wait_for` match lines whatever their id.
+
+Instances: a store runs a default instance and any number of named ones (`"instance":"KEY"` on a
+line). A store and an instance (None: the default) name one everywhere: `send`, the `store` of
+`wait_for` and `events`, the mirror. Every line about a named instance carries its key, so each
+instance's mirror follows its own patches.
 """
 
 from __future__ import annotations
 
 import collections
+import copy
 import itertools
 import json
 import os
@@ -28,11 +34,16 @@ from ._patch import apply_patch
 
 Line = dict[str, Any]
 Until = Union[str, Callable[[Line], bool]]
+# A store and one of its instances: the key, or None for the store's default instance.
+Instance = tuple[str, Union[str, None]]
 
 ENV_BINARY = "COMPOSABLE_ACTOR_BIN"
 BINARY_NAME = "composable-actor"
 DEFAULT_BACKLOG = 10_000
-_ANSWERS = {"snapshot": "snapshot", "describe": "describe", "advance": "advanced", "settle": "settled"}
+_ANSWERS = {
+    "snapshot": "snapshot", "describe": "describe", "advance": "advanced", "settle": "settled",
+    "instances": "instances", "stop": "stopped",
+}
 _SHOWN_LINES = 5
 _SHOWN_CHARS = 160
 
@@ -45,7 +56,11 @@ class ComposableActorError(Exception):
         self.line: int | None = line.get("line")
         self.message: str = line["message"]
         self.id: Any = line.get("id")
-        super().__init__(f"{self.code} (input line {self.line}): {self.message}")
+        # The refused line's store and instance, when it named an instance (the process says so).
+        self.store: str | None = line.get("store")
+        self.instance: str | None = line.get("instance")
+        where = f", store {self.store!r} instance {self.instance!r}" if self.instance is not None else ""
+        super().__init__(f"{self.code} (input line {self.line}{where}): {self.message}")
 
 
 class ProcessExitedError(Exception):
@@ -73,6 +88,23 @@ class UnknownStoreError(KeyError):
         close = _close_matches(str(store), self.stores, 1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         self.message = f"unknown store {store!r}{hint} The stores are: {', '.join(self.stores)}"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UnknownInstanceError(KeyError):
+    """`state` of a named instance the client has seen no line about: the process never
+    activated it, or it was stopped (a `KeyError`, with a readable message)."""
+
+    def __init__(self, store: str, instance: str):
+        self.store = store
+        self.instance = instance
+        self.message = (
+            f"no instance {instance!r} of store {store!r} is active: send it an action or snapshot it "
+            "first (a stopped instance is gone)"
+        )
         super().__init__(self.message)
 
     def __str__(self) -> str:
@@ -126,6 +158,7 @@ class Call:
     answers: Callable[[Line], bool]
     subject: str  # the action type sent, or the command
     store: str | None = None  # the store an action went to
+    instance: str | None = None  # and its instance (None: the default one)
     lines: list[Line] = field(default_factory=list)
     error: Exception | None = None
     answered: bool = False
@@ -138,7 +171,7 @@ class Call:
         if self.store is None:
             text = f"the answer to {self.subject} (id {self.id})"
         else:
-            text = f"the line of action {self.subject!r} in store {self.store!r} (id {self.id})"
+            text = f"the line of action {self.subject!r} in {_where(self.store, self.instance)} (id {self.id})"
         return text if self.watch is None else f"{text} and {self.watch.what}"
 
 
@@ -218,6 +251,40 @@ def check_timeout(timeout: float | None, name: str = "timeout") -> None:
         raise TypeError(f"{name} must be a number of seconds (>= 0) or None, not {timeout!r}")
 
 
+def check_instance(instance: object, store: object) -> None:
+    """Refuses an instance that is not a str, or one without a store to belong to. The key's
+    content (non-empty, at most 256 bytes, no control characters) is the process's to check:
+    it refuses such a line with `invalid_message` and the reason."""
+    if instance is None:
+        return
+    if not isinstance(instance, str):
+        raise TypeError(f"instance must be a key (str) or None for the default instance, not {type(instance).__name__}")
+    if store is None:
+        raise ValueError(f"instance {instance!r} needs its store: pass store= too")
+
+
+def check_page(page: int) -> None:
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+        raise TypeError(f"page must be a positive int (keys asked at a time), not {page!r}")
+
+
+def addressed(store: str, instance: str | None) -> dict[str, str]:
+    """The members that name a store's instance on an input line (none for the default)."""
+    return {"store": store} if instance is None else {"store": store, "instance": instance}
+
+
+def about(store: str | None, instance: str | None) -> Callable[[Line], bool] | None:
+    """Whether a line is about the store's `instance` (None: its default one); None for no store,
+    which takes every line."""
+    if store is None:
+        return None
+    return lambda line: line.get("store") == store and line.get("instance") == instance
+
+
+def _where(store: str, instance: str | None) -> str:
+    return f"store {store!r}" if instance is None else f"store {store!r} instance {instance!r}"
+
+
 def check_backlog(backlog: int) -> None:
     if isinstance(backlog, bool) or not isinstance(backlog, int) or backlog < 1:
         raise TypeError(f"backlog must be a positive int (lines kept), not {backlog!r}")
@@ -270,7 +337,13 @@ class Session:
         self.stores: list[str] = list(self.ready["stores"])
         self._store_set = frozenset(self.stores)
         self.ticks = ticks
-        self.mirror: dict[str, Any] = {}
+        # Each instance's state, by store and key; a named instance joins with the first line
+        # about it and leaves with its `stopped` line.
+        self.mirror: dict[Instance, Any] = {}
+        # Each store's initial state (the first snapshot of its default instance, taken at start
+        # before anything was sent): a named instance is activated from it, so its first patch
+        # applies to a copy of it.
+        self.initial: dict[str, Any] = {}
         self.exit_line: Line | None = None
         self.failure: Exception | None = None
         # Every line after `ready`, the oldest dropped first; `received` counts them all, so the
@@ -295,6 +368,12 @@ class Session:
                 raise TypeError(f"store must be a str, not {type(store).__name__}")
             raise UnknownStoreError(store, self.stores)
         return store
+
+    def check_scope(self, store: str | None, instance: str | None) -> None:
+        """Checks the store and instance a call is limited to, if any."""
+        if store is not None:
+            self.check_store(store)
+        check_instance(instance, store)
 
     def learn(self, description: Line) -> None:
         """Keeps the action types of a `describe` answer, to check awaited types against."""
@@ -337,7 +416,7 @@ class Session:
         return data, call
 
     def send(
-        self, store: str, action: str | Mapping[str, Any], payload: Mapping[str, Any],
+        self, store: str, instance: str | None, action: str | Mapping[str, Any], payload: Mapping[str, Any],
         until: Until | None, settle: bool,
     ) -> tuple[bytes, Call, Call]:
         """The bytes, the call whose end ends the wait, and the call whose lines answer it.
@@ -355,10 +434,11 @@ class Session:
             raise TypeError(f"action must be an action type (str) or an action object (dict), not {type(action).__name__}")
         # The host's own line is an `action` line, or under --emit ticks the `state` line naming it.
         answers = _never if settle else _is_own_line
-        data, call = self.request({"store": store, "action": message_action}, answers, kind)
+        data, call = self.request({**addressed(store, instance), "action": message_action}, answers, kind)
         call.store = store
+        call.instance = instance
         if until is not None:
-            watch = self._watch(until, store, self.received)
+            watch = self._watch(until, store, instance, self.received)
             watch.call = call
             call.watch = watch
             self._watches.append(watch)
@@ -370,14 +450,27 @@ class Session:
     def command(self, cmd: str, **fields: Any) -> tuple[bytes, Call]:
         return self.request({"cmd": cmd, **fields}, _is_type(_ANSWERS[cmd]), cmd)
 
+    def state(self, store: str, instance: str | None) -> Any:
+        """A copy of the instance's mirror."""
+        try:
+            return copy.deepcopy(self.mirror[store, instance])
+        except KeyError:
+            assert instance is not None  # every store's default is seeded at start
+            raise UnknownInstanceError(store, instance) from None
+
+    @staticmethod
+    def page(store: str, limit: int, after: str | None) -> dict[str, Any]:
+        """The fields of an `instances` command asking for the page after `after`."""
+        return {"store": store, "limit": limit} if after is None else {"store": store, "limit": limit, "after": after}
+
     def quit(self) -> bytes:
         return self.request({"cmd": "quit"}, _never, "quit")[0]
 
-    def wait_for(self, until: Until, store: str | None) -> Watch:
+    def wait_for(self, until: Until, store: str | None, instance: str | None) -> Watch:
         """A watch from the `wait_for` cursor on: done at once if a line still in the backlog
         matches (a predicate that raises here raises to the caller), else registered so that
         `receive` offers it every new line. Raises the session's failure when it ended."""
-        watch = self._watch(until, store, self.cursor)
+        watch = self._watch(until, store, instance, self.cursor)
         base = self.received - len(self.backlog)
         start = max(watch.start, base)
         for index, line in enumerate(itertools.islice(self.backlog, start - base, None), start):
@@ -396,12 +489,26 @@ class Session:
         calls and watches it finished."""
         line: Line = json.loads(text)
         kind = line["type"]
-        if kind in ("action", "state") and line["store"] in self.mirror:
-            self.mirror[line["store"]] = apply_patch(self.mirror[line["store"]], line["patch"])
+        if kind in ("action", "state"):
+            key = (line["store"], line.get("instance"))
+            state = self.mirror.get(key)
+            if state is None and key[1] is not None and key[0] in self.initial:
+                state = copy.deepcopy(self.initial[key[0]])  # its first line: just activated
+            if state is not None:
+                self.mirror[key] = apply_patch(state, line["patch"])
         elif kind == "snapshot":
             # The clients snapshot every store at start to seed the mirror; a later snapshot
             # must match the mirror, not silently replace it.
-            self.mirror.setdefault(line["store"], line["state"])
+            key = (line["store"], line.get("instance"))
+            if key not in self.mirror:
+                # A copy: the line (kept in the backlog, its state returned by `snapshot`) must
+                # go on showing the state it was, not the mirror as patches change it.
+                self.mirror[key] = copy.deepcopy(line["state"])
+                if key[1] is None:
+                    self.initial[key[0]] = copy.deepcopy(line["state"])
+        elif kind == "stopped":
+            # Freed by the process: a later line naming the key starts it afresh.
+            self.mirror.pop((line["store"], line["instance"]), None)
         index = self.received
         self.received = index + 1
         self.backlog.append(line)
@@ -485,20 +592,22 @@ class Session:
             f"(of {self.received}):{last}"
         )
 
-    def _watch(self, until: Until, store: str | None, start: int) -> Watch:
+    def _watch(self, until: Until, store: str | None, instance: str | None, start: int) -> Watch:
+        """With a store, only the lines of that store's `instance` (None: its default) match."""
         if callable(until):
             name = getattr(until, "__qualname__", None) or repr(until)
             what = f"a line matching {name}"
-            matches = until if store is None else (lambda line: line.get("store") == store and until(line))
+            ours = about(store, instance)
+            matches = until if ours is None else (lambda line: ours(line) and until(line))
         else:
             what = f"action {until!r}"
 
             def matches(line: Line) -> bool:
                 return line["type"] == "action" and line["action"]["type"] == until and (
-                    store is None or line["store"] == store)
+                    store is None or (line["store"] == store and line.get("instance") == instance))
 
         if store is not None:
-            what += f" in store {store!r}"
+            what += f" in {_where(store, instance)}"
         return Watch(matches, start, what)
 
     def _offer(self, watch: Watch, line: Line, index: int) -> bool:

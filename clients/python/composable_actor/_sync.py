@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import copy
 import os
 import select
 import subprocess
@@ -13,8 +12,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from ._session import (
-    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, check_backlog,
-    check_timeout, command_line, emits_ticks,
+    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, about, addressed, check_backlog,
+    check_instance, check_page, check_timeout, command_line, emits_ticks,
 )
 
 
@@ -48,6 +47,9 @@ class Client:
     Lines carry the id of the input line that caused them; the lines of a long-running effect
     (a timer, a WebSocket, an HTTP request) carry the id of the action that *started* it. So
     `until` and `wait_for` match lines whatever their id.
+
+    `instance=` names one of a store's instances wherever a store is named (`send`, `wait_for`,
+    `state`, `snapshot`); None, the default, is the store's default instance.
     """
 
     def __init__(
@@ -115,16 +117,18 @@ class Client:
         store: str,
         action: str | Mapping[str, Any],
         *,
+        instance: str | None = None,
         until: Until | None = None,
         settle: bool = False,
         timeout: float | None = None,
         **payload: Any,
     ) -> list[Line]:
-        """Sends an action and returns the lines that echo its id, its own line first.
+        """Sends an action to the store's `instance` (None: its default instance; a new key
+        activates one) and returns the lines that echo its id, its own line first.
 
         Without `until` or `settle` that is its own line only. `until` also waits for the first
         line read after the action was written that matches, whatever its id: an action type
-        of this store (checked against `describe` first: an unknown one raises
+        of this store's instance (checked against `describe` first: an unknown one raises
         `UnknownActionError` at once) or a predicate on lines (any line type: a predicate that
         raises ends this call with its exception). When the line that matched carries another
         id (an effect started earlier, such as a WebSocket's messages), it comes last.
@@ -133,17 +137,21 @@ class Client:
         """
         session = self._session
         session.check_store(store)
+        check_instance(instance, store)
         if timeout is not None:
             check_timeout(timeout)
         if until is not None:
             self._check_until(until, store)
             self.poll()  # lines already waiting came before the action: `until` must not see them
-        data, waited, answer = session.send(store, action, payload, until, settle)
+        data, waited, answer = session.send(store, instance, action, payload, until, settle)
         return self._call(data, waited, answer, timeout)
 
-    def wait_for(self, until: Until, *, store: str | None = None, timeout: float | None = None) -> Line:
+    def wait_for(
+        self, until: Until, *, store: str | None = None, instance: str | None = None, timeout: float | None = None,
+    ) -> Line:
         """The first line, whatever its id, that matches `until`: an action type (checked against
-        `describe`; `store` limits it to that store's lines) or a predicate on lines.
+        `describe`; `store` limits it to the lines of that store's `instance`, None its default
+        instance) or a predicate on lines.
 
         It searches from a cursor: the lines up to the one an earlier `wait_for` returned are not
         seen again, but lines still in the backlog that arrived before this call are (a welcome
@@ -152,11 +160,10 @@ class Client:
         lines read). A wait that fails does not move the cursor.
         """
         session = self._session
-        if store is not None:
-            session.check_store(store)
+        session.check_scope(store, instance)
         check_timeout(timeout)
         self._check_until(until, store)
-        watch = session.wait_for(until, store)
+        watch = session.wait_for(until, store, instance)
         try:
             self._wait(watch, self._deadline(timeout), timeout)
         finally:
@@ -180,11 +187,14 @@ class Client:
                 lines.append(session.receive(self._texts.popleft())[0])
         return lines
 
-    def events(self) -> Iterator[Line]:
+    def events(self, *, store: str | None = None, instance: str | None = None) -> Iterator[Line]:
         """Every line from the backlog's start (as it is now), then each new line as it arrives
         (blocking), the exit line last. Lines dropped from the backlog before the iterator
-        reached them are skipped."""
+        reached them are skipped. With `store`, only the lines about that store's `instance`
+        (None: its default), and the iteration ends with the process."""
         session = self._session
+        session.check_scope(store, instance)
+        ours = about(store, instance)
         position = session.received - len(session.backlog)
 
         def follow() -> Iterator[Line]:
@@ -194,7 +204,9 @@ class Client:
                 position = max(position, base)
                 if position < session.received:
                     position += 1
-                    yield session.backlog[position - 1 - base]
+                    line = session.backlog[position - 1 - base]
+                    if ours is None or ours(line):
+                        yield line
                 elif session.ended:
                     return
                 else:
@@ -202,16 +214,41 @@ class Client:
 
         return follow()
 
-    def state(self, store: str) -> Any:
-        """The local mirror of the store's state (a copy), after reading the lines waiting."""
+    def state(self, store: str, *, instance: str | None = None) -> Any:
+        """The local mirror of the state of the store's `instance` (a copy), after reading the
+        lines waiting. A named instance no line was read about raises `UnknownInstanceError`."""
         self._session.check_store(store)
+        check_instance(instance, store)
         self.poll()
-        return copy.deepcopy(self._session.mirror[store])
+        return self._session.state(store, instance)
 
-    def snapshot(self, store: str, *, timeout: float | None = None) -> Any:
-        """The store's state as the process has it now."""
+    def snapshot(self, store: str, *, instance: str | None = None, timeout: float | None = None) -> Any:
+        """The state of the store's `instance` as the process has it now (a new key activates it)."""
         self._session.check_store(store)
-        return self._command("snapshot", timeout, store=store)[-1]["state"]
+        check_instance(instance, store)
+        return self._command("snapshot", timeout, **addressed(store, instance))[-1]["state"]
+
+    def instances(self, store: str, *, page: int = 1000, timeout: float | None = None) -> list[str]:
+        """The keys of the store's named instances in memory, in the byte order of their UTF-8,
+        asked `page` at a time (`timeout` is per page). Keys activated or stopped while it pages
+        may be missed or listed."""
+        self._session.check_store(store)
+        check_page(page)
+        keys: list[str] = []
+        after: str | None = None
+        while True:
+            answer = self._command("instances", timeout, **Session.page(store, page, after))[-1]
+            keys += answer["active"]
+            after = answer.get("next")
+            if after is None:
+                return keys
+
+    def stop(self, store: str, instance: str, *, timeout: float | None = None) -> int:
+        """Cancels the instance's effects and frees it (its mirror goes too); the number of
+        effects cancelled. A key not in memory raises `ComposableActorError` (`unknown_instance`)."""
+        self._session.check_store(store)
+        check_instance(instance, store)
+        return int(self._command("stop", timeout, store=store, instance=instance)[-1]["cancelledEffects"])
 
     def describe(self, *, timeout: float | None = None) -> Line:
         """Every store, its actions and its state schema (also kept to check `until` with)."""

@@ -6,6 +6,7 @@ import {
   ComposableActorError,
   TimeoutError,
   UnknownActionError,
+  UnknownInstanceError,
   UnknownStoreError,
   applyPatch,
   findBinary,
@@ -30,6 +31,14 @@ try {
     const kind: string = line.type;
     if (kind === 'settled' || line.store === 'primes') break;
   }
+  // Instances: a key beside the store on send, waitFor, state and snapshot.
+  await actor.send('primes', 'counter.incrTapped', {}, { instance: 'user-42' });
+  await actor.waitFor('counter.incrTapped', { store: 'primes', instance: 'user-42' });
+  const keys: string[] = await actor.instances('primes', { page: 100 });
+  const count: number = actor.state('primes', { instance: 'user-42' }).count;
+  const snapshot: unknown = await actor.snapshot('primes', { instance: 'user-42', timeout: 1000 });
+  const cancelled: number = await actor.stop('primes', 'user-42');
+  console.log(keys, count, snapshot, cancelled);
   const patched: unknown = applyPatch({ a: 1 }, [{ op: 'replace', path: '/a', value: 2 }]);
   console.log(stores, seq, response.action.value, advanced.length, jsonEqual(patched, { a: 2 }), actor.state('primes').count);
 
@@ -41,10 +50,15 @@ try {
   await actor.waitFor(42);
   // @ts-expect-error  no such option
   await actor.send('primes', 'counter.incrTapped', {}, { untill: 'x' });
+  // @ts-expect-error  an instance is a key, not a number
+  await actor.send('primes', 'counter.incrTapped', {}, { instance: 42 });
+  // @ts-expect-error  stop names the instance
+  await actor.stop('primes');
   // @ts-expect-error  args is an array
   await Client.start({ args: '--clock virtual' });
 } catch (error) {
-  if (error instanceof ComposableActorError) console.log(error.code, error.line);
+  if (error instanceof ComposableActorError) console.log(error.code, error.line, error.store, error.instance);
+  else if (error instanceof UnknownInstanceError) console.log(error.store, error.instance);
   else if (error instanceof TimeoutError) console.log(error.lastLines.length);
   else if (error instanceof UnknownActionError || error instanceof UnknownStoreError) console.log(error.message);
   throw error;
