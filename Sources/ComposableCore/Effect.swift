@@ -22,6 +22,7 @@ public struct Effect<Action: Sendable>: Sendable {
     case cancellable(id: EffectID, cancelInFlight: Bool, Effect)
     case cancel(id: EffectID)
     case throttle(ThrottleSettings, Effect)
+    case issue(ReducerIssue)
   }
 
   let operation: Operation
@@ -113,6 +114,16 @@ extension Effect {
   public func map<NewAction: Sendable>(
     _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Effect<NewAction> {
+    map(transform, rewritingIDs: nil)
+  }
+
+  /// `map`, with every cancellation id in the tree (of `cancellable`, `cancel` and `throttle`)
+  /// replaced by `rewriteID`'s: how `forEach` keeps each element's ids apart from another's.
+  func map<NewAction: Sendable>(
+    _ transform: @escaping @Sendable (Action) -> NewAction,
+    rewritingIDs rewriteID: (@Sendable (EffectID) -> EffectID)?
+  ) -> Effect<NewAction> {
+    func id(_ id: EffectID) -> EffectID { rewriteID?(id) ?? id }
     switch operation {
     case .none:
       return .none
@@ -122,16 +133,23 @@ extension Effect {
       return Effect<NewAction>(
         .run { send in try await operation(Send { action in send(transform(action)) }) })
     case .merge(let effects):
-      return Effect<NewAction>(.merge(effects.map { $0.map(transform) }))
+      return Effect<NewAction>(.merge(effects.map { $0.map(transform, rewritingIDs: rewriteID) }))
     case .concatenate(let effects):
-      return Effect<NewAction>(.concatenate(effects.map { $0.map(transform) }))
-    case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<NewAction>(
-        .cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
-    case .cancel(let id):
-      return Effect<NewAction>(.cancel(id: id))
+        .concatenate(effects.map { $0.map(transform, rewritingIDs: rewriteID) }))
+    case .cancellable(let cancelID, let cancelInFlight, let effect):
+      return Effect<NewAction>(
+        .cancellable(
+          id: id(cancelID), cancelInFlight: cancelInFlight,
+          effect.map(transform, rewritingIDs: rewriteID)))
+    case .cancel(let cancelID):
+      return Effect<NewAction>(.cancel(id: id(cancelID)))
     case .throttle(let settings, let effect):
-      return Effect<NewAction>(.throttle(settings, effect.map(transform)))
+      return Effect<NewAction>(
+        .throttle(
+          settings.withID(id(settings.id)), effect.map(transform, rewritingIDs: rewriteID)))
+    case .issue(let issue):
+      return Effect<NewAction>(.issue(issue))
     }
   }
 

@@ -34,6 +34,9 @@ public final class Store<State, Action: Sendable> {
   /// Called when an effect fails with an error no `catch:` handled, with the action whose
   /// reduction returned the effect.
   public var didFailEffect: ((any Error, ReducedAction<Action>) -> Void)?
+  /// Called when a reducer reports an issue (``Effect/issue(_:)``), with the action whose
+  /// reduction reported it; unset, issues are dropped.
+  public var didReportIssue: ((ReducerIssue, ReducedAction<Action>) -> Void)?
   /// Called each time the last running effect finished.
   public var didBecomeIdle: (() -> Void)?
   /// Called as each effect starts and ends, when set: for tracing. Unset, it costs a check per
@@ -131,6 +134,8 @@ public final class Store<State, Action: Sendable> {
       pending.append(ReducedAction(action: action, source: .effect, cause: origin.cause))
     case .cancel(let id):
       cancel(id: id, .cancelledByID(origin.number))
+    case .issue(let issue):
+      didReportIssue?(issue, origin)
     case .merge(let effects):
       for effect in effects { start(effect, origin: origin) }
     case .concatenate(let effects):
@@ -258,6 +263,8 @@ public final class Store<State, Action: Sendable> {
       deliver(action)
     case .cancel(let id):
       cancel(id: id, .cancelledByID(origin.number))
+    case .issue(let issue):
+      didReportIssue?(issue, origin)
     case .run(let operation):
       do {
         try await operation(Send(deliver))
@@ -382,13 +389,14 @@ extension Effect {
     case .cancellable: "cancellable"
     case .cancel: "cancel"
     case .throttle: "throttle"
+    case .issue: "issue"
     }
   }
 
   /// True when the tree holds nothing that must wait, so the store can apply it in place.
   var isSynchronous: Bool {
     switch operation {
-    case .none, .send, .cancel: return true
+    case .none, .send, .cancel, .issue: return true
     case .merge(let effects), .concatenate(let effects): return effects.allSatisfy(\.isSynchronous)
     case .run, .cancellable, .throttle: return false
     }
