@@ -19,8 +19,9 @@ extension Reducer {
   /// }
   /// ```
   ///
-  /// Finding removed elements reads the collection's ids before and after the parent reduces,
-  /// as TCA does: time proportional to the number of elements, on every action.
+  /// Removed elements are found from the collection's journal of changes, in time
+  /// proportional to what the parent changed, not to the number of elements (TCA compares the
+  /// ids before and after).
   public func forEach<ElementState, ElementAction, Element: Reducer>(
     _ toElementsState: WritableKeyPath<State, IdentifiedArray<ElementState>> & Sendable,
     action toElementAction: CasePath<Action, IdentifiedAction<ElementState.ID, ElementAction>>,
@@ -45,12 +46,38 @@ where Element.State: Identifiable, Element.State.ID: Sendable {
     Parent.Action
   > {
     let elementEffect = reduceElement(into: &state, action: action)
-    let idsBefore = state[keyPath: toElementsState].ids
+    let before = state[keyPath: toElementsState].changeToken
     let parentEffect = parent.reduce(into: &state, action: action)
+    let after = state[keyPath: toElementsState].changeToken
+    guard mayHaveRemoved(from: before, to: after) else {
+      return elementEffect.merge(with: parentEffect)
+    }
+    return .merge(elementEffect, parentEffect, cancelEffectsOfRemoved(from: state))
+  }
+
+  /// Whether an element may be gone: the collection's journal tells, in time proportional to
+  /// the changes; a collection replaced or sorted says nothing, and may have lost any.
+  private func mayHaveRemoved(from before: ChangeToken, to after: ChangeToken) -> Bool {
+    guard before != after else { return false }
+    guard let changes = after.changes(since: before) else { return true }
+    return changes.contains { if case .removed = $0.change { true } else { false } }
+  }
+
+  /// Cancels the effects of every element that is not in `state` any more. The store picks
+  /// them among the ids it runs effects under, so the cost is that of the running effects
+  /// rather than of the elements, and no copy of the elements before the change is kept (the
+  /// parent's next change to them would copy them all).
+  private func cancelEffectsOfRemoved(from state: Parent.State) -> Effect<Parent.Action> {
     let elements = state[keyPath: toElementsState]
-    let removed = idsBefore.filter { elements.index(id: $0) == nil }
-    return .merge(
-      [elementEffect, parentEffect] + removed.map { .cancel(id: scope(of: $0)) })
+    let toElementsState = toElementsState
+    return Effect(
+      .cancelPicked(
+        EffectIDFilter { id in
+          guard let scope = id.base.base as? ElementScope, scope.elements == toElementsState,
+            let elementID = scope.id.base.base as? Element.State.ID
+          else { return false }
+          return elements.index(id: elementID) == nil
+        }))
   }
 
   private func reduceElement(into state: inout Parent.State, action: Parent.Action) -> Effect<
@@ -66,7 +93,7 @@ where Element.State: Identifiable, Element.State.ID: Sendable {
     let scope = scope(of: id)
     let embed = toElementAction.embed
     return element.reduce(into: &state[keyPath: toElementsState][position], action: elementAction)
-      .map({ embed(.element(id: id, action: $0)) }, rewritingIDs: { scope.effectID($0) })
+      .map({ embed(.element(id: id, action: $0)) }, in: scope)
       .cancellable(inScope: scope)
   }
 
@@ -105,13 +132,32 @@ private struct ElementEffectID: Hashable, Sendable, CustomStringConvertible {
   var description: String { "\(id) of \(scope)" }
 }
 
+/// Which of the ids a store runs effects under to cancel.
+///
+/// (`@unchecked`: the filter holds the elements as they were after a reduction, which need not
+/// be `Sendable`; the store runs it on its actor, the one place the state lives.)
+struct EffectIDFilter: @unchecked Sendable {
+  let picks: (EffectID) -> Bool
+
+  /// The same filter for an effect of an element of `scope`, where its ids were moved into
+  /// the scope: how the removed elements of a collection inside an element are found.
+  func within(_ scope: ElementScope) -> Self {
+    EffectIDFilter { id in
+      guard let scoped = id.base.base as? ElementEffectID, scoped.scope == scope else {
+        return false
+      }
+      return picks(scoped.id)
+    }
+  }
+}
+
 extension Effect {
   /// Runs what must wait under the scope's id and leaves the synchronous parts (`.send`,
   /// `.cancel`, an issue) in place, so that an element's `.send` is reduced at once, as any
   /// other's, rather than from a task.
   fileprivate func cancellable(inScope scope: ElementScope) -> Self {
     switch operation {
-    case .none, .send, .cancel, .issue:
+    case .none, .send, .cancel, .issue, .cancelPicked:
       return self
     case .merge(let effects):
       return .merge(effects.map { $0.cancellable(inScope: scope) })

@@ -136,6 +136,8 @@ public final class Store<State, Action: Sendable> {
       cancel(id: id, .cancelledByID(origin.number))
     case .issue(let issue):
       didReportIssue?(issue, origin)
+    case .cancelPicked(let filter):
+      cancel(picked: filter, .cancelledByID(origin.number))
     case .merge(let effects):
       for effect in effects { start(effect, origin: origin) }
     case .concatenate(let effects):
@@ -238,6 +240,10 @@ public final class Store<State, Action: Sendable> {
     for token in tokens { cancel(token, why) }
   }
 
+  private func cancel(picked filter: EffectIDFilter, _ why: EffectCancellation) {
+    for id in cancellable.keys.filter(filter.picks) { cancel(id: id, why) }
+  }
+
   /// Cancels one running effect; the first reason given is the one told.
   private func cancel(_ token: UInt64, _ why: EffectCancellation) {
     guard let effect = running[token] else { return }
@@ -265,6 +271,8 @@ public final class Store<State, Action: Sendable> {
       cancel(id: id, .cancelledByID(origin.number))
     case .issue(let issue):
       didReportIssue?(issue, origin)
+    case .cancelPicked(let filter):
+      cancel(picked: filter, .cancelledByID(origin.number))
     case .run(let operation):
       do {
         try await operation(Send(deliver))
@@ -387,7 +395,7 @@ extension Effect {
     case .merge: "merge"
     case .concatenate: "concatenate"
     case .cancellable: "cancellable"
-    case .cancel: "cancel"
+    case .cancel, .cancelPicked: "cancel"
     case .throttle: "throttle"
     case .issue: "issue"
     }
@@ -396,7 +404,7 @@ extension Effect {
   /// True when the tree holds nothing that must wait, so the store can apply it in place.
   var isSynchronous: Bool {
     switch operation {
-    case .none, .send, .cancel, .issue: return true
+    case .none, .send, .cancel, .issue, .cancelPicked: return true
     case .merge(let effects), .concatenate(let effects): return effects.allSatisfy(\.isSynchronous)
     case .run, .cancellable, .throttle: return false
     }

@@ -48,6 +48,7 @@ final class ForEachReducerTests: XCTestCase {
       case rows(IdentifiedActionOf<Row>)
       case remove(id: Int)
       case reverse
+      case keepOnly(id: Int)
 
       enum Cases {
         static let rows = CasePath<Action, IdentifiedActionOf<Row>>(embed: Action.rows) {
@@ -71,6 +72,9 @@ final class ForEachReducerTests: XCTestCase {
           return .none
         case .reverse:
           state.rows = IdentifiedArray(uniqueElements: state.rows.reversed())
+          return .none
+        case .keepOnly(let id):
+          state.rows = IdentifiedArray(uniqueElements: state.rows.filter { $0.id == id })
           return .none
         }
       }
@@ -130,6 +134,20 @@ final class ForEachReducerTests: XCTestCase {
     store.receive(.rows(.element(id: 2, action: .tick))) { $0.rows[id: 2]?.ticks = 1 }
     store.send(.remove(id: 2)) { $0.rows.remove(id: 2) }
     store.advance(by: .seconds(5))
+    store.finish()
+  }
+
+  /// A new collection has no journal to tell what it lost: the elements not in it any more are
+  /// found among those running effects.
+  func testReplacingTheCollectionCancelsTheEffectsOfTheElementsItLost() {
+    let store = makeStore()
+    store.send(.rows(.element(id: 1, action: .startTimer)))
+    store.send(.rows(.element(id: 2, action: .startTimer)))
+    store.send(.keepOnly(id: 2)) { $0.rows = [$0.rows[id: 2]!] }
+    XCTAssertEqual(store.effectsInFlight, 1)
+    store.advance(by: .seconds(1))
+    store.receive(.rows(.element(id: 2, action: .tick))) { $0.rows[id: 2]?.ticks = 1 }
+    store.send(.rows(.element(id: 2, action: .stopTimer)))
     store.finish()
   }
 
@@ -204,5 +222,77 @@ final class ForEachReducerTests: XCTestCase {
     XCTAssertEqual(second.extract(.rows(.element(id: 2, action: .tick))), .tick)
     XCTAssertNil(second.extract(.rows(.element(id: 3, action: .tick))))
     XCTAssertNil(second.extract(.reverse))
+  }
+
+  /// Lists of rows: a row's effects are scoped by its list and by itself.
+  struct Board: Reducer {
+    struct ListState: Equatable, Sendable, Identifiable {
+      let id: Int
+      var rows: IdentifiedArrayOf<Row.State>
+    }
+    enum ListAction: Equatable, Sendable {
+      case rows(IdentifiedActionOf<Row>)
+      case remove(id: Int)
+
+      static let rowsPath = CasePath<ListAction, IdentifiedActionOf<Row>>(embed: ListAction.rows) {
+        guard case .rows(let action) = $0 else { return nil }
+        return action
+      }
+    }
+    struct State: Equatable, Sendable {
+      var lists: IdentifiedArray<ListState>
+    }
+    enum Action: Equatable, Sendable {
+      case lists(IdentifiedAction<Int, ListAction>)
+
+      static let listsPath = CasePath<Action, IdentifiedAction<Int, ListAction>>(
+        embed: Action.lists
+      ) {
+        guard case .lists(let action) = $0 else { return nil }
+        return action
+      }
+    }
+    let clock: VirtualClock
+
+    var body: some Reducer<State, Action> {
+      EmptyReducer().forEach(\.lists, action: Action.listsPath) {
+        Reduce<ListState, ListAction> { state, action in
+          if case .remove(let id) = action { state.rows.remove(id: id) }
+          return .none
+        }
+        .forEach(\.rows, action: ListAction.rowsPath) { Row(clock: clock) }
+      }
+    }
+  }
+
+  func testANestedElementsEffectsAreItsOwnAndEndWithIt() {
+    let clock = VirtualClock()
+    let row = { (id: Int) in Row.State(id: id, value: "") }
+    let store = TestStore(
+      initialState: Board.State(
+        lists: [
+          Board.ListState(id: 1, rows: [row(1), row(2)]), Board.ListState(id: 2, rows: [row(1)]),
+        ]),
+      reducer: Board(clock: clock), clock: clock)
+    let start = { (list: Int, row: Int) in
+      store.send(.lists(.element(id: list, action: .rows(.element(id: row, action: .startTimer)))))
+    }
+    start(1, 1)
+    start(1, 2)
+    start(2, 1)
+    store.send(.lists(.element(id: 1, action: .remove(id: 1)))) {
+      $0.lists[id: 1]?.rows.remove(id: 1)
+    }
+    XCTAssertEqual(store.effectsInFlight, 2)
+    store.advance(by: .seconds(1))
+    store.receive(.lists(.element(id: 1, action: .rows(.element(id: 2, action: .tick))))) {
+      $0.lists[id: 1]?.rows[id: 2]?.ticks = 1
+    }
+    store.receive(.lists(.element(id: 2, action: .rows(.element(id: 1, action: .tick))))) {
+      $0.lists[id: 2]?.rows[id: 1]?.ticks = 1
+    }
+    store.send(.lists(.element(id: 1, action: .rows(.element(id: 2, action: .stopTimer)))))
+    store.send(.lists(.element(id: 2, action: .rows(.element(id: 1, action: .stopTimer)))))
+    store.finish()
   }
 }
