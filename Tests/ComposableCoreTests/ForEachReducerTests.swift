@@ -16,8 +16,9 @@ final class ForEachReducerTests: XCTestCase {
       case startTimer
       case stopTimer
       case tick
+      case search(String)
     }
-    enum CancelID { case timer }
+    enum CancelID { case timer, search }
     let clock: VirtualClock
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -35,6 +36,9 @@ final class ForEachReducerTests: XCTestCase {
       case .tick:
         state.ticks += 1
         return .none
+      case .search(let query):
+        return .send(.setValue(query))
+          .debounce(id: CancelID.search, for: .milliseconds(300), clock: clock)
       }
     }
   }
@@ -174,6 +178,24 @@ final class ForEachReducerTests: XCTestCase {
     store.advance(by: .seconds(1))
     store.receive(.rows(.element(id: 2, action: .tick))) { $0.rows[id: 2]?.ticks = 2 }
     store.send(.rows(.element(id: 2, action: .stopTimer)))
+    store.finish()
+  }
+
+  func testADebounceInOneElementDoesNotRestartAnothers() {
+    let store = makeStore()
+    store.send(.rows(.element(id: 1, action: .search("a"))))
+    store.advance(by: .milliseconds(200))
+    store.send(.rows(.element(id: 2, action: .search("b"))))
+    store.send(.rows(.element(id: 1, action: .search("ab"))))
+    store.advance(by: .milliseconds(300))
+    store.receive(.rows(.element(id: 2, action: .setValue("b")))) {
+      $0.rows[id: 2]?.value = "b"
+      $0.lastValueSeen = "b"
+    }
+    store.receive(.rows(.element(id: 1, action: .setValue("ab")))) {
+      $0.rows[id: 1]?.value = "ab"
+      $0.lastValueSeen = "ab"
+    }
     store.finish()
   }
 
