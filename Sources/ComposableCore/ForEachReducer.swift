@@ -103,11 +103,20 @@ where Element.State: Identifiable, Element.State.ID: Sendable {
 }
 
 /// Where one element's effects run: cancelling it cancels them all.
-struct ElementScope: Hashable, Sendable, CustomStringConvertible {
+///
+/// A class, though compared by value: `Effect.map` takes an optional scope, and an optional
+/// reference is a null check where an optional struct holding an existential costs calls of
+/// its value witnesses on every action of every `Scope` (14 instructions a counter action).
+final class ElementScope: Hashable, Sendable, CustomStringConvertible {
   let elements: AnyKeyPath & Sendable
   let id: EffectID
 
-  static func == (lhs: Self, rhs: Self) -> Bool {
+  init(elements: AnyKeyPath & Sendable, id: EffectID) {
+    self.elements = elements
+    self.id = id
+  }
+
+  static func == (lhs: ElementScope, rhs: ElementScope) -> Bool {
     lhs.id == rhs.id && lhs.elements == rhs.elements
   }
 
