@@ -34,8 +34,9 @@ public final class Store<State, Action: Sendable> {
   /// Called when an effect fails with an error no `catch:` handled, with the action whose
   /// reduction returned the effect.
   public var didFailEffect: ((any Error, ReducedAction<Action>) -> Void)?
-  /// Called when a reducer reports an issue (``Effect/issue(_:)``), with the action whose
-  /// reduction reported it; unset, issues are dropped.
+  /// Called when a reducer reports an issue (a ``ReducerIssue``: `forEach` given an action for
+  /// an element that is not there), with the action whose reduction reported it; unset, issues
+  /// are dropped.
   public var didReportIssue: ((ReducerIssue, ReducedAction<Action>) -> Void)?
   /// Called each time the last running effect finished.
   public var didBecomeIdle: (() -> Void)?
