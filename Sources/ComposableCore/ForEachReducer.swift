@@ -90,10 +90,13 @@ where Element.State: Identifiable, Element.State.ID: Sendable {
       return .issue(
         ReducerIssue(.unknownElement, "no element has id \(id); the action changed nothing"))
     }
+    let effect = element.reduce(
+      into: &state[keyPath: toElementsState][position], action: elementAction)
+    // Most element actions return no effect: they need no scope, which costs an allocation.
+    guard !effect.isNone else { return .none }
     let scope = scope(of: id)
     let embed = toElementAction.embed
-    return element.reduce(into: &state[keyPath: toElementsState][position], action: elementAction)
-      .map({ embed(.element(id: id, action: $0)) }, in: scope)
+    return effect.map({ embed(.element(id: id, action: $0)) }, in: scope)
       .cancellable(inScope: scope)
   }
 
