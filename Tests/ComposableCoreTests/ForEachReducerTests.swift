@@ -17,8 +17,9 @@ final class ForEachReducerTests: XCTestCase {
       case stopTimer
       case tick
       case search(String)
+      case ping
     }
-    enum CancelID { case timer, search }
+    enum CancelID { case timer, search, ping }
     let clock: VirtualClock
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -39,6 +40,9 @@ final class ForEachReducerTests: XCTestCase {
       case .search(let query):
         return .send(.setValue(query))
           .debounce(id: CancelID.search, for: .milliseconds(300), clock: clock)
+      case .ping:
+        return .send(.tick)
+          .throttle(id: CancelID.ping, for: .seconds(1), clock: clock, latest: true)
       }
     }
   }
@@ -196,6 +200,19 @@ final class ForEachReducerTests: XCTestCase {
       $0.rows[id: 1]?.value = "ab"
       $0.lastValueSeen = "ab"
     }
+    store.finish()
+  }
+
+  func testAThrottleInOneElementDoesNotHoldAnothers() {
+    let store = makeStore()
+    store.send(.rows(.element(id: 1, action: .ping)))
+    store.receive(.rows(.element(id: 1, action: .tick))) { $0.rows[id: 1]?.ticks = 1 }
+    // Within the first row's interval, the second row's first ping still passes at once.
+    store.send(.rows(.element(id: 2, action: .ping)))
+    store.receive(.rows(.element(id: 2, action: .tick))) { $0.rows[id: 2]?.ticks = 1 }
+    store.send(.rows(.element(id: 1, action: .ping)))
+    store.advance(by: .seconds(1))
+    store.receive(.rows(.element(id: 1, action: .tick))) { $0.rows[id: 1]?.ticks = 2 }
     store.finish()
   }
 
