@@ -52,7 +52,8 @@ def rows(host: Path, binary: Path, out: Path, counter_seconds_per_action: float,
     for held, toggles in [(100, 20_000), (1_000, 20_000)]:
         prefix = adds(held)
         base = seconds(host, binary, out / "todos-prefix.jsonl", prefix, runs)
-        work = prefix + b"".join(line({"type": "toggle", "id": 1 + n % 2}) for n in range(toggles))
+        work = prefix + b"".join(line({"type": "todos.element", "id": 1 + n % 2, "action": {"type": "toggled"}})
+                                 for n in range(toggles))
         total = seconds(host, binary, out / "todos-toggle.jsonl", work, runs)
         row(f"toggle with {held:,} todos held", (total - base) / toggles * 1e6)
     return result

@@ -211,7 +211,8 @@ def todos_scenario() -> Scenario:
         probes=(
             Probe("todos.toggle", "todos: toggle the middle todo",
                   lambda size, index: action_line(
-                      "todos", {"type": "toggle", "id": held(size) // 2 + 1})),
+                      "todos", {"type": "todos.element", "id": held(size) // 2 + 1,
+                                "action": {"type": "toggled"}})),
             Probe("todos.add", "todos: add a todo, then delete it (2 actions)",
                   add_and_delete, actions=2),
         ))

@@ -35,7 +35,7 @@ try {
     for (const title of ['Buy milk', 'Walk the dog', 'Mix the paint']) {
       await actor.send(STORE, 'add', { title });
     }
-    await actor.send(STORE, 'toggle', { id: 2 });
+    await actor.send(STORE, 'todos.element', { id: 2, action: { type: 'toggled' } });
     await actor.send(STORE, 'move', { from: 2, to: 0 });
     check('the todos', actor.state(STORE).todos, [
       { id: 3, title: 'Mix the paint', done: false },

@@ -46,7 +46,9 @@ def todo(id, title, done=False):
 def drive(actor, data_dir, url):
     for title in ("Buy milk", "Walk the dog", "Mix the paint"):
         actor.send(STORE, "add", title=title)
-    actor.send(STORE, "toggle", id=1)
+    # Each todo is a feature of its own: its action goes to it by id. (`action` is the send's
+    # own parameter, so the whole action is given as an object.)
+    actor.send(STORE, {"type": "todos.element", "id": 1, "action": {"type": "toggled"}})
     local = [todo(1, "Buy milk", True), todo(2, "Walk the dog"), todo(3, "Mix the paint")]
     check("todos after adding three and toggling the first", actor.state(STORE)["todos"], local)
 

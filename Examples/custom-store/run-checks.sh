@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every check of the example: builds the package and its tests, runs the reducer tests, the
 # scenario file, the Python client against the fixture server, the patch property test, a
-# recorded sync turned into a scenario, the Node client, and 500 users as instances. Exits
-# non-zero on any failure. TEST_STEP_SECONDS (600) bounds each step, as in the root Makefile.
+# recorded sync turned into a scenario, element actions through the binary, the Node client,
+# and 500 users as instances. Exits non-zero on any failure. TEST_STEP_SECONDS (600) bounds
+# each step, as in the root Makefile.
 set -euo pipefail
 cd "$(dirname "$0")"
 SWIFT=${SWIFT:-swift}
@@ -34,9 +35,9 @@ step "todo-actor test scenarios/todos.jsonl"
 step "python3 client.py --binary $bin/todo-actor"
 "${deadline[@]}" python3 client.py --binary "$bin/todo-actor"
 
-step "python3 -m pytest test_patch_properties.py test_recorded_sync.py"
+step "python3 -m pytest test_patch_properties.py test_recorded_sync.py test_element_actions.py"
 TODO_ACTOR="$bin/todo-actor" "${deadline[@]}" python3 -m pytest -q test_patch_properties.py \
-  test_recorded_sync.py -p no:cacheprovider
+  test_recorded_sync.py test_element_actions.py -p no:cacheprovider
 rm -rf .hypothesis
 
 step "node client.mjs --binary $bin/todo-actor"

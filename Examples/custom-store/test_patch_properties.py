@@ -1,7 +1,8 @@
 """Property: the todos store's patches, applied in order with Python's jsonpatch (an independent
 RFC 6902 implementation) to the first snapshot, give every later snapshot. Random adds, toggles,
-deletes and moves exercise the patches written from IdentifiedArray's and TrackedArray's
-journals: inserts, removals, updates and moves anywhere in the list.
+renames, deletes and moves exercise the patches written from IdentifiedArray's and TrackedArray's
+journals: inserts, removals, updates and moves anywhere in the list. A todo's action for an id
+that is not there gets an unknown_element error line and changes nothing.
 
 Run by run-checks.sh: `TODO_ACTOR=<binary> python3 -m pytest -q test_patch_properties.py`."""
 
@@ -17,7 +18,14 @@ BINARY = os.environ["TODO_ACTOR"]
 
 ACTIONS = st.one_of(
     st.builds(lambda title: {"type": "add", "title": title}, st.sampled_from(["a", "b", "milk", " "])),
-    st.builds(lambda id: {"type": "toggle", "id": id}, st.integers(0, 12)),
+    st.builds(
+        lambda id, action: {"type": "todos.element", "id": id, "action": action},
+        st.integers(0, 12),
+        st.one_of(
+            st.just({"type": "toggled"}),
+            st.builds(lambda title: {"type": "renamed", "title": title}, st.sampled_from(["a", "milk", " "])),
+        ),
+    ),
     st.builds(lambda id: {"type": "delete", "id": id}, st.integers(0, 12)),
     st.builds(lambda a, b: {"type": "move", "from": a, "to": b}, st.integers(0, 8), st.integers(0, 8)),
 )
@@ -43,5 +51,8 @@ def test_patches_replay_to_every_snapshot(actions):
             assert line["state"] == state
         elif line["type"] == "action":
             state = jsonpatch.apply_patch(state, line["patch"])
+        elif line["type"] == "error":
+            assert line["code"] == "unknown_element", line
+            assert line["action"]["id"] not in [t["id"] for t in state["todos"]], line
         else:
             assert line["type"] in ("ready", "exit"), line

@@ -36,7 +36,7 @@ def drive(actor: Client, users: list[str]) -> list[str]:
     for number, user in enumerate(users):
         actor.send(STORE, "add", instance=user, title=f"Call {user} back")
         if number % 2 == 0:
-            actor.send(STORE, "toggle", instance=user, id=1)
+            actor.send(STORE, {"type": "todos.element", "id": 1, "action": "toggled"}, instance=user)
     problems = []
     for number in range(0, len(users), max(1, len(users) // 10)):
         user = users[number]

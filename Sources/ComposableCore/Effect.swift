@@ -22,6 +22,10 @@ public struct Effect<Action: Sendable>: Sendable {
     case cancellable(id: EffectID, cancelInFlight: Bool, Effect)
     case cancel(id: EffectID)
     case throttle(ThrottleSettings, Effect)
+    case issue(ReducerIssue)
+    /// Cancels the effects of every id the filter picks among those running: how `forEach`
+    /// cancels the effects of removed elements without listing the elements it had.
+    case cancelPicked(EffectIDFilter)
   }
 
   let operation: Operation
@@ -113,6 +117,15 @@ extension Effect {
   public func map<NewAction: Sendable>(
     _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Effect<NewAction> {
+    map(transform, in: nil)
+  }
+
+  /// `map`, with every cancellation id in the tree (of `cancellable`, `cancel` and `throttle`)
+  /// moved into `scope`: how `forEach` keeps each element's ids apart from another's.
+  func map<NewAction: Sendable>(
+    _ transform: @escaping @Sendable (Action) -> NewAction, in scope: ElementScope?
+  ) -> Effect<NewAction> {
+    func id(_ id: EffectID) -> EffectID { scope?.effectID(id) ?? id }
     switch operation {
     case .none:
       return .none
@@ -122,16 +135,25 @@ extension Effect {
       return Effect<NewAction>(
         .run { send in try await operation(Send { action in send(transform(action)) }) })
     case .merge(let effects):
-      return Effect<NewAction>(.merge(effects.map { $0.map(transform) }))
+      return Effect<NewAction>(.merge(effects.map { $0.map(transform, in: scope) }))
     case .concatenate(let effects):
-      return Effect<NewAction>(.concatenate(effects.map { $0.map(transform) }))
-    case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<NewAction>(
-        .cancellable(id: id, cancelInFlight: cancelInFlight, effect.map(transform)))
-    case .cancel(let id):
-      return Effect<NewAction>(.cancel(id: id))
+        .concatenate(effects.map { $0.map(transform, in: scope) }))
+    case .cancellable(let cancelID, let cancelInFlight, let effect):
+      return Effect<NewAction>(
+        .cancellable(
+          id: id(cancelID), cancelInFlight: cancelInFlight,
+          effect.map(transform, in: scope)))
+    case .cancel(let cancelID):
+      return Effect<NewAction>(.cancel(id: id(cancelID)))
     case .throttle(let settings, let effect):
-      return Effect<NewAction>(.throttle(settings, effect.map(transform)))
+      return Effect<NewAction>(
+        .throttle(
+          settings.withID(id(settings.id)), effect.map(transform, in: scope)))
+    case .issue(let issue):
+      return Effect<NewAction>(.issue(issue))
+    case .cancelPicked(let filter):
+      return Effect<NewAction>(.cancelPicked(scope.map(filter.within) ?? filter))
     }
   }
 

@@ -5,7 +5,7 @@
 /// (`@unchecked` only because `AnyHashable` is not marked `Sendable`; the initializer admits
 /// sendable values only.)
 public struct EffectID: Hashable, @unchecked Sendable {
-  private let base: AnyHashable
+  let base: AnyHashable
   private let label: String
 
   public init(_ base: some Hashable & Sendable) {

@@ -48,6 +48,10 @@ struct ThrottleSettings: Sendable {
   let interval: Duration
   let clock: any Clock<Duration>
   let latest: Bool
+
+  func withID(_ id: EffectID) -> Self {
+    ThrottleSettings(id: id, interval: interval, clock: clock, latest: latest)
+  }
 }
 
 /// Keeps a throttle's own cancellation apart from user ids equal to the throttle's id.

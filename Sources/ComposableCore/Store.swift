@@ -34,6 +34,10 @@ public final class Store<State, Action: Sendable> {
   /// Called when an effect fails with an error no `catch:` handled, with the action whose
   /// reduction returned the effect.
   public var didFailEffect: ((any Error, ReducedAction<Action>) -> Void)?
+  /// Called when a reducer reports an issue (a ``ReducerIssue``: `forEach` given an action for
+  /// an element that is not there), with the action whose reduction reported it; unset, issues
+  /// are dropped.
+  public var didReportIssue: ((ReducerIssue, ReducedAction<Action>) -> Void)?
   /// Called each time the last running effect finished.
   public var didBecomeIdle: (() -> Void)?
   /// Called as each effect starts and ends, when set: for tracing. Unset, it costs a check per
@@ -138,6 +142,10 @@ public final class Store<State, Action: Sendable> {
       pending.append(ReducedAction(action: action, source: .effect, cause: origin.cause))
     case .cancel(let id):
       cancel(id: id, .cancelledByID(origin.number))
+    case .issue(let issue):
+      didReportIssue?(issue, origin)
+    case .cancelPicked(let filter):
+      cancel(picked: filter, .cancelledByID(origin.number))
     case .merge(let effects):
       for effect in effects { start(effect, origin: origin) }
     case .concatenate(let effects):
@@ -240,6 +248,10 @@ public final class Store<State, Action: Sendable> {
     for token in tokens { cancel(token, why) }
   }
 
+  private func cancel(picked filter: EffectIDFilter, _ why: EffectCancellation) {
+    for id in cancellable.keys.filter(filter.picks) { cancel(id: id, why) }
+  }
+
   /// Cancels one running effect; the first reason given is the one told.
   private func cancel(_ token: UInt64, _ why: EffectCancellation) {
     guard let effect = running[token] else { return }
@@ -265,6 +277,10 @@ public final class Store<State, Action: Sendable> {
       deliver(action)
     case .cancel(let id):
       cancel(id: id, .cancelledByID(origin.number))
+    case .issue(let issue):
+      didReportIssue?(issue, origin)
+    case .cancelPicked(let filter):
+      cancel(picked: filter, .cancelledByID(origin.number))
     case .run(let operation):
       do {
         try await operation(Send(deliver))
@@ -387,15 +403,16 @@ extension Effect {
     case .merge: "merge"
     case .concatenate: "concatenate"
     case .cancellable: "cancellable"
-    case .cancel: "cancel"
+    case .cancel, .cancelPicked: "cancel"
     case .throttle: "throttle"
+    case .issue: "issue"
     }
   }
 
   /// True when the tree holds nothing that must wait, so the store can apply it in place.
   var isSynchronous: Bool {
     switch operation {
-    case .none, .send, .cancel: return true
+    case .none, .send, .cancel, .issue, .cancelPicked: return true
     case .merge(let effects), .concatenate(let effects): return effects.allSatisfy(\.isSynchronous)
     case .run, .cancellable, .throttle: return false
     }

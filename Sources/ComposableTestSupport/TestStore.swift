@@ -3,7 +3,9 @@ import CustomDump
 import XCTest
 
 /// TCA's `TestStore` for this core: every state change and every action an effect sends must
-/// be asserted, and no effect may still be running when the test ends.
+/// be asserted, and no effect may still be running when the test ends. An issue a reducer
+/// reports (such as `forEach` given an action for a missing element) fails the step that
+/// caused it.
 ///
 /// ```swift
 /// let clock = VirtualClock()
@@ -46,6 +48,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
       }
       store.didChangeEffect = { event in recorder.record(event) }
       store.didFailEffect = { error, _ in recorder.failures.append("\(error)") }
+      store.didReportIssue = { issue, reduced in
+        recorder.issues.append("\(reduced.action) reported an issue: \(issue.message)")
+      }
       return store
     }
     self.store = store
@@ -76,6 +81,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     }
     expect(reduced.state, after: "sending \(action)", update: update, file: file, line: line)
     executor.runUntilIdle()
+    failIssues(file: file, line: line)
   }
 
   /// Asserts that the next action an effect sent is `expected`, and the state it produced.
@@ -94,6 +100,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
           + "\n\n(Expected: −, Received: +)", file: file, line: line)
     }
     expect(reduced.state, after: "receiving \(expected)", update: update, file: file, line: line)
+    failIssues(file: file, line: line)
   }
 
   /// Moves the virtual clock forward, letting every effect settle after each deadline.
@@ -104,6 +111,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     }
     executor.runUntilIdle()
     clock.advance(by: duration) { executor.runUntilIdle() }
+    failIssues(file: file, line: line)
   }
 
   /// Asserts that every received action was handled and no effect is still running.
@@ -147,6 +155,13 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     for failure in failures {
       fail("An effect failed without a catch handler: \(failure)", file: file, line: line)
     }
+    failIssues(file: file, line: line)
+  }
+
+  /// Fails for each issue reduced actions reported since the last step.
+  private func failIssues(file: StaticString, line: UInt) {
+    let issues = StoreActor.assumeIsolated { [recorder] in recorder.takeIssues() }
+    for issue in issues { fail(issue, file: file, line: line) }
   }
 
   private func expect(
@@ -188,6 +203,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     typealias Reduction = (action: Action, source: ActionSource, state: State)
     var reductions: [Reduction] = []
     var failures: [String] = []
+    /// What reducers reported, each with the action that reported it, until a step fails for it.
+    var issues: [String] = []
     /// Every action reduced, by its number less one.
     var reducedActions: [String] = []
     var effectEvents: [EffectEvent] = []
@@ -226,6 +243,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     func takeFailures() -> [String] {
       defer { failures.removeAll() }
       return failures
+    }
+
+    func takeIssues() -> [String] {
+      defer { issues.removeAll() }
+      return issues
     }
   }
 }

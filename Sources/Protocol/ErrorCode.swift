@@ -38,6 +38,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   /// Not a refused line: an effect failed with an error nothing caught. The line names the
   /// store and the action whose reduction started the effect, and carries that action's `id`.
   case effectFailed = "effect_failed"
+  /// Not a refused line: the action named an element of a collection (`forEach`) by an id the
+  /// collection does not hold. It was reduced (its action line came first) and changed nothing
+  /// of the elements; the line names the store and the action and carries its `id`.
+  case unknownElement = "unknown_element"
 }
 
 /// A line the session refused: it changed nothing.

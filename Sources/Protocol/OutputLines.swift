@@ -255,12 +255,15 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  /// `{"type":"error","code":"effect_failed","store":…,"action":…,"id":…,"message":…}`: an
-  /// effect of `action` failed with an error nothing caught.
-  public func effectFailed(
-    store: String, instance: InstanceKey?, action: JSONValue, id: MessageID?, message: String
+  /// `{"type":"error","code":…,"store":…,"instance":…,"action":…,"id":…,"message":…}`: not a
+  /// refused line but something that went wrong with an action the store reduced, such as an
+  /// effect of `action` that failed with an error nothing caught (`effect_failed`).
+  public func actionError(
+    _ code: ErrorCode, store: String, instance: InstanceKey?, action: JSONValue, id: MessageID?,
+    message: String
   ) {
-    raw(#"{"type":"error","code":"effect_failed""#)
+    raw(#"{"type":"error","code":"#)
+    JSONWriter.writeString(code.rawValue, into: &bytes)
     Self.writeStore(store, instance, into: &bytes)
     raw(#","action":"#)
     action.write(into: &bytes)

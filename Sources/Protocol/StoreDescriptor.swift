@@ -123,15 +123,22 @@ public struct ActionDescriptor: Sendable {
   }
 
   var objectSchema: JSONValue {
+    Self.objectSchema(type: type, description: summary, payload: payload)
+  }
+
+  /// The schema of an action object: its `type`, then its payload fields.
+  static func objectSchema(type: String, description: String? = nil, payload: [Field])
+    -> JSONValue
+  {
     var properties: JSONObject = ["type": .object(["const": .string(type)])]
     for field in payload { properties[field.name] = field.schema }
-    return .object([
-      "type": "object",
-      "description": .string(summary),
-      "properties": .object(properties),
-      "required": .array(["type"] + payload.filter(\.isRequired).map { .string($0.name) }),
-      "additionalProperties": false,
-    ])
+    var schema: JSONObject = ["type": "object"]
+    if let description { schema["description"] = .string(description) }
+    schema["properties"] = .object(properties)
+    schema["required"] = .array(
+      ["type"] + payload.filter(\.isRequired).map { .string($0.name) })
+    schema["additionalProperties"] = false
+    return .object(schema)
   }
 
   var json: JSONValue {

@@ -96,6 +96,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     store.didFailEffect = { [unowned self] error, origin in
       self.effectFailed(error, origin: origin)
     }
+    store.didReportIssue = { [unowned self] issue, origin in
+      self.reportIssue(issue, origin: origin)
+    }
     store.labelsEffects = output.labelsEffects
     if let time = output.effectTraceTime {
       store.didChangeEffect = { [unowned self] event in
@@ -123,6 +126,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     // reach this host, which the session is about to free.
     store.didReduce = nil
     store.didFailEffect = nil
+    store.didReportIssue = nil
     store.didChangeEffect = nil
     return cancelled
   }
@@ -191,12 +195,29 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
 
   /// Writes the `effect_failed` line: after the pending `state` line, so the two stay in order.
   private func effectFailed(_ error: any Error, origin: ReducedAction<Action>) {
+    writeActionError(.effectFailed, origin: origin) { "an effect of \($0) failed: \(error)" }
+  }
+
+  /// Writes what a reducer reported as an error line about the action that made it report it.
+  private func reportIssue(_ issue: ReducerIssue, origin: ReducedAction<Action>) {
+    let code: ErrorCode =
+      switch issue.kind {
+      case .unknownElement: .unknownElement
+      }
+    writeActionError(code, origin: origin) { "\($0): \(issue.message)" }
+  }
+
+  /// An error line naming the store and `origin`'s action, after the pending `state` line;
+  /// `message` is given the action's type.
+  private func writeActionError(
+    _ code: ErrorCode, origin: ReducedAction<Action>, message: (String) -> String
+  ) {
     let action = ActionCoding.encode(origin.action)
     let type = action["type"]?.stringValue ?? action.stringValue ?? "an action"
     endTick()
-    output.effectFailed(
-      store: descriptor.name, instance: instance, action: action, id: Self.messageID(of: origin),
-      message: "\(descriptor.name): an effect of \(type) failed: \(error)")
+    output.actionError(
+      code, store: descriptor.name, instance: instance, action: action,
+      id: Self.messageID(of: origin), message: "\(descriptor.name): \(message(type))")
   }
 
   /// Decodes an action from a host, refusing one that is not described as a host's (unless

@@ -39,6 +39,10 @@ public struct IdentifiedArray<Element: Identifiable> {
   }
 
   public var ids: [Element.ID] { storage.map(\.id) }
+
+  /// This value's version, whatever its elements: `forEach` asks which elements went away
+  /// since an earlier version without keeping a copy of the collection.
+  public var changeToken: ChangeToken { token }
   public var elements: [Element] { Array(storage) }
 
   /// The position of the element with this id.
@@ -237,8 +241,6 @@ extension IdentifiedArray: Decodable where Element: Decodable {
 }
 
 extension IdentifiedArray: ChangeTrackedCollection where Element: Encodable {
-  public var changeToken: ChangeToken { token }
-
   public func encodableElement(at position: Int) -> any Encodable {
     storage.encodableElement(at: position)
   }

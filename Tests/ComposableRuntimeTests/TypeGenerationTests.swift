@@ -156,6 +156,56 @@ final class TypeGenerationTests: XCTestCase {
       ])
   }
 
+  /// An element action's `action` field holds the child's actions in their wire form: its
+  /// cases become records named after their types, beside their bare types.
+  func testANestedActionFieldIsAUnionOfTheChildsActions() {
+    let rowActions: JSONValue = [
+      "oneOf": [
+        ["enum": ["toggled"]],
+        [
+          "type": "object", "properties": ["type": ["const": "toggled"]], "required": ["type"],
+          "additionalProperties": false,
+        ],
+        [
+          "type": "object",
+          "properties": ["type": ["const": "renamed"], "title": Schema.string],
+          "required": ["type", "title"], "additionalProperties": false,
+        ],
+      ]
+    ]
+    let module = TypeModule(stores: [
+      StoreDescriptor(
+        name: "list", summary: "",
+        actions: [
+          ActionDescriptor(
+            "rows.element", sentBy: .host, "",
+            payload: [.init("id", Schema.integer), .init("action", rowActions)])
+        ], stateSchema: Schema.object([:]))
+    ])
+    XCTAssertEqual(
+      module.declarations[2...4],
+      [
+        TypeDeclaration(
+          "ListRowsElementActionActionToggled",
+          .record([TypeField("type", .literal(["toggled"]))])),
+        TypeDeclaration(
+          "ListRowsElementActionActionRenamed",
+          .record([TypeField("type", .literal(["renamed"])), TypeField("title", .string)])),
+        TypeDeclaration(
+          "ListRowsElementAction", documentation: "Sent by a host.",
+          .record([
+            TypeField("type", .literal(["rows.element"])),
+            TypeField("id", .integer),
+            TypeField(
+              "action",
+              .union([
+                .literal(["toggled"]), .reference("ListRowsElementActionActionToggled"),
+                .reference("ListRowsElementActionActionRenamed"),
+              ])),
+          ])),
+      ])
+  }
+
   func testPython() {
     XCTAssertEqual(
       PythonTypePrinter.source(

@@ -92,6 +92,8 @@ struct SchemaTranslator {
     return .union(of: [.literal(strings)] + (nulls > 0 ? [.null] : []))
   }
 
+  /// A member that is an action's wire form (an object whose `type` is a constant, as a nested
+  /// action's cases are) is named after that type; any other after its position.
   private mutating func union(_ members: [JSONValue], named name: String) -> TypeExpression {
     let isNull = { (member: JSONValue) in member["type"] == "null" }
     let others = members.filter { !isNull($0) }
@@ -100,7 +102,10 @@ struct SchemaTranslator {
       of: members.map { member in
         if isNull(member) { return .null }
         position += 1
-        return expression(for: member, named: others.count == 1 ? name : "\(name)Option\(position)")
+        let suffix =
+          member["properties"]?["type"]?["const"]?.stringValue.map(TypeNames.pascalCase)
+          ?? "Option\(position)"
+        return expression(for: member, named: others.count == 1 ? name : name + suffix)
       })
   }
 

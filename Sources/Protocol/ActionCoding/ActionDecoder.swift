@@ -146,4 +146,18 @@ final class ActionDecoder: Decoder {
       throw invalidAction("field \"\(name)\": \(error)")
     }
   }
+
+  /// Decodes the field for `key` as an action in its own wire form (`{"type":"toggled"}`),
+  /// strictly, naming the field in an error; `null` is nil when `allowsNull`.
+  func decodeActionField<A: ComposableAction>(
+    _ type: A.Type, for key: some CodingKey, level: Int, allowsNull: Bool
+  ) throws -> A? {
+    let value = try decodeField(JSONValue.self, for: key, level: level)
+    if allowsNull, value.isNull { return nil }
+    do {
+      return try ActionCoding.decode(A.self, from: value)
+    } catch {
+      throw invalidAction("field \"\(key.stringValue)\": \(error.message)")
+    }
+  }
 }

@@ -57,7 +57,8 @@ struct CaseDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 }
 
 /// The associated values of one case: fields of the wire object, or, for a `ComposableAction`
-/// under `_0`, the child action named by the rest of the path.
+/// under `_0`, the child action named by the rest of the path. Any other `ComposableAction` is a
+/// field holding that action in its own wire form.
 ///
 /// Every `decodeIfPresent` overload is implemented: a field for an optional value must still be
 /// present (as `null` when nil), because the encoder always writes it and a strict protocol
@@ -143,6 +144,9 @@ struct PayloadDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
     if decoder.isChildAction(T.self, key) {
       return try decoder.decodeChild(T.self)
     }
+    if let action = T.self as? any ComposableAction.Type {
+      return try decoder.decodeActionField(action, for: key, level: level, allowsNull: false) as! T
+    }
     return try decoder.decodeField(T.self, for: key, level: level)
   }
 
@@ -206,6 +210,10 @@ struct PayloadDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     if decoder.isChildAction(T.self, key) {
       return decoder.hasMoreCases ? try decoder.decodeChild(T.self) : nil
+    }
+    if let action = T.self as? any ComposableAction.Type {
+      return try decoder.decodeActionField(action, for: key, level: level, allowsNull: true)
+        as! T?
     }
     return try decoder.decodeField(T?.self, for: key, level: level)
   }

@@ -2,7 +2,8 @@ import ComposableCore
 import JSON
 
 /// The container of one case's associated values: each value is a field, except a
-/// `ComposableAction` under `_0`, which continues the type path.
+/// `ComposableAction` under `_0`, which continues the type path. Any other `ComposableAction`
+/// value (`action:` in `.element(id:action:)`) is a field holding that action's own wire form.
 ///
 /// Every `encodeIfPresent` overload is implemented, because the default implementations skip
 /// nil and the wire form wants an explicit `null`.
@@ -78,6 +79,8 @@ struct PayloadEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     if isChildAction(T.self, key) {
       try value.encode(to: encoder)
+    } else if let action = value as? any ComposableAction {
+      try add(key, ActionCoding.encode(action))
     } else {
       try add(key, try JSONValueEncoder().encode(value))
     }
@@ -143,6 +146,9 @@ struct PayloadEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
   mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
     if isChildAction(T.self, key) {
       try value?.encode(to: encoder)
+    } else if T.self is any ComposableAction.Type {
+      let action = value as? any ComposableAction
+      try add(key, action.map { ActionCoding.encode($0) } ?? .null)
     } else {
       try add(key, try value.map { try JSONValueEncoder().encode($0) } ?? .null)
     }

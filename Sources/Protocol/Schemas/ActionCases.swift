@@ -21,6 +21,23 @@ public struct ActionCase: Equatable, Sendable, CustomStringConvertible {
 }
 
 extension ActionCoding {
+  /// The JSON Schema of `type`'s wire form, as a field holding such an action carries it: one
+  /// of its cases' objects, or a payload-free case's bare type.
+  ///
+  /// ```swift
+  /// ActionCoding.wireSchema(of: RowAction.self)
+  /// // {"oneOf":[{"enum":["toggled"]},{"type":"object","properties":{"type":{"const":"toggled"}},
+  /// //  "required":["type"],"additionalProperties":false}, …]}
+  /// ```
+  public static func wireSchema<A: ComposableAction>(of type: A.Type) -> JSONValue {
+    let cases = cases(of: type)
+    let bareTypes = cases.filter(\.payload.isEmpty).map { JSONValue.string($0.type) }
+    let objects = cases.map { ActionDescriptor.objectSchema(type: $0.type, payload: $0.payload) }
+    return ["oneOf": .array((bareTypes.isEmpty ? [] : [["enum": .array(bareTypes)]]) + objects)]
+  }
+}
+
+extension ActionCoding {
   /// Every case of `type`, child actions' cases spelled out as dotted types: what a store's
   /// description must list.
   ///
@@ -95,7 +112,9 @@ func allKeys<Key: CodingKey>(of _: Key.Type) -> [Key] {
 
 /// A decoder that takes an action enum down one case: it offers the `choice`th case as the only
 /// key and notes the schema of each of the case's values, handing back placeholders; a first
-/// value that is an action stops the walk, which goes on down that child's cases.
+/// value that is an action stops the walk, which goes on down that child's cases. Another value
+/// that is an action (a field in its own wire form) is described by its cases and handed back
+/// as a sample: the action its first cases make, with placeholders.
 private final class CaseProbe: Decoder {
   struct Stop: Error {}
 
@@ -105,6 +124,8 @@ private final class CaseProbe: Decoder {
   /// Whether the case's values are described; if not, the walk stops at the first value that
   /// is no child action.
   let readsPayloads: Bool
+  /// How many samples this probe is inside: an action that holds itself would never end.
+  let sampleDepth: Int?
   var caseCount = 0
   var caseName: String?
   var fields: [ActionDescriptor.Field] = []
@@ -112,9 +133,17 @@ private final class CaseProbe: Decoder {
   var childAction: (any ComposableAction.Type)?
   private var isInsideCase = false
 
-  init(choice: Int, readsPayloads: Bool) {
+  init(choice: Int, readsPayloads: Bool, sampleDepth: Int? = nil) {
     self.choice = choice
     self.readsPayloads = readsPayloads
+    self.sampleDepth = sampleDepth
+  }
+
+  /// A value of an action type, made of its first cases and placeholders.
+  private func sample<T: Decodable>(_ type: T.Type) throws -> T {
+    let depth = (sampleDepth ?? 0) + 1
+    guard depth < 32 else { throw Stop() }
+    return try T(from: CaseProbe(choice: 0, readsPayloads: true, sampleDepth: depth))
   }
 
   func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -138,9 +167,20 @@ private final class CaseProbe: Decoder {
   fileprivate func value<T: Decodable>(_ type: T.Type, key: some CodingKey, isOptional: Bool)
     throws -> T
   {
-    if fields.isEmpty, key.stringValue == "_0", let child = T.self as? any ComposableAction.Type {
-      childAction = child
-      throw Stop()
+    if let action = T.self as? any ComposableAction.Type {
+      if fields.isEmpty, key.stringValue == "_0" {
+        guard sampleDepth == nil else { return try sample(T.self) }
+        childAction = action
+        throw Stop()
+      }
+      guard readsPayloads else { throw Stop() }
+      if sampleDepth == nil {
+        let schema = ActionCoding.wireSchema(of: action)
+        fields.append(
+          ActionDescriptor.Field(
+            key.stringValue, isOptional ? TypeSchema.nullable(schema) : schema))
+      }
+      return try sample(T.self)
     }
     guard readsPayloads else { throw Stop() }
     let (value, schema) = try TypeSchema.sample(T.self)

@@ -1,11 +1,13 @@
 import ComposableActor
 
 /// The todo list's actions; on the wire `{"type":"add","title":"Buy milk"}`,
-/// `{"type":"move","from":2,"to":0}`, `{"type":"loaded","value":[…]}`, …
+/// `{"type":"move","from":2,"to":0}`, `{"type":"loaded","value":[…]}`,
+/// `{"type":"todos.element","id":2,"action":{"type":"toggled"}}`, …
 public enum TodoListAction: ComposableAction, Equatable {
   // From the host.
   case add(title: String)
-  case toggle(id: Int)
+  /// An action of the todo with this id (``TodoFeature``).
+  case todos(IdentifiedActionOf<TodoFeature>)
   case delete(id: Int)
   /// Moves the todo at position `from` so that it ends up at position `to`.
   case move(from: Int, to: Int)
@@ -28,4 +30,15 @@ public enum TodoListAction: ComposableAction, Equatable {
 public enum StorageOperation: String, Codable, CaseIterable, Sendable {
   case save
   case load
+}
+
+extension TodoListAction {
+  public enum Cases {
+    public static let todos = CasePath<TodoListAction, IdentifiedActionOf<TodoFeature>>(
+      embed: TodoListAction.todos
+    ) {
+      guard case .todos(let action) = $0 else { return nil }
+      return action
+    }
+  }
 }

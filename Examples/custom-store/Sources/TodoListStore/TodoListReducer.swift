@@ -1,6 +1,7 @@
 import ComposableActor
 
-/// A todo list with a debounced filter, saved to a file and synced from a server.
+/// A todo list with a debounced filter, saved to a file and synced from a server; each todo is a
+/// ``TodoFeature``, run by `forEach`.
 public struct TodoListReducer: Reducer {
   enum CancelID { case filter, save, load, sync }
 
@@ -10,7 +11,12 @@ public struct TodoListReducer: Reducer {
     self.dependencies = dependencies
   }
 
-  public func reduce(into state: inout TodoListState, action: TodoListAction) -> Effect<
+  public var body: some Reducer<TodoListState, TodoListAction> {
+    Reduce(reduceList)
+      .forEach(\.todos, action: TodoListAction.Cases.todos) { TodoFeature() }
+  }
+
+  private func reduceList(into state: inout TodoListState, action: TodoListAction) -> Effect<
     TodoListAction
   > {
     switch action {
@@ -25,8 +31,16 @@ public struct TodoListReducer: Reducer {
       if todo.matches(state.appliedFilter) { state.visibleIDs.append(todo.id) }
       return .none
 
-    case .toggle(let id):
-      state.todos[id: id]?.done.toggle()
+    case .todos(.element(let id, .renamed)):
+      // The todo was renamed before this runs: it may have come into the filter or left it.
+      if let todo = state.todos[id: id],
+        todo.matches(state.appliedFilter) != state.visibleIDs.contains(id)
+      {
+        state.applyFilter()
+      }
+      return .none
+
+    case .todos:
       return .none
 
     case .delete(let id):

@@ -38,7 +38,10 @@ public enum TodoListStore: StoreDefinition {
       "add", sentBy: .host,
       "Appends a todo with the next id; the title is trimmed, and a blank one adds nothing."),
     .init(
-      "toggle", sentBy: .host, "Flips the todo's done; an unknown id does nothing."),
+      "todos.element", sentBy: .host,
+      "An action of the todo with this id: toggled flips done; renamed (title) sets the title, "
+        + "trimmed, a blank one changing nothing. An id no todo has changes nothing and is "
+        + "answered with an unknown_element error line."),
     .init(
       "delete", sentBy: .host, "Removes the todo; an unknown id does nothing."),
     .init(

@@ -75,11 +75,10 @@ final class TodoListReducerTests: XCTestCase {
     store.finish()
   }
 
-  func testToggleAndDeleteByIDUnknownIDsDoNothing() {
+  func testAToggledTodoFlipsAndDeleteByAnUnknownIDDoesNothing() {
     let store = makeStore(Self.three)
-    store.send(.toggle(id: 2)) { $0.todos[1].done = true }
-    store.send(.toggle(id: 2)) { $0.todos[1].done = false }
-    store.send(.toggle(id: 99))
+    store.send(.todos(.element(id: 2, action: .toggled))) { $0.todos[1].done = true }
+    store.send(.todos(.element(id: 2, action: .toggled))) { $0.todos[1].done = false }
     store.send(.delete(id: 1)) {
       $0.todos = [Self.dog, Self.paint]
       $0.visibleIDs = [2, 3]
@@ -91,6 +90,43 @@ final class TodoListReducerTests: XCTestCase {
       $0.nextID = 5
       $0.visibleIDs = [2, 3, 4]
     }
+    store.finish()
+  }
+
+  func testAnActionForATodoThatIsNotThereChangesNothingAndIsReported() {
+    let store = makeStore(Self.three)
+    var failures: [String] = []
+    store.reportFailure = { message, _, _ in failures.append(message) }
+    store.send(.delete(id: 2)) {
+      $0.todos = [Self.milk, Self.paint]
+      $0.visibleIDs = [1, 3]
+    }
+    store.send(.todos(.element(id: 2, action: .toggled)))
+    XCTAssertEqual(failures.count, 1)
+    XCTAssertTrue(
+      failures.first?.hasSuffix("no element has id 2; the action changed nothing") == true,
+      "\(failures)")
+    store.finish()
+  }
+
+  func testARenamedTodoIsTrimmedAndRefiltered() {
+    let store = makeStore(Self.three)
+    store.send(.filterChanged(text: "milk")) { $0.filter = "milk" }
+    store.advance(by: TodoListDependencies.filterDebounce)
+    store.receive(.filterApplied) {
+      $0.appliedFilter = "milk"
+      $0.visibleIDs = [1]
+    }
+    // The list sees the new title: the renamed todo now matches the filter.
+    store.send(.todos(.element(id: 3, action: .renamed(title: "  Buy oat MILK ")))) {
+      $0.todos[2].title = "Buy oat MILK"
+      $0.visibleIDs = [1, 3]
+    }
+    store.send(.todos(.element(id: 1, action: .renamed(title: "Buy bread")))) {
+      $0.todos[0].title = "Buy bread"
+      $0.visibleIDs = [3]
+    }
+    store.send(.todos(.element(id: 1, action: .renamed(title: " "))))
     store.finish()
   }
 
@@ -187,7 +223,7 @@ final class TodoListReducerTests: XCTestCase {
     let store = makeStore(Self.three, latency: .milliseconds(50))
     store.send(.save) { $0.isSaving = true }
     store.advance(by: .milliseconds(20))
-    store.send(.toggle(id: 1)) { $0.todos[0].done = true }
+    store.send(.todos(.element(id: 1, action: .toggled))) { $0.todos[0].done = true }
     store.send(.save)
     // The first save's outcome never arrives: only the newest one ends `isSaving`.
     store.advance(by: .milliseconds(50))
