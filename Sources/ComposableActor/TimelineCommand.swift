@@ -26,8 +26,15 @@ extension ComposableActorCommand {
     @Option(help: "html (a page to open in a browser) or text (swimlanes).")
     var format: ComposableHarness.Timeline.Format = .html
 
-    @Option(name: .customLong("store"), help: "text: draw only this store (repeatable).")
+    @Option(
+      name: .customLong("store"),
+      help: "text: draw only this store, every instance of it (repeatable).")
     var stores: [String] = []
+
+    @Option(
+      name: .customLong("instance"),
+      help: "text: draw only this named instance, of the --store stores if given (repeatable).")
+    var instances: [String] = []
 
     @Option(help: "text: the width to fit the lanes in, in characters.")
     var width = 120
@@ -36,12 +43,17 @@ extension ComposableActorCommand {
       if format == .html && !stores.isEmpty {
         throw ValidationError("--store is for --format text: the page filters stores itself")
       }
+      if format == .html && !instances.isEmpty {
+        throw ValidationError(
+          "--instance is for --format text: the page filters instances itself")
+      }
       if width < 40 { throw ValidationError("--width must be 40 or more") }
     }
 
     func run() throws {
       let code = ComposableHarness.Timeline(
-        file: file, format: format, output: output, stores: stores, width: width,
+        file: file, format: format, output: output, stores: stores, instances: instances,
+        width: width,
         harness: ComposableActorCommand.harness
       ).run()
       if code != 0 { throw ExitCode(code) }
