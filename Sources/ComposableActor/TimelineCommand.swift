@@ -6,9 +6,11 @@ extension ComposableActorCommand {
   struct Timeline: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "timeline",
-      abstract: "Draw a --record log: a lane per store, every action, every effect's life.",
+      abstract:
+        "Draw a --record log: a lane per store instance, every action, every effect's life.",
       discussion: """
-        html writes one self-contained page (nothing fetched) with a lane per store, each \
+        html writes one self-contained page (nothing fetched) with a lane per store instance \
+        (the store's default one, and each named one: primes "alice"), each \
         effect as a bar from its start to its end, a step list that shows the state and the \
         difference each step made, and filters. text writes the same lanes as plain text, \
         for a CI log. Effects appear when the run was recorded with --trace effects. Exit \
