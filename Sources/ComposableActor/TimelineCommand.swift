@@ -6,9 +6,11 @@ extension ComposableActorCommand {
   struct Timeline: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "timeline",
-      abstract: "Draw a --record log: a lane per store, every action, every effect's life.",
+      abstract:
+        "Draw a --record log: a lane per store instance, every action, every effect's life.",
       discussion: """
-        html writes one self-contained page (nothing fetched) with a lane per store, each \
+        html writes one self-contained page (nothing fetched) with a lane per store instance \
+        (the store's default one, and each named one: primes "alice"), each \
         effect as a bar from its start to its end, a step list that shows the state and the \
         difference each step made, and filters. text writes the same lanes as plain text, \
         for a CI log. Effects appear when the run was recorded with --trace effects. Exit \
@@ -26,8 +28,15 @@ extension ComposableActorCommand {
     @Option(help: "html (a page to open in a browser) or text (swimlanes).")
     var format: ComposableHarness.Timeline.Format = .html
 
-    @Option(name: .customLong("store"), help: "text: draw only this store (repeatable).")
+    @Option(
+      name: .customLong("store"),
+      help: "text: draw only this store, every instance of it (repeatable).")
     var stores: [String] = []
+
+    @Option(
+      name: .customLong("instance"),
+      help: "text: draw only this named instance, of the --store stores if given (repeatable).")
+    var instances: [String] = []
 
     @Option(help: "text: the width to fit the lanes in, in characters.")
     var width = 120
@@ -35,6 +44,10 @@ extension ComposableActorCommand {
     func validate() throws {
       if format == .html && !stores.isEmpty {
         throw ValidationError("--store is for --format text: the page filters stores itself")
+      }
+      if format == .html && !instances.isEmpty {
+        throw ValidationError(
+          "--instance is for --format text: the page filters instances itself")
       }
       // Each lane is padded to its share: a width near Int.max asked for exabytes of spaces.
       if !(40...10_000).contains(width) {
@@ -44,7 +57,8 @@ extension ComposableActorCommand {
 
     func run() throws {
       let code = ComposableHarness.Timeline(
-        file: file, format: format, output: output, stores: stores, width: width,
+        file: file, format: format, output: output, stores: stores, instances: instances,
+        width: width,
         harness: ComposableActorCommand.harness
       ).run()
       if code != 0 { throw ExitCode(code) }

@@ -52,7 +52,9 @@ import ComposableRuntime
       return error.description
     }
     _ = TextTimeline(
-      recording: recording, title: "fuzz", lanes: recording.header.stores, width: 120
+      recording: recording, title: "fuzz",
+      lanes: TextTimeline.lanes(of: recording, stores: recording.header.stores, instances: []),
+      width: 120
     ).render()
     _ = TimelinePage.html(for: recording, title: "fuzz", initialStates: [:])
     let time = ActionTime.replayed(start: recording.header.startTime)

@@ -12,22 +12,29 @@ final class TimelineTests: XCTestCase {
   }
 
   private func action(
-    _ seq: Int, _ type: String, store: String = "tally", effect: Int? = nil, id: String? = nil,
-    t: Int = 0
+    _ seq: Int, _ type: String, store: String = "tally", instance: String? = nil,
+    effect: Int? = nil, id: String? = nil, t: Int = 0
   ) -> String {
     let source = effect == nil ? "host" : "effect"
-    return #"{"type":"action","store":"\#(store)","seq":\#(seq),"#
+    return #"{"type":"action","store":"\#(store)","# + member(instance)
+      + #""seq":\#(seq),"#
       + (id.map { #""id":\#($0),"# } ?? "")
       + #""source":"\#(source)","# + (effect.map { #""effect":\#($0),"# } ?? "")
       + #""action":{"type":"\#(type)"},"patch":[],"t":\#(t)}"#
   }
 
   private func effect(
-    _ number: Int, _ event: String, cause: Int, store: String = "tally", extra: String = "",
-    t: Int = 0
+    _ number: Int, _ event: String, cause: Int, store: String = "tally", instance: String? = nil,
+    extra: String = "", t: Int = 0
   ) -> String {
-    #"{"type":"effect","store":"\#(store)","effect":\#(number),"event":"\#(event)","#
+    #"{"type":"effect","store":"\#(store)","# + member(instance)
+      + #""effect":\#(number),"event":"\#(event)","#
       + #""cause":\#(cause),"operator":"run"\#(extra),"t":\#(t)}"#
+  }
+
+  /// `"instance":"KEY",` for a named instance, nothing for the default one.
+  private func member(_ instance: String?) -> String {
+    instance.map { #""instance":"\#($0)","# } ?? ""
   }
 
   func testEachEffectIsALineDownItsLaneFromItsStartToItsEnd() throws {
@@ -162,6 +169,59 @@ final class TimelineTests: XCTestCase {
       ["t ms  seq  other", "   0    2  ● anotherVeryLongActionNameThatFitsBecauseItIsLast"])
   }
 
+  /// Over instances: one lane per instance, the default one named as its store; `other` has
+  /// no line of its default instance, so no lane for it.
+  private var overInstances: [String] {
+    [
+      header(stores: ["tally", "other"]),
+      action(1, "start"),
+      action(2, "start", instance: "alice"),
+      effect(1, "started", cause: 2, instance: "alice"),
+      action(3, "tick", instance: "alice", effect: 1, t: 5),
+      effect(1, "finished", cause: 2, instance: "alice", t: 5),
+      action(4, "start", store: "other", instance: "alice", t: 5),
+      effect(2, "started", cause: 4, store: "other", instance: "alice", t: 5),
+      action(5, "stop", instance: "bob", t: 9),
+    ]
+  }
+
+  func testEachInstanceIsALaneOfItsOwnWithItsEffects() throws {
+    XCTAssertEqual(
+      try timeline(overInstances),
+      """
+      recording.jsonl: 5 actions in 4 instances of 2 stores (virtual clock); 2 effects: \
+      1 finished, 0 cancelled, 0 failed, 1 still running
+      t ms  seq  tally                     tally "alice"               tally "bob"               other "alice"
+         0    1  ● start
+         0    2                              ● start
+         0                                 ┌ effect 1 started: run, …
+         5    3                            ├ ◆ tick  (effect 1)
+         5                                 └ effect 1 finished
+         5    4                                                                                    ● start
+         5                                                                                       ┌ effect 2 started: run, by seq 4
+         9    5                                                        ● stop                    │
+         9                                                                                       ┊ effect 2 still running at the end
+
+      """)
+  }
+
+  func testInstancesAreChosenByStoreAndByKey() throws {
+    let lanes = { (stores: [String], instances: [String]) in
+      try self.timeline(self.overInstances, arguments: (.text, stores, 300), instances: instances)
+        .split(separator: "\n")[1].split(separator: "  ").dropFirst(2)
+        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+    XCTAssertEqual(try lanes(["tally"], []), ["tally", #"tally "alice""#, #"tally "bob""#])
+    XCTAssertEqual(try lanes([], ["alice"]), [#"tally "alice""#, #"other "alice""#])
+    XCTAssertEqual(try lanes(["other"], ["alice"]), [#"other "alice""#])
+    XCTAssertEqual(try lanes(["tally"], ["bob", "alice"]), [#"tally "alice""#, #"tally "bob""#])
+    for (stores, instances) in [([], ["carol"]), (["other"], ["bob"]), (["tally"], [""])] {
+      XCTAssertThrowsError(
+        try timeline(overInstances, arguments: (.text, stores, 120), instances: instances)
+      ) { XCTAssertEqual(($0 as? TimelineExit)?.code, 64, "\(stores) \(instances)") }
+    }
+  }
+
   func testAStoreTheRecordingDoesNotHaveIsRefused() throws {
     XCTAssertThrowsError(
       try timeline([header(), action(1, "start")], arguments: (.text, ["nope"], 120))
@@ -207,12 +267,13 @@ final class TimelineTests: XCTestCase {
 
   private func timeline(
     _ lines: [String],
-    arguments: (format: Timeline.Format, stores: [String], width: Int) = (.text, [], 120)
+    arguments: (format: Timeline.Format, stores: [String], width: Int) = (.text, [], 120),
+    instances: [String] = []
   ) throws -> String {
     try withRecording(lines) { folder, path in
       let code = Timeline(
         file: path, format: arguments.format, output: "\(folder)/out", stores: arguments.stores,
-        width: arguments.width, harness: TallyStore.harness
+        instances: instances, width: arguments.width, harness: TallyStore.harness
       ).run()
       guard code == 0 else { throw TimelineExit(code: code) }
       return String(decoding: try FileIO.readAll("\(folder)/out", limit: 1 << 20), as: UTF8.self)

@@ -35,9 +35,9 @@ STATUSES = ["finished", "cancelled", "failed", "running"]
 
 
 class Recording:
-    """A --record file, read by the test: its actions, every store's state before and after
-    each of them (from `initial`, the states a snapshot showed at the start, and jsonpatch), and
-    its effects with how each ended."""
+    """A --record file, read by the test: its actions, every store instance's state before and
+    after each of them (from `initial`, the states a snapshot showed at the start, which every
+    instance of the store starts from, and jsonpatch), and its effects with how each ended."""
 
     def __init__(self, path, initial):
         self.path = path
@@ -45,20 +45,21 @@ class Recording:
         self.header, self.lines = records[0], records[1:]
         self.actions = [line for line in self.lines if line["type"] == "action"]
         self.before, self.after = [], []
-        states = dict(initial)
+        states = {}
         for action in self.actions:
-            before = states[action["store"]]
+            lane = (action["store"], action.get("instance"))
+            before = states.get(lane, initial[action["store"]])
             after = jsonpatch.apply_patch(before, action["patch"])
             self.before.append(before)
             self.after.append(after)
-            states[action["store"]] = after
+            states[lane] = after
         self.effects = {}
         for line in self.lines:
             if line["type"] == "effect":
                 effect = self.effects.setdefault(
                     line["effect"],
-                    {"effect": line["effect"], "store": line["store"], "cause": line["cause"],
-                     "status": "running", "by": None, "error": None, "sent": []},
+                    {"effect": line["effect"], "store": line["store"], "instance": line.get("instance"),
+                     "cause": line["cause"], "status": "running", "by": None, "error": None, "sent": []},
                 )
                 if line["event"] in ("finished", "cancelled", "failed"):
                     effect["status"] = line["event"]
@@ -67,11 +68,12 @@ class Recording:
             elif line.get("effect") in self.effects:
                 self.effects[line["effect"]]["sent"].append(line["seq"])
 
-    def seqs(self, store="", type_part="", id_text=""):
+    def seqs(self, store="", instance="", type_part="", id_text=""):
         """The seqs of the actions a filter should let through."""
         return [
             action["seq"] for action in self.actions
             if (not store or action["store"] == store)
+            and (not instance or action.get("instance") == instance)
             and type_part.lower() in action["action"]["type"].lower()
             and (not id_text or ("id" in action and id_of(action["id"]) == id_text))
         ]
@@ -81,8 +83,10 @@ def id_of(value):
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def message(store, action, id=None, **payload):
+def message(store, action, id=None, instance=None, **payload):
     line = {"store": store, "action": {"type": action, **payload} if payload else action}
+    if instance is not None:
+        line["instance"] = instance
     if id is not None:
         line["id"] = id
     return line
@@ -126,9 +130,15 @@ def record_primes(folder):
         message("primes", "counter.incrTapped", "inc"),
         message("primes", "counter.incrTapped", "inc"),
     ]
+    return record_virtual(path, inputs)
+
+
+def record_virtual(path, inputs):
+    """Records `inputs` under the virtual clock, with effects traced; the snapshots among them
+    are the initial states."""
     lines, code, stderr = run_lines(
         inputs, "--clock", "virtual", "--trace", "effects", "--record", str(path), "--seed", "1",
-        "--data-dir", str(folder), timeout=60,
+        "--data-dir", str(path.parent), timeout=60,
     )
     assert code == 0, stderr
     initial = {line["store"]: line["state"] for line in lines if line["type"] == "snapshot"}
@@ -616,17 +626,20 @@ def test_filters_narrow_the_step_list_to_exactly_the_matching_steps(driver, reco
             assert selected_seq(driver) == expected[0]
 
 
-def set_filters(driver, store="", type_part="", id_text=""):
+def set_filters(driver, store="", instance="", type_part="", id_text=""):
     Select(driver.find_element(By.CSS_SELECTOR, "[data-testid=filter-store]")).select_by_value(store)
-    for testid, text in (("filter-type", type_part), ("filter-id", id_text)):
+    for testid, text in (("filter-instance", instance), ("filter-type", type_part), ("filter-id", id_text)):
         field = driver.find_element(By.CSS_SELECTOR, f"[data-testid={testid}]")
+        if not field.is_displayed():
+            assert not text, f"{testid} is hidden: the recording has no named instances"
+            continue
         field.send_keys(Keys.CONTROL, "a")
         field.send_keys(Keys.BACKSPACE)
         if text:
             field.send_keys(text)
     # The page filters on a timer after each key (at once, or after a pause in typing on
     # large recordings): wait until it has applied these.
-    wanted = {"store": store, "type": type_part, "id": id_text}
+    wanted = {"store": store, "instance": instance, "type": type_part, "id": id_text}
     WebDriverWait(driver, 10).until(lambda d: hook(d, "filters()") == wanted)
 
 
@@ -728,11 +741,105 @@ def test_a_recording_without_effect_lines_still_renders(driver, tmp_path):
     assert hook(driver, "steps") == len(recording.actions) == 3
     assert hook(driver, "traced") is False and hook(driver, "effects") == []
     assert "effects not traced" in text_of(driver, "facts")
+    assert not driver.find_element(By.CSS_SELECTOR, "[data-testid=filter-instance]").is_displayed(), \
+        "no instance filter for a recording without named instances"
     assert "--trace effects" in text_of(driver, "not-traced")
     focus_body(driver)
     press(driver, Keys.END)
     assert json.loads(text_of(driver, "state-panel")) == recording.after[-1]
     assert recording.after[-1]["alertNthPrime"] == {"n": 3, "prime": 5}
+
+
+def record_instances(folder):
+    """Under the virtual clock, instances: primes's default instance, alice's and bob's each
+    counting its own way, alice asking for an nth prime (an effect in her lane) and bob saving a
+    favourite; then randomTodo's timer started and stopped in alice's instance of it, while
+    randomTodo's default instance has no line at all."""
+    path = folder / "instances.jsonl"
+    inputs = [{"cmd": "snapshot", "store": store} for store in ("primes", "randomTodo")]
+    inputs += [
+        message("primes", "counter.countChanged", "d3", value=3),
+        message("primes", "counter.countChanged", "a7", "alice", value=7),
+        message("primes", "counter.nthPrimeButtonTapped", "ask", "alice"),
+        {"cmd": "settle"},
+        message("primes", "counter.countChanged", instance="bob", value=5),
+        message("primes", "primeModal.saveFavoritePrimeTapped", "fav", "bob"),
+        message("randomTodo", "viewDidAppear", "appear", "alice"),
+        {"cmd": "advance", "ms": 100},
+        message("randomTodo", "stopRandomText", "stop", "alice"),
+        message("primes", "counter.incrTapped", "inc"),
+        message("primes", "counter.incrTapped", "inc", "alice"),
+        message("primes", "counter.incrTapped", "inc", "bob"),
+    ]
+    return record_virtual(path, inputs)
+
+
+def test_each_instance_is_a_lane_with_its_own_state_and_the_filters_pick_instances(driver, tmp_path):
+    recording = record_instances(tmp_path)
+    open_timeline(driver, draw(recording.path))
+    lanes = driver.execute_script(
+        "return [...document.querySelectorAll('[data-testid=lane]')]"
+        ".map(l => [l.dataset.store, l.dataset.instance || null, l.querySelector('.lane-name').textContent.trim()])")
+    assert lanes == [
+        ["primes", None, "primes"], ["primes", "alice", 'primes "alice"'], ["primes", "bob", 'primes "bob"'],
+        ["randomTodo", None, "randomTodo"], ["randomTodo", "alice", 'randomTodo "alice"'],
+        ["votes", None, "votes"], ["websocket", None, "websocket"],
+    ]
+    per_lane = Counter((action["store"], action.get("instance")) for action in recording.actions)
+    assert [(s["name"], s["instance"], s["steps"]) for s in hook(driver, "stores")] == \
+        [(store, instance, per_lane[(store, instance)]) for store, instance, _ in lanes]
+    assert text_of(driver, "fact-instances") == "3 named instances"
+    assert text_of(driver, "fact-stores") == "4 stores"
+
+    # Each effect in its instance's lane: its bar, and every mark, inside that lane.
+    shown = {e["effect"]: e for e in hook(driver, "effects")}
+    assert sorted(shown) == sorted(recording.effects) and len(shown) == 2
+    for number, expected in recording.effects.items():
+        assert {key: shown[number][key] for key in expected} == expected, number
+    after_frame(driver)
+    geometry = hook(driver, "geometry()")
+    band = {(lane["store"], lane["instance"]): (lane["y"], lane["y"] + lane["height"]) for lane in geometry["lanes"]}
+    for bar in geometry["bars"]:
+        effect = recording.effects[bar["effect"]]
+        top, bottom = band[(effect["store"], effect["instance"])]
+        assert top <= bar["y"] and bar["y"] + bar["h"] <= bottom, bar
+    for index, action in enumerate(recording.actions):
+        top, bottom = band[(action["store"], action.get("instance"))]
+        assert top <= hook(driver, "geometry().mark(arguments[0])", index)["y"] < bottom, action
+
+    # Each step shows its instance and that instance's state: rebuilt from its own patches.
+    focus_body(driver)
+    press(driver, Keys.HOME)
+    for index, action in enumerate(recording.actions):
+        assert hook(driver, "selected()") == index
+        label = action["store"] + (f' "{action["instance"]}"' if "instance" in action else "")
+        assert text_of(driver, "step-lane") == label
+        assert json.loads(text_of(driver, "state-panel")) == recording.after[index], f"seq {action['seq']}"
+        check_difference(driver, recording.before[index], recording.after[index], action["patch"])
+        press(driver, Keys.ARROW_RIGHT)
+    counts = {key: recording.after[max(i for i, a in enumerate(recording.actions)
+                                       if (a["store"], a.get("instance")) == key)]["count"]
+              for key in per_lane if key[0] == "primes"}
+    assert counts == {("primes", None): 4, ("primes", "alice"): 8, ("primes", "bob"): 6}
+
+    # The instance filter: a key across stores, with a store, with a type; a key not there.
+    keys = driver.execute_script("return [...document.querySelectorAll('#instance-keys option')].map(o => o.value)")
+    assert keys == ["alice", "bob"]
+    for case in [
+        dict(instance="alice"),
+        dict(store="primes", instance="alice"),
+        dict(store="primes"),
+        dict(store="randomTodo"),
+        dict(instance="bob", type_part="INCR"),
+        dict(instance="nobody"),
+        dict(),
+    ]:
+        expected = recording.seqs(**case)
+        set_filters(driver, **case)
+        assert [recording.actions[i]["seq"] for i in hook(driver, "visible()")] == expected, case
+        assert text_of(driver, "step-count").startswith(f"{len(expected)} ")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / "instances.png"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 checked against the recording's own lines."""
 
 import json
+import re
 import subprocess
 
 from actor import BINARY, run_lines
@@ -131,3 +132,89 @@ def test_every_recording_the_fuzzer_found_is_drawn_or_refused_never_a_crash(tmp_
         ]
         for run in runs:
             assert run.returncode in (0, 1, 65), (path.name, run.args, run.returncode, run.stderr[-2000:])
+
+
+# Under the virtual clock, over instances: randomTodo's refresh timer started in its default
+# instance, alice's and bob's, alice's stop cancelling hers only (the end of input cancels the
+# others), and primes counting in its default instance and alice's.
+INSTANCE_ACTIONS = [
+    {"store": "randomTodo", "action": "viewDidAppear"},
+    {"store": "randomTodo", "instance": "alice", "action": "viewDidAppear", "id": "appear"},
+    {"store": "primes", "action": "counter.incrTapped"},
+    {"store": "primes", "instance": "alice", "action": "counter.incrTapped"},
+    {"store": "randomTodo", "instance": "bob", "action": "viewDidAppear"},
+    {"cmd": "advance", "ms": 2500},
+    {"store": "randomTodo", "instance": "alice", "action": "stopRandomText", "id": "stop"},
+    {"store": "primes", "instance": "alice", "action": "counter.incrTapped"},
+    {"cmd": "advance", "ms": 100},
+]
+
+
+def lane_name(line):
+    return line["store"] + (f' "{line["instance"]}"' if "instance" in line else "")
+
+
+def lanes_of(heading):
+    """The lane names of a heading (a name may hold one space, lanes are two or more apart)."""
+    return re.split(r" {2,}", heading.strip())[2:]
+
+
+def test_each_instance_is_a_lane_and_its_effects_are_drawn_in_it(tmp_path):
+    path, recorded = record(tmp_path, INSTANCE_ACTIONS, "--clock", "virtual")
+    result = timeline(path, "--format", "text", "--width", 400)
+    assert result.returncode == 0, result.stderr
+    summary, heading, *rows = result.stdout.splitlines()
+    names = ["primes", 'primes "alice"', "randomTodo", 'randomTodo "alice"', 'randomTodo "bob"']
+    assert lanes_of(heading) == names
+    actions = [line for line in recorded if line["type"] == "action"]
+    numbers = {line["effect"] for line in recorded if line["type"] == "effect"}
+    assert summary.startswith(
+        f"run.jsonl: {len(actions)} actions in 5 instances of 2 stores (virtual clock); {len(numbers)} effects: ")
+    # Where each lane starts in the row: every row's label and glyph fall in its own lane.
+    starts, at = [], 0
+    for name in names:
+        at = heading.index(name, at)
+        starts.append(at)
+        at += len(name)
+    bounds = dict(zip(names, zip(starts, starts[1:] + [10**6])))
+    assert len(rows) == len(recorded), "every effect ends: no row for one still running"
+    for row, line in zip(rows, recorded):
+        start, end = bounds[lane_name(line)]
+        if line["type"] == "action":
+            label = row.index(("◆ " if line["source"] == "effect" else "● ") + line["action"]["type"])
+        else:
+            label = row.index(f"effect {line['effect']} {line['event']}")
+            glyph = {"started": "┌", "cancelled": "└"}.get(line["event"], "│")
+            assert start <= row.rindex(glyph, 0, label) < label, (row, line)
+        assert start <= label < end, (row, line)
+    stop = next(line for line in actions if line["action"]["type"] == "stopRandomText")
+    alice = next(line["effect"] for line in recorded if line["type"] == "effect" and line.get("instance") == "alice")
+    assert f"effect {alice} cancelled: cancel at seq {stop['seq']}" in result.stdout
+    assert result.stdout.count("cancelled: eof") == 2, "the default instance's timer and bob's"
+
+
+def test_instances_are_filtered_by_store_and_by_key(tmp_path):
+    path, recorded = record(tmp_path, INSTANCE_ACTIONS, "--clock", "virtual")
+    cases = [
+        (["--store", "randomTodo"], ["randomTodo", 'randomTodo "alice"', 'randomTodo "bob"']),
+        (["--instance", "alice"], ['primes "alice"', 'randomTodo "alice"']),
+        (["--store", "randomTodo", "--instance", "bob", "--instance", "alice"], ['randomTodo "alice"', 'randomTodo "bob"']),
+        (["--store", "primes", "--instance", "alice"], ['primes "alice"']),
+    ]
+    for arguments, lanes in cases:
+        result = timeline(path, "--format", "text", "--width", 400, *arguments)
+        assert result.returncode == 0, result.stderr
+        summary, heading, *rows = result.stdout.splitlines()
+        assert lanes_of(heading) == lanes, arguments
+        kept = [line for line in recorded if lane_name(line) in lanes]
+        assert len(rows) == len(kept), arguments
+        assert [row.split()[1] for row in rows if row.split()[1].isdigit()] == \
+            [str(line["seq"]) for line in kept if line["type"] == "action"], arguments
+    unknown = timeline(path, "--format", "text", "--instance", "carol")
+    assert unknown.returncode == 64
+    assert "--instance \"carol\": the recording's instances are \"alice\", \"bob\"" in unknown.stderr
+    elsewhere = timeline(path, "--format", "text", "--store", "primes", "--instance", "bob")
+    assert elsewhere.returncode == 64
+    assert "--instance \"bob\": the recording's instances of primes are \"alice\"" in elsewhere.stderr
+    page = timeline(path, "--instance", "alice")
+    assert page.returncode == 64 and "--instance is for --format text" in page.stderr

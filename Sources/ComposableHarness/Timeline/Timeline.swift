@@ -12,27 +12,32 @@ public struct Timeline: Sendable {
   public let format: Format
   /// Where to write; standard output when nil.
   public let output: String?
-  /// The stores to draw (text only); every store with a line in the recording when empty.
+  /// The stores to draw (text only), each with every instance it has; every store with a line
+  /// in the recording when empty.
   public let stores: [String]
+  /// The named instances to draw (text only), by key: of `stores` when given, of any store
+  /// otherwise; every instance when empty.
+  public let instances: [String]
   /// The text's width in characters: each lane but the last is cut to its share.
   public let width: Int
   public let harness: Harness
 
   public init(
-    file: String, format: Format, output: String?, stores: [String], width: Int,
-    harness: Harness
+    file: String, format: Format, output: String?, stores: [String], instances: [String] = [],
+    width: Int, harness: Harness
   ) {
     self.file = file
     self.format = format
     self.output = output
     self.stores = stores
+    self.instances = instances
     self.width = width
     self.harness = harness
   }
 
   /// Draws the timeline, printing errors as the command does; returns the exit code: 0, 64
-  /// for a store the recording does not have, 65 for an unreadable recording, 73 when the
-  /// output (the file, or standard output) cannot be written.
+  /// for a store or an instance the recording does not have, 65 for an unreadable recording,
+  /// 73 when the output (the file, or standard output) cannot be written.
   public func run() -> Int32 {
     let recording: RecordingFile
     do {
@@ -50,14 +55,16 @@ public struct Timeline: Sendable {
       }
       bytes = TimelinePage.html(for: recording, title: title, initialStates: initialStates)
     case .text:
-      let recorded = Set(recording.actions.map(\.store) + recording.effects.map(\.store))
       if let unknown = stores.first(where: { !recording.header.stores.contains($0) }) {
         return failure(
           "--store \(unknown): the recording's stores are "
             + recording.header.stores.joined(separator: ", "), code: 64)
       }
-      let lanes = recording.header.stores.filter {
-        stores.isEmpty ? recorded.contains($0) : stores.contains($0)
+      let lanes = TextTimeline.lanes(of: recording, stores: stores, instances: instances)
+      if let unknown = instances.first(where: { key in
+        !lanes.contains { $0.instance?.value == key }
+      }) {
+        return failure(unknownInstance(unknown, in: recording), code: 64)
       }
       bytes = Array(
         TextTimeline(recording: recording, title: title, lanes: lanes, width: width).render()
@@ -69,6 +76,26 @@ public struct Timeline: Sendable {
       return failure(error.reason, code: 73)
     }
     return 0
+  }
+
+  /// Why `key` draws nothing: the keys the recording has, of `stores` when given.
+  private func unknownInstance(_ key: String, in recording: RecordingFile) -> String {
+    let keys = Set(
+      TextTimeline.lanes(of: recording, stores: stores, instances: []).compactMap {
+        $0.instance?.value
+      }
+    ).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    let of = stores.isEmpty ? "" : " of " + stores.joined(separator: ", ")
+    return "--instance \(JSONValue.string(key).jsonString): "
+      + (keys.isEmpty
+        ? "the recording has no named instances\(of)"
+        : "the recording's instances\(of) are " + Self.list(keys))
+  }
+
+  /// Keys quoted as lanes name them, the first few of many.
+  private static func list(_ keys: [String]) -> String {
+    let shown = keys.prefix(10).map { JSONValue.string($0).jsonString }.joined(separator: ", ")
+    return keys.count > 10 ? shown + ", … (\(keys.count) in all)" : shown
   }
 
   private func failure(_ message: String, code: Int32) -> Int32 {

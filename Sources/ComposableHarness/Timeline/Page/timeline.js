@@ -1,27 +1,30 @@
 // The page `composable-actor timeline` writes: one recording (a `run --record` log) drawn as
-// a lane per store, with a step list, the state at each step and the difference it made.
+// a lane per store instance (a store's default instance, and each named one, `primes "alice"`),
+// with a step list, the state at each step and the difference it made.
 //
 // The page must open a recording of 100,000 actions in well under two seconds on a small
 // machine, so: lanes, marks and effect bars are drawn on one <canvas> (binned to pixels when
 // dense), the step list renders only the rows in view, every per-step fact sits in typed
-// arrays built in one pass, and a store's state is rebuilt on demand from a checkpoint (a deep
-// copy kept every CHECKPOINT_EVERY of its steps, made lazily) plus the patches after it.
+// arrays built in one pass, and an instance's state is rebuilt on demand from a checkpoint (a
+// deep copy kept every CHECKPOINT_EVERY of its steps, made lazily) plus its own patches after it.
 //
 // Read-only hook for tests and tools, set when the first render is done (and
 // `document.body.dataset.ready` becomes "true"):
 //   window.timeline = {
 //     ready: true, loadMs,          // performance.now() when ready (ms since navigation start)
 //     steps,                        // the number of action lines
-//     stores: [{name, steps, effects, stateKnown}],    // the lanes, in the header's order
-//     effects: [{effect, store, cause, operator, cancelID, status,  // finished | cancelled |
+//     stores: [{name, instance, label, steps, effects, stateKnown}], // the lanes: per store, in
+//                                   // the header's order, its default instance (instance null),
+//                                   // then its named ones in the order they first appear
+//     effects: [{effect, store, instance, cause, operator, cancelID, status, // finished | cancelled |
 //                start, end, by, error, sleeps: [{t, until}], sent: [seq]}], // failed | running
 //     traced,                       // whether the run traced effects
 //     mode(), setMode('time'|'step'),
 //     select(index), selected(),    // a step by its index among all action lines (0-based)
 //     visible(),                    // the indices of the steps the filters let through
-//     filters(),                    // {store, type, id}: the filters as last applied (typing
+//     filters(),                    // {store, instance, type, id}: the filters as last applied (typing
 //                                   // waits for a pause on large recordings)
-//     state(index),                 // a copy of the store's state after that step (null: unknown)
+//     state(index),                 // a copy of the instance's state after that step (null: unknown)
 //     geometry(),                   // as last drawn, in canvas CSS pixels: lanes, effect
 //                                   // bars, arrows ({effect, kind: cause|sent, seq, from, to}),
 //                                   // mark(index)
@@ -64,11 +67,14 @@
   const header = data.header || {};
   const lines = data.lines || [];
 
+  // The lanes, one per store instance. `name` is the store's, `instance` the key of a named
+  // instance (null for the default one).
   const stores = [];
-  const storeByName = new Map();
-  function addStore(name, initialState) {
+  function addStore(name, instance, initialState) {
     const store = {
-      index: stores.length, name, initial: initialState,
+      index: stores.length, name, instance,
+      label: instance === null ? name : `${name} ${JSON.stringify(instance)}`,
+      initial: initialState,
       known: initialState !== null && initialState !== undefined,
       color: STORE_COLORS[stores.length % STORE_COLORS.length],
       count: 0, steps: null, effects: [],
@@ -77,12 +83,29 @@
     };
     if (store.known) store.checkpoints[0] = initialState;
     stores.push(store);
-    storeByName.set(name, store);
     return store;
   }
-  for (const s of data.stores || []) addStore(s.name, s.initialState);
-  // A line of a store the header does not list still gets a lane rather than being dropped.
-  const storeOf = (name) => storeByName.get(name) || addStore(name, null);
+  // '' stands for the default instance: a key is never empty.
+  const keyOf = (line) => (typeof line.instance === 'string' ? line.instance : '');
+  // Each store's lanes by key, made before the steps are read so that a store's lanes sit
+  // together: every store the header lists has its default instance's lane, even if empty; a
+  // named instance starts from the store's initial state, as the process starts it.
+  const families = new Map();
+  for (const s of data.stores || []) families.set(s.name, { initial: s.initialState, lanes: new Map([['', null]]) });
+  for (const line of lines) {
+    if (line.type !== 'action' && line.type !== 'effect') continue;
+    let family = families.get(line.store);
+    // A line of a store the header does not list still gets a lane rather than being dropped.
+    if (!family) families.set(line.store, (family = { initial: null, lanes: new Map() }));
+    if (!family.lanes.has(keyOf(line))) family.lanes.set(keyOf(line), null);
+  }
+  for (const [name, family] of families) {
+    // The default instance first, then the named ones as they came (the sort is stable).
+    const keys = [...family.lanes.keys()].sort((a, b) => (b === '') - (a === ''));
+    for (const key of keys) family.lanes.set(key, addStore(name, key === '' ? null : key, family.initial));
+  }
+  const laneOf = (line) => families.get(line.store).lanes.get(keyOf(line));
+  const named = stores.filter((s) => s.instance !== null);
 
   let n = 0;
   for (const line of lines) if (line.type === 'action') n++;
@@ -118,7 +141,7 @@
     const t = typeof line.t === 'number' ? line.t : 0;
     if (t > tEnd) tEnd = t;
     if (line.type === 'action') {
-      const store = storeOf(line.store);
+      const store = laneOf(line);
       stepLine[k] = li;
       stepStore[k] = store.index;
       stepRank[k] = store.count++;
@@ -147,7 +170,7 @@
       const pos = k - 0.5;
       let effect = effectByNumber.get(line.effect);
       if (!effect) {
-        const store = storeOf(line.store);
+        const store = laneOf(line);
         effect = {
           number: line.effect, store, cause: line.cause, causeStep: -1,
           operator: line.operator, cancelID: line.cancelID,
@@ -361,9 +384,10 @@
   }
 
   // ---------------------------------------------------------------------------------------
-  // State reconstruction: checkpoints every CHECKPOINT_EVERY steps of a store, made the first
-  // time a replay passes them, and one working state per store (its cursor), so stepping
-  // forward costs one patch and stepping back at most CHECKPOINT_EVERY.
+  // State reconstruction, per lane (a store instance, from its own patches only): checkpoints
+  // every CHECKPOINT_EVERY of its steps, made the first time a replay passes them, and one
+  // working state per lane (its cursor), so stepping forward costs one patch and stepping back
+  // at most CHECKPOINT_EVERY.
 
   // A patch that does not apply leaves the store's state unknown from that step on.
   function breakAt(store, rank, line, error) {
@@ -636,7 +660,7 @@
   let focusEffect = null; // the effect last clicked, drawn highlighted
   let matches = null; // Uint8Array: 1 where the filters let the step through; null: no filter
   let visible = null; // Int32Array of the steps shown in the list
-  let applied = { store: '', type: '', id: '' }; // the filters as last applied
+  let applied = { store: '', instance: '', type: '', id: '' }; // the filters as last applied
 
   const stepValue = (i) => (mode === 'time' ? stepT[i] : i);
   const effectStart = (e) => (mode === 'time' ? e.startT : e.startPos);
@@ -740,11 +764,10 @@
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const labels = $('lane-labels');
     labels.style.height = height + 'px';
-    for (const store of stores) {
-      const label = labels.querySelector(`[data-store="${CSS.escape(store.name)}"]`);
-      label.style.top = store.y + 'px';
-      label.style.height = store.height + 'px';
-    }
+    labels.querySelectorAll('[data-testid=lane]').forEach((label, s) => {
+      label.style.top = stores[s].y + 'px';
+      label.style.height = stores[s].height + 'px';
+    });
   }
 
   function scheduleDraw() {
@@ -1082,6 +1105,9 @@
   // Words for steps and effects.
 
   const idText = (id) => (typeof id === 'string' ? id : JSON.stringify(id));
+  // A lane's name as HTML: the store's, and a named instance's key after it, quoted as JSON.
+  const laneName = (store) => escapeHTML(store.name) +
+    (store.instance === null ? '' : ` <span class="instance">${escapeHTML(JSON.stringify(store.instance))}</span>`);
   const typeOf = (i) => types[stepType[i]];
   const stepName = (i) => `#${stepSeq[i]} ${typeOf(i)}`;
   const timeText = (t) => `${t} ms`;
@@ -1119,11 +1145,14 @@
     const duration = formatTime(tEnd, tEnd >= 1000 ? 1000 : 1);
     const facts = [
       ['clock', header.clock === 'virtual' ? 'virtual clock' : 'live clock'],
-      ['stores', `${stores.length} ${stores.length === 1 ? 'store' : 'stores'}`],
+      ['stores', `${families.size} ${families.size === 1 ? 'store' : 'stores'}`],
       ['actions', `${n.toLocaleString('en-US')} ${n === 1 ? 'action' : 'actions'}`],
       ['effects', traced ? `${effects.length.toLocaleString('en-US')} ${effects.length === 1 ? 'effect' : 'effects'}` : 'effects not traced'],
       ['duration', duration],
     ];
+    if (named.length) {
+      facts.splice(2, 0, ['instances', `${named.length.toLocaleString('en-US')} named ${named.length === 1 ? 'instance' : 'instances'}`]);
+    }
     if (header.clock === 'live' && header.startTime) {
       facts.push(['started', new Date(header.startTime).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')]);
     }
@@ -1136,14 +1165,21 @@
     $('lane-labels').innerHTML = '<div class="axis-caption" id="axis-caption"></div>' + stores
       .map((store) => {
         const note = store.known ? '' : '<span class="unknown" title="This binary does not host this store: its patches are shown, its state is not">state unknown</span>';
-        return `<div class="lane${store.count || store.effects.length ? '' : ' empty'}" data-testid="lane" data-store="${escapeHTML(store.name)}">
-          <div class="lane-name"><i style="background:${store.color}"></i>${escapeHTML(store.name)}</div>
+        const instance = store.instance === null ? '' : ` data-instance="${escapeHTML(store.instance)}"`;
+        return `<div class="lane${store.count || store.effects.length ? '' : ' empty'}" data-testid="lane" data-store="${escapeHTML(store.name)}"${instance}>
+          <div class="lane-name" title="${escapeHTML(store.label)}"><i style="background:${store.color}"></i>${laneName(store)}</div>
           <div class="lane-meta">${store.count || store.effects.length ? `${store.count.toLocaleString('en-US')} actions${traced ? ` · ${store.effects.length} effects` : ''}` : 'no actions'}</div>${note}</div>`;
       })
       .join('');
 
     const storeSelect = $('filter-store');
-    for (const store of stores) storeSelect.add(new Option(store.name, store.name));
+    for (const name of families.keys()) storeSelect.add(new Option(name, name));
+    // The instance filter, and room for keys in the step list, only when the recording has
+    // named instances.
+    $('filter-instance-field').hidden = named.length === 0;
+    document.body.classList.toggle('instances', named.length > 0);
+    $('instance-keys').innerHTML = [...new Set(named.map((s) => s.instance))]
+      .map((key) => `<option value="${escapeHTML(key)}">`).join('');
     $('action-types').innerHTML = types.slice().sort().map((type) => `<option value="${escapeHTML(type)}">`).join('');
 
     const key = (cls, label, extra = '') => `<span class="key" ${extra}><span class="swatch ${cls}"></span>${label}</span>`;
@@ -1187,23 +1223,27 @@
   const spacer = $('step-spacer');
   const slider = $('slider');
   const filterStore = $('filter-store');
+  const filterInstance = $('filter-instance');
   const filterType = $('filter-type');
   const filterId = $('filter-id');
 
   function applyFilters() {
-    const store = filterStore.value === '' ? -1 : storeByName.get(filterStore.value).index;
+    const store = filterStore.value;
+    // All of the key, as it was sent: a key may begin or end with a space.
+    const instance = filterInstance.value;
     const needle = filterType.value.trim().toLowerCase();
     const id = filterId.value.trim();
-    applied = { store: filterStore.value, type: filterType.value.trim(), id };
-    if (store < 0 && !needle && !id) {
+    applied = { store, instance, type: filterType.value.trim(), id };
+    if (!store && !instance && !needle && !id) {
       matches = null;
       visible = null;
     } else {
+      const laneMatches = stores.map((s) => (!store || s.name === store) && (!instance || s.instance === instance));
       const typeMatches = types.map((type) => type.toLowerCase().includes(needle));
       matches = new Uint8Array(n);
       let count = 0;
       for (let i = 0; i < n; i++) {
-        if (store >= 0 && stepStore[i] !== store) continue;
+        if (!laneMatches[stepStore[i]]) continue;
         if (!typeMatches[stepType[i]]) continue;
         if (id) {
           const own = lines[stepLine[i]].id;
@@ -1264,7 +1304,7 @@
       const effect = stepEffect[i];
       html += `<div class="row${i === selected ? ' selected' : ''}${stepSent[i] ? ' sent' : ''}" data-testid="step-row" data-index="${i}" data-seq="${stepSeq[i]}" style="top:${p * ROW_H}px">` +
         `<span class="seq">${stepSeq[i]}</span><span class="t">${stepT[i]}</span>` +
-        `<span class="store"><i style="background:${store.color}"></i>${escapeHTML(store.name)}</span>` +
+        `<span class="store" title="${escapeHTML(store.label)}"><i style="background:${store.color}"></i><span class="name">${laneName(store)}</span></span>` +
         `<span class="type"><b class="src" title="${escapeHTML(senderText(i))}"></b>${escapeHTML(typeOf(i))}${effect ? `<em>effect ${effect}</em>` : ''}</span>` +
         `<span class="id">${line.id === undefined ? '' : escapeHTML(idText(line.id))}</span></div>`;
     }
@@ -1350,7 +1390,7 @@
     const effectLink = (e) => `<a href="#" data-effect="${e.number}">${escapeHTML(effectTitle(e))}</a>`;
     let html = `<div class="detail-head"><span class="seq">#${stepSeq[i]}</span><span class="type">${escapeHTML(typeOf(i))}</span>`;
     html += '<span class="badges">' +
-      `<span class="badge store"><i style="background:${store.color}"></i>${escapeHTML(store.name)}</span>` +
+      `<span class="badge store" data-testid="step-lane"><i style="background:${store.color}"></i>${laneName(store)}</span>` +
       `<span class="badge ${stepSent[i] ? 'sent' : 'host'}" data-testid="step-source">${escapeHTML(senderText(i))}</span>` +
       (line.id === undefined ? '' : `<span class="badge id" data-testid="step-id">id ${escapeHTML(JSON.stringify(line.id))}</span>`) +
       `<span class="badge">t = ${escapeHTML(timeText(stepT[i]))}</span>` +
@@ -1373,7 +1413,7 @@
     const states = statesAround(i);
     let paths = [];
     if (states === null) {
-      diffEl.innerHTML = `<span class="notice">The state of ${escapeHTML(store.name)} is unknown (this binary does not host it). The step's patch:</span>\n` + patchLines(line.patch);
+      diffEl.innerHTML = `<span class="notice">The state of ${escapeHTML(store.label)} is unknown (this binary does not host ${escapeHTML(store.name)}). The step's patch:</span>\n` + patchLines(line.patch);
       stateEl.innerHTML = `<span class="notice">unknown: this binary does not host ${escapeHTML(store.name)}</span>`;
     } else if (states.error) {
       diffEl.innerHTML = `<span class="notice error">${escapeHTML(states.error)}</span>\n` + patchLines(line.patch);
@@ -1498,7 +1538,7 @@
 
   function stepTooltip(i) {
     const line = lines[stepLine[i]];
-    return `<b>${escapeHTML(stepName(i))}</b><br>${escapeHTML(stores[stepStore[i]].name)} · ` +
+    return `<b>${escapeHTML(stepName(i))}</b><br>${escapeHTML(stores[stepStore[i]].label)} · ` +
       escapeHTML(senderText(i)) +
       (line.id === undefined ? '' : ` · id ${escapeHTML(JSON.stringify(line.id))}`) + ` · t = ${escapeHTML(timeText(stepT[i]))}`;
   }
@@ -1537,6 +1577,7 @@
   };
   filterType.addEventListener('input', refilter);
   filterId.addEventListener('input', refilter);
+  filterInstance.addEventListener('input', refilter);
   filterStore.addEventListener('change', applyFilters);
   slider.addEventListener('input', () => {
     if (visibleCount()) select(visibleAt(Number(slider.value)));
@@ -1566,6 +1607,7 @@
   const effectInfo = effects.map((e) => Object.freeze({
     effect: e.number,
     store: e.store.name,
+    instance: e.store.instance,
     cause: e.cause,
     operator: e.operator,
     cancelID: e.cancelID === undefined ? null : e.cancelID,
@@ -1582,7 +1624,9 @@
     loadMs: performance.now(),
     steps: n,
     traced,
-    stores: stores.map((s) => Object.freeze({ name: s.name, steps: s.count, effects: s.effects.length, stateKnown: s.known })),
+    stores: stores.map((s) => Object.freeze({
+      name: s.name, instance: s.instance, label: s.label, steps: s.count, effects: s.effects.length, stateKnown: s.known,
+    })),
     effects: effectInfo,
     mode: () => mode,
     setMode,
@@ -1598,7 +1642,7 @@
     },
     geometry: () => ({
       width: cssWidth,
-      lanes: stores.map((s) => ({ store: s.name, y: s.y, height: s.height })),
+      lanes: stores.map((s) => ({ store: s.name, instance: s.instance, y: s.y, height: s.height })),
       bars: bars.map((b) => ({ effect: b.effect.number, status: b.effect.status, x: b.x, y: b.y, w: b.w, h: b.h })),
       arrows: arrows.map((a) => ({ ...a })),
       mark: (i) => (i >= 0 && i < n ? { x: xOf(stepValue(i)), y: markY(i) } : null),
