@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what only the tests need: Python test peers, mypy and wheel (to build the Python
+# Installs what only the tests need: Python test peers, mypy and flit_core (to build the Python
 # client's package offline) from PyPI, openssl for the test
 # CA, Node for the Node client's tests (Debian's nodejs when no node is installed), tsc
 # (Debian's node-typescript) to check the Node client's types, and headless Chromium with its
@@ -11,4 +11,4 @@ node=()
 if ! command -v node >/dev/null; then node=(nodejs); fi
 "$here/install-deps.sh" openssl node-typescript chromium chromium-driver "${node[@]}"
 "$here/install-python-deps.sh" pytest pytest_timeout=pytest-timeout jsonschema jsonpatch \
-  hypothesis websockets mypy wheel selenium
+  hypothesis websockets mypy flit_core=flit-core selenium

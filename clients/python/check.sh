@@ -23,15 +23,19 @@ echo "== pip install into a fresh virtual environment" >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
-# From a copy: setuptools writes build/ and *.egg-info next to the sources it builds.
-mkdir "$work/src"
-cp -R "$here/pyproject.toml" "$here/README.md" "$here/composable_actor" "$work/src/"
-find "$work/src" -name __pycache__ -prune -exec rm -rf {} +
 pip=("$work/venv/bin/python" -m pip --disable-pip-version-check --quiet)
-# The wheel is built by the test environment's own setuptools and wheel (make test installs
-# them), then installed into the fresh environment from the file: no index is needed.
+# The wheel is built from the checkout by the test environment's own flit_core (make test
+# installs it), then installed into the fresh environment from the file: no index is needed.
+# Building must leave the checkout as it was (no build/, no *.egg-info).
+before=$(find "$here" -path "$here/tests" -prune -o -print | grep -v __pycache__ | sort)
 timeout 120 python3 -m pip wheel --disable-pip-version-check --quiet --no-index \
-  --no-build-isolation --no-deps --wheel-dir "$work/dist" "$work/src"
+  --no-build-isolation --no-deps --wheel-dir "$work/dist" "$here"
+after=$(find "$here" -path "$here/tests" -prune -o -print | grep -v __pycache__ | sort)
+if [ "$before" != "$after" ]; then
+  echo "building the package changed the checkout:" >&2
+  diff <(echo "$before") <(echo "$after") >&2 || true
+  exit 1
+fi
 timeout 120 "${pip[@]}" install --no-index --no-deps "$work"/dist/composable_actor-*.whl
 
 # Outside the repository, with the binary only on PATH.

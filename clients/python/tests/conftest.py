@@ -5,11 +5,20 @@ from pathlib import Path
 
 import pytest
 
-from composable_actor import Client
+from composable_actor import Client, find_binary
 
 # Tests/servers runs the fixture HTTP server and the WebSocket peers on 127.0.0.1.
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "Tests/servers"))
 from peers import FixtureServer, WebSocketServers  # noqa: E402
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Every test drives the binary: without one, say once where the client looked and what to
+    set, rather than fail each test with it."""
+    try:
+        find_binary()
+    except FileNotFoundError as error:
+        pytest.exit(f"{error}; for these tests, build it (make build) or set COMPOSABLE_ACTOR_BIN", 4)
 
 
 @pytest.fixture
