@@ -47,7 +47,9 @@ final class StoreHostIssueTests: XCTestCase {
       let output = OutputLines()
       let host = StoreHost(
         store: Store(initialState: List.State(), reducer: List()),
-        descriptor: StoreDescriptor(name: "list", summary: "", actions: [], stateSchema: [:]),
+        descriptor: StoreDescriptor(
+          name: "list", summary: "", actions: [.init("rows.element", sentBy: .host, "")],
+          stateSchema: [:]),
         output: StoreOutput(lines: output, sequence: ActionSequence(), mode: .actions))
       try? host.send(
         ["type": "rows.element", "id": 1, "action": ["type": "toggled"]], id: "a1")
@@ -59,7 +61,7 @@ final class StoreHostIssueTests: XCTestCase {
         (try? Array(line).withUnsafeBytes { try JSONParser.parse($0) }) ?? .null
       }
     }
-    XCTAssertEqual(lines.count, 3)
+    guard lines.count == 3 else { return XCTFail("\(lines.count) lines: \(lines)") }
     XCTAssertEqual(lines[0]["patch"], [["op": "replace", "path": "/rows/0/done", "value": true]])
     XCTAssertEqual(lines[1]["seq"], 2)
     XCTAssertEqual(lines[1]["patch"], [])
