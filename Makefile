@@ -83,6 +83,7 @@ bench: build
 	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench --ws-bench .build/release/ws-bench \
 	  --todo-actor $(TODO_ACTOR)
 	python3 bench/client_latency.py $(BIN)
+	python3 bench/instances.py --actor $(BIN) --todo-actor $(TODO_ACTOR)
 	python3 bench/scaling.py --actor $(BIN) --todo-actor $(TODO_ACTOR) --json $(SCALING_JSON) $(SCALING_ARGS)
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).

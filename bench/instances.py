@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -61,13 +62,21 @@ class Process:
         self.process.stdout.readline()  # ready
 
     def send_and_wait(self, data: bytes, store: str):
-        """Writes `data` then an `instances` request for `store`; reads up to its answer."""
-        self.process.stdin.write(data + lines([{"cmd": "instances", "store": store, "limit": 1}]))
-        self.process.stdin.flush()
+        """Writes `data` then an `instances` request for `store`, from a thread (the process
+        stops reading while its output waits); reads up to the answer."""
+        request = lines([{"cmd": "instances", "store": store, "limit": 1}])
+
+        def write():
+            self.process.stdin.write(data + request)
+            self.process.stdin.flush()
+
+        writer = threading.Thread(target=write)
+        writer.start()
         marker = b'"type":"instances"'
         while marker not in (line := self.process.stdout.readline()):
             if not line:
                 raise RuntimeError("the process ended")
+        writer.join()
         return json.loads(line)
 
     def close(self):
@@ -168,10 +177,15 @@ def main():
         total = timed(options.actor, lines(setup + work), "--max-instances", str(live + 1))
         print(f"  counter action on one instance with {live:>7,} live: {(total - base) / len(work) * 1e9:6.0f} ns")
 
-    default_line = b'{"type":"action","store":"primes","seq":1,"source":"host","action":{"type":"counter.incrTapped"},"patch":[{"op":"replace","path":"/count","value":1}]}'
     key = "user-123456"
-    print(f"Line sizes: a default-instance counter line is {len(default_line)} B; with the key {key!r} it is "
-          f"{len(default_line) + len(key) + 14} B (the key and ',\"instance\":\"\"' are the only growth)")
+    printed = subprocess.run(
+        [str(options.actor)], input=lines([incr("primes"), incr("primes", key)]), capture_output=True,
+        check=True).stdout.splitlines()
+    default_line, instance_line = (json.loads(line) for line in printed[1:3])
+    assert default_line["patch"] == instance_line["patch"]
+    print(f"Line sizes: the counter's action line is {len(printed[1])} B on the default instance and "
+          f"{len(printed[2])} B on the instance {key!r}; the patch is the same "
+          f"({len(json.dumps(default_line['patch'], separators=(',', ':')))} B)")
 
     sessions = options.sessions
     elapsed, private = process_per_session(options.actor, sessions)
