@@ -113,7 +113,9 @@ let package = Package(
     // The harness: scenario files run against scripted services, recordings and their replay.
     .target(
       name: "ComposableHarness",
-      dependencies: ["ComposableCore", "ComposableRuntime", "EventLoop", "JSON", "Protocol"],
+      dependencies: [
+        "ComposableCore", "ComposableRuntime", "EventLoop", "JSON", "Networking", "Protocol",
+      ],
       // The timeline page's parts, compiled in as bytes: the binary writes a self-contained
       // page wherever it runs, with no resource bundle to find beside it.
       resources: [

@@ -11,7 +11,8 @@ import Logging
 /// gives for ``scripted(_:)``. A store builds its dependencies the same way from either, and
 /// never knows which it got.
 public struct Services: Sendable {
-  /// GETs JSON over HTTP(S); every failure is a ``RequestFailure``.
+  /// HTTP(S) requests of any method and body, with JSON answers decoded by our own parser;
+  /// every failure is a ``RequestFailure``.
   public var http: HTTPService
   /// WebSockets, with TCA's `WebSocketClient` interface.
   public var webSocket: WebSocketService

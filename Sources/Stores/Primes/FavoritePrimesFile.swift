@@ -1,5 +1,4 @@
 import ComposableRuntime
-import JSON
 
 #if canImport(Glibc)
   import Glibc
