@@ -237,6 +237,20 @@ def test_an_unusable_wolfram_answer_is_a_clear_alert(fixture_server, failure):
     } in response["patch"]
 
 
+@pytest.mark.parametrize("claimed", ["-5", "18", "5", "19", "9223372036854775807"])
+def test_a_wolfram_answer_that_cannot_be_the_nth_prime_is_a_failure(fixture_server, claimed):
+    # 17 is the 7th prime: -5 and 18 are no primes, 5 and 19 are primes out of its range.
+    lines, _, _ = run_lines(
+        [count(7), primes("counter.nthPrimeButtonTapped")], *wolfram(fixture_server.url, app_id=f"answer={claimed}"))
+    response = response_of(lines)
+    assert response["action"]["value"] is None
+    assert {
+        "op": "replace",
+        "path": "/alertNthPrimeFailure",
+        "value": {"n": 7, "message": "The 7th prime could not be computed."},
+    } in response["patch"]
+
+
 def test_a_wolfram_answer_without_a_result_pod_is_no_answer(fixture_server):
     # The fixture answers an empty app id as Wolfram does: success false, no pods.
     lines, _, _ = run_lines([count(10), primes("counter.nthPrimeButtonTapped")], *wolfram(fixture_server.url, app_id=""))

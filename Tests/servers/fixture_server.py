@@ -27,7 +27,8 @@ APIs
                               A vote is {"id", "title", "category", "votes"}; 95 of them, in
                               4 categories, in id order.
   GET /v2/query?input=prime%20N&appid=A[&format=plaintext&output=JSON]
-                              Wolfram|Alpha's answer for the Nth prime, N in 1...1,000,000.
+                              Wolfram|Alpha's answer for the Nth prime, N in 1...1,000,000;
+                              with appid=answer=X, X instead (a server that is wrong).
 
 Test helpers
   ANY /_echo                  {"method", "contentType", "body"}: the request's method, its
@@ -525,13 +526,15 @@ def wolfram(params):
     n = int(words[1])
     if not 1 <= n <= 1_000_000:
         return not_understood
+    # A test's app id "answer=X" makes the server claim X is the prime: a server that is wrong.
+    claimed = appid.removeprefix("answer=") if appid.startswith("answer=") else str(PRIMES.nth(n))
     return {"queryresult": {
         "success": True, "error": False, "numpods": 2,
         "pods": [
             {"title": "Input interpretation", "id": "Input",
              "subpods": [{"plaintext": f"p_{n} ({ordinal(n)} prime)"}]},
             {"title": "Result", "id": "Result", "primary": True,
-             "subpods": [{"plaintext": str(PRIMES.nth(n))}]},
+             "subpods": [{"plaintext": claimed}]},
         ],
     }}
 

@@ -1,5 +1,9 @@
 import ComposableRuntime
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 extension NthPrimeClient {
   /// PrimeTime's original: asks Wolfram|Alpha's full results API for "prime n" and reads the
   /// primary pod's plain text. A failed request or an answer without a number is `nil`, which
@@ -10,8 +14,33 @@ extension NthPrimeClient {
       let url =
         "\(baseURL)/v2/query?input=\(percentEncoded("prime \(n)"))&format=plaintext&output=JSON"
         + "&appid=\(percentEncoded(appID))"
-      return try await http.get(WolframAnswer.self, from: url).primaryNumber
+      guard let answer = try await http.get(WolframAnswer.self, from: url).primaryNumber else {
+        return nil
+      }
+      // A server's word is not taken for a prime: what cannot be the nth prime fails the
+      // request, as an answer that does not parse does.
+      guard Primality.isPrime(answer), NthPrimeBounds.admit(answer, n: n) else {
+        throw RequestFailure(
+          kind: .decoding, url: url,
+          message: "the answer \(answer) cannot be the \(Ordinal.text(n)) prime")
+      }
+      return answer
     }
+  }
+}
+
+/// Where the nth prime lies: the first five exactly, and past them between
+/// n(ln n + ln ln n − 1) and n(ln n + ln ln n) (Rosser's theorem and its refinement by Dusart),
+/// so that an answer off by more than a rounding is refused without computing the prime.
+enum NthPrimeBounds {
+  private static let first = [2, 3, 5, 7, 11]
+
+  static func admit(_ prime: Int, n: Int) -> Bool {
+    guard n >= 1 else { return false }
+    if n <= first.count { return prime == first[n - 1] }
+    let x = Double(n)
+    let logarithms = log(x) + log(log(x))
+    return Double(prime) > x * (logarithms - 1) && Double(prime) < x * logarithms
   }
 }
 
