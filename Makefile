@@ -70,7 +70,7 @@ fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 TODO_ACTOR := Examples/custom-store/.build/release/todo-actor
-## The scaling table (issue 14) comes last: each store's cost per action at growing state sizes,
+## The scaling table comes last: each store's cost per action at growing state sizes,
 ## in CPU time and in callgrind's instructions (5 to 10 minutes). SCALING_ARGS passes options
 ## (`python3 bench/scaling.py --help`), e.g. "--budget 300"; the figures also go to SCALING_JSON.
 SCALING_JSON ?= .build/bench-scaling.json

@@ -1,4 +1,4 @@
-"""Issue 13's figure for a store a team writes with no performance code in it: the example
+"""The figure for a store a team writes with no performance code in it: the example
 package's todo list (Examples/custom-store), driven through its own binary, beside the counter.
 
 Each row is the CPU time per action of one workload read from a file with stdout to /dev/null,

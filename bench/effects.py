@@ -1,4 +1,4 @@
-"""Issue 17's figures for effects: what one effect costs as a burst of them grows, with tracing
+"""The figures for effects: what one effect costs as a burst of them grows, with tracing
 off and on.
 
 The workload is the one that once grew with the burst: nth-prime requests read in one batch of

@@ -1,4 +1,4 @@
-"""Issue 3's HTTP benchmark: 1,000 todo fetches from the local fixture server, one at a time
+"""The HTTP benchmark: 1,000 todo fetches from the local fixture server, one at a time
 and 50 in flight, through the product's HTTP client (bench/http-bench) and through the binary,
 beside curl's command-line tool doing the same in the same run.
 

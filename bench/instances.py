@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints what instances cost (issue 37 §3): memory per idle instance at growing counts, the
+"""Prints what instances cost: memory per idle instance at growing counts, the
 cost of activating one, a counter action among many live instances against one, the size of an
 instance's lines, and instances in one process against a process per session.
 
@@ -154,7 +154,7 @@ def main():
     options = parser.parse_args()
     counts = [int(count) for count in options.counts.split(",")]
 
-    print("Instances (issue 37): memory per idle instance, RSS growth / instances, each activated by one action")
+    print("Instances: memory per idle instance, RSS growth / instances, each activated by one action")
     stores = [("primes", options.actor)]
     if options.todo_actor:
         stores.append(("todos", options.todo_actor))

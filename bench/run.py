@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Prints the benchmark table: throughput, round-trip latency, start-up, peak RSS (issue 2),
-HTTP fetches against the local fixture server (issue 3), WebSocket echoes against the local
-echo server (issue 4), what effects cost as a burst of them grows, and what the timeline costs
-as a recording grows (issue 17).
+"""Prints the benchmark table: throughput, round-trip latency, start-up, peak RSS,
+HTTP fetches against the local fixture server, WebSocket echoes against the local
+echo server, what effects cost as a burst of them grows, and what the timeline costs
+as a recording grows.
 
 Figures, not pass/fail: this machine is small (2 cores) and noisy, so each figure is a median
 or a percentile of several runs, and ratios are taken within one run.
@@ -81,7 +81,7 @@ def main():
     parser.add_argument("--http-bench", type=Path, default=Path(".build/release/http-bench"))
     parser.add_argument("--ws-bench", type=Path, default=Path(".build/release/ws-bench"))
     parser.add_argument("--todo-actor", type=Path,
-                        help="Examples/custom-store's binary: adds its rows (issue 13)")
+                        help="Examples/custom-store's binary: adds its rows")
     arguments = parser.parse_args()
     out = Path(tempfile.gettempdir()) / "composable-actor-bench"
     out.mkdir(exist_ok=True)
@@ -105,7 +105,7 @@ def main():
         plain.append(run_file(host, binary, big)[0])
         recorded.append(run_file(host, binary, big, "--record", str(out / "recording.jsonl"))[0])
     cost = statistics.median(recorded) / statistics.median(plain) - 1
-    rows.append(("throughput, same, with --record (issue 5)",
+    rows.append(("throughput, same, with --record",
                  f"{arguments.actions / statistics.median(recorded):,.0f} actions/s", f"{cost:+.0%} time vs not recording"))
     small = action_file(out, arguments.actions // 10)
     _, small_rss = run_file(host, binary, small)

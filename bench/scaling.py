@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 14's scaling table: what one action costs as a store's state grows.
+"""The scaling table: what one action costs as a store's state grows.
 
 For each row (a store and a probe action) and each state size (default 0, 1,000, 10,000 and
 100,000 items held), it prints and, with --json, writes:
@@ -619,7 +619,7 @@ def format_table(scenarios, sizes, cells) -> str:
     width, column = 34, 11
     header = (f"{'row':<{width}} {'measure':<13}"
               + "".join(f"{size_name(size):>{column}}" for size in sizes) + "  largest/smallest")
-    out = ["Scaling (issue 14): cost per probe at each state size; target largest/smallest <= 2",
+    out = ["Scaling: cost per probe at each state size; target largest/smallest <= 2",
            header, "-" * len(header)]
     for scenario in scenarios:
         out.append(f"{scenario.key} ({scenario.note})")

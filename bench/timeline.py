@@ -1,4 +1,4 @@
-"""Issue 17's figures for the timeline: what `timeline` costs to write a page, and what the page
+"""The figures for the timeline: what `timeline` costs to write a page, and what the page
 costs to open in headless Chromium, as the recording grows from 10,000 to 100,000 actions.
 
 The recording is the counter with a save of the favourites every 50 taps and an nth-prime request

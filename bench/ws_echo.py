@@ -1,4 +1,4 @@
-"""Issue 4's WebSocket benchmark: 100,000 echo round trips over one socket, one in flight and 64
+"""The WebSocket benchmark: 100,000 echo round trips over one socket, one in flight and 64
 in flight, against the project's echo server (Tests/servers/ws_servers.py, `/echo`), through the
 product's WebSocket client (bench/ws-bench) and through a Python `websockets` asyncio client
 doing exactly the same in the same run (this file, run as a child process: `client` below).
