@@ -52,7 +52,6 @@ public final class Session {
   /// The names' UTF-8, for finding a store from the bytes of a compact action line.
   private let storeNameBytes: [[UInt8]]
   private let sequence: ActionSequence
-  private var didBecomeIdle: (() -> Void)?
   private var hasQuit = false
   private var isHoldingInput = false
 
@@ -98,11 +97,7 @@ public final class Session {
   /// The instance `key` of the store at `index`, activated now if it is not in memory; nil
   /// past `maxInstances`.
   private func instance(_ key: InstanceKey?, ofStoreAt index: Int) -> (any HostedStore)? {
-    let instances = stores[index]
-    if let host = key.map(instances.existing) ?? nil { return host }
-    guard let host = instances.instance(key, limit: maxInstances) else { return nil }
-    host.didBecomeIdle = didBecomeIdle
-    return host
+    stores[index].instance(key, limit: maxInstances)
   }
 
   private var builtStores: [any HostedStore] { stores.flatMap(\.active) }
@@ -119,8 +114,7 @@ public final class Session {
 
   /// Called every time a store's last effect finished.
   public func onStoreIdle(_ handler: @escaping () -> Void) {
-    didBecomeIdle = handler
-    for store in builtStores { store.didBecomeIdle = handler }
+    for instances in stores { instances.didBecomeIdle = handler }
   }
 
   /// Writes the loop iteration's `state` lines (`--emit ticks`): the default instances' in the

@@ -40,6 +40,13 @@ final class StoreInstances {
     var usedSinceVisit = true
   }
 
+  /// Given to every host as it is built, and to those built already when set.
+  var didBecomeIdle: (() -> Void)? {
+    didSet {
+      for host in active { host.didBecomeIdle = didBecomeIdle }
+    }
+  }
+
   init(factory: StoreFactory, maxActive: Int) {
     self.factory = factory
     self.maxActive = maxActive
@@ -61,7 +68,7 @@ final class StoreInstances {
   func instance(_ key: InstanceKey?, limit: Int) -> (any HostedStore)? {
     guard let key else {
       if let defaultInstance { return defaultInstance }
-      let host = factory.make(nil, nil)
+      let host = make(nil, nil)
       defaultInstance = host
       return host
     }
@@ -71,21 +78,22 @@ final class StoreInstances {
         return host
       }
       parkIdleInstances(toMake: 1)
-      let host = factory.make(key, named.values[index].parkedState)
+      let host = make(key, named.values[index].parkedState)
       activate(key, host)
       return host
     }
     guard named.count < limit else { return nil }
     parkIdleInstances(toMake: 1)
-    let host = factory.make(key, nil)
+    let host = make(key, nil)
     activate(key, host)
     activatedSinceListing.append(key)
     return host
   }
 
-  /// The named instance `key` if it is active; it is not activated.
-  func existing(_ key: InstanceKey) -> (any HostedStore)? {
-    named[key]?.host
+  private func make(_ key: InstanceKey?, _ parkedState: Any?) -> any HostedStore {
+    let host = factory.make(key, parkedState)
+    host.didBecomeIdle = didBecomeIdle
+    return host
   }
 
   /// Stops the instance `key` and takes it out of memory; returns how many of its effects

@@ -6,12 +6,7 @@ import XCTest
 final class NthPrimeBoundsTests: XCTestCase {
   func testEveryNthPrimeBelowAMillionIsAdmitted() {
     let limit = 1_000_000
-    var sieve = [Bool](repeating: true, count: limit)
-    sieve[0] = false
-    sieve[1] = false
-    for i in 2..<limit where sieve[i] && i * i < limit {
-      for multiple in stride(from: i * i, to: limit, by: i) { sieve[multiple] = false }
-    }
+    let sieve = primeSieve(below: limit)
     var n = 0
     for prime in 2..<limit where sieve[prime] {
       n += 1

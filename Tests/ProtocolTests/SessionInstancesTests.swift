@@ -178,6 +178,17 @@ final class SessionInstancesTests: XCTestCase {
     XCTAssertEqual(lines[7]["count"], 4)
   }
 
+  func testAnInstanceUsedSinceTheHandPassedIsKeptAndAnUnusedOneParked() {
+    let keys = ["a", "b", "c", "d", "b", "e", "b", "c"]
+    _ = run(
+      keys.map { #"{"store":"primes","instance":"\#($0)","action":"counter.incrTapped"}"# },
+      maxActiveInstances: 3)
+    // d's activation parked a and cleared the marks of b and c; b was used again, so e's
+    // parked c, which its next line rebuilt, and b stayed.
+    XCTAssertEqual(
+      built.value, ["primes/a", "primes/b", "primes/c", "primes/d", "primes/e", "primes/c"])
+  }
+
   func testAStoppedParkedInstanceHadNoEffectsToCancel() {
     let lines = lines(
       run(

@@ -228,13 +228,7 @@ def test_the_nth_prime_can_come_from_the_wolfram_api(fixture_server):
 @pytest.mark.parametrize("failure", ["malformed", "status=500", "reset"])
 def test_an_unusable_wolfram_answer_is_a_clear_alert(fixture_server, failure):
     lines, _, _ = run_lines([count(10), primes("counter.nthPrimeButtonTapped")], *wolfram(fixture_server.failing(failure)))
-    response = response_of(lines)
-    assert response["action"]["value"] is None
-    assert {
-        "op": "replace",
-        "path": "/alertNthPrimeFailure",
-        "value": {"n": 10, "message": "The 10th prime could not be computed."},
-    } in response["patch"]
+    assert_could_not_be_computed(response_of(lines), 10, "10th")
 
 
 @pytest.mark.parametrize("claimed", ["-5", "18", "5", "19", "9223372036854775807"])
@@ -242,12 +236,15 @@ def test_a_wolfram_answer_that_cannot_be_the_nth_prime_is_a_failure(fixture_serv
     # 17 is the 7th prime: -5 and 18 are no primes, 5 and 19 are primes out of its range.
     lines, _, _ = run_lines(
         [count(7), primes("counter.nthPrimeButtonTapped")], *wolfram(fixture_server.url, app_id=f"answer={claimed}"))
-    response = response_of(lines)
+    assert_could_not_be_computed(response_of(lines), 7, "7th")
+
+
+def assert_could_not_be_computed(response, n, ordinal):
     assert response["action"]["value"] is None
     assert {
         "op": "replace",
         "path": "/alertNthPrimeFailure",
-        "value": {"n": 7, "message": "The 7th prime could not be computed."},
+        "value": {"n": n, "message": f"The {ordinal} prime could not be computed."},
     } in response["patch"]
 
 
