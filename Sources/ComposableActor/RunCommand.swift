@@ -20,8 +20,10 @@ extension ComposableActorCommand {
           Exit codes: 0 after end of input, {"cmd":"quit"}, or a closed stdout; 128 + the \
           signal's number after SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 or SIGALRM \
           (130 after SIGINT, 143 after SIGTERM; the exit line is still written); 64 for bad \
-          arguments; 70 for an internal error; 74 when --record could not write its file, or \
-          stdout failed other than by its reader going away (a full disk).
+          arguments; 70 for an internal error; 74 when --record could not write its file, \
+          --state-dir cannot be opened (in use by another process, read-only, damaged, written \
+          by a newer binary) or closed, or stdout failed other than by its reader going away \
+          (a full disk).
           """ + storeOptionsHelp)
     }
 
@@ -93,6 +95,34 @@ extension ComposableActorCommand {
           + "an instance_limit error line.", valueName: "count"))
     var maxInstances = Session.defaultMaxInstances
 
+    @Option(
+      help: ArgumentHelp(
+        "Store every instance's state in this folder (SQLite), each change before the line that "
+          + "shows it is written; a later run on the folder reads each instance back on its "
+          + "first line. One process at a time.", valueName: "folder"))
+    var stateDir: String?
+
+    @Option(
+      help: ArgumentHelp(
+        "With --state-dir: always (each commit reaches the disk before its lines are written), "
+          + "batch (within about a second, off the loop), or never (when the system chooses). "
+          + "A killed process loses nothing under any; power loss, what was not on disk.",
+        valueName: "policy"))
+    var fsync: FsyncPolicy?
+
+    @Option(
+      help: ArgumentHelp(
+        "With --state-dir: an instance with no action and no effect running for this long "
+          + "leaves memory (its state is stored); its next line reads it back.",
+        valueName: "seconds"))
+    var passivateAfter: Double?
+
+    @Option(
+      help: ArgumentHelp(
+        "With --state-dir: the most named instances of one store kept in memory; past it the "
+          + "least recently used idle ones leave memory first.", valueName: "count"))
+    var maxActive: Int?
+
     @Flag(
       help: ArgumentHelp(
         "Accept actions only effects send (responses, timer ticks) from the host: for tools "
@@ -126,6 +156,29 @@ extension ComposableActorCommand {
         throw ValidationError(
           "--http-timeout must be more than 0 and at most \(Int(Self.longestWait)) seconds")
       }
+      if stateDir == nil {
+        for (option, given) in [
+          ("--fsync", fsync != nil), ("--passivate-after", passivateAfter != nil),
+          ("--max-active", maxActive != nil),
+        ] where given {
+          throw ValidationError("\(option) needs --state-dir: without it nothing is stored")
+        }
+      }
+      if let passivateAfter, !(0.001...Self.longestWait).contains(passivateAfter) {
+        throw ValidationError(
+          "--passivate-after must be between 0.001 and \(Int(Self.longestWait)) seconds")
+      }
+      if let maxActive, maxActive < 1 {
+        throw ValidationError("--max-active must be at least 1")
+      }
+      if stateDir != nil {
+        let stores = ComposableActorCommand.catalog.storesWithoutDecodableState
+        if !stores.isEmpty {
+          throw ValidationError(
+            "--state-dir needs every store's state to be Decodable, to read it back: "
+              + stores.joined(separator: ", ") + " is not")
+        }
+      }
       if record != nil && emit != .actions {
         throw ValidationError("--record needs --emit actions: it logs one patch per action")
       }
@@ -143,6 +196,11 @@ extension ComposableActorCommand {
       let code: Int32
       do {
         code = try Runtime.run(ComposableActorCommand.catalog, configuration())
+      } catch let error as StorageError {
+        let message = Array(
+          "\(ComposableActorCommand.identity.name): --state-dir: \(error)\n".utf8)
+        _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        throw ExitCode(74)
       } catch {
         // The process could not start its loop or its standard streams: EX_SOFTWARE.
         let message = Array("\(ComposableActorCommand.identity.name): \(error)\n".utf8)
@@ -180,17 +238,23 @@ extension ComposableActorCommand.Run {
     configuration.clock = clock
     configuration.maxAdvanceWakeUps = maxAdvanceWakeUps
     configuration.record = record
+    configuration.stateDirectory = stateDir
+    configuration.fsync = fsync ?? .batch
+    configuration.passivateAfter = passivateAfter
+    configuration.maxActiveInstances = maxActive ?? Session.defaultMaxActiveInstances
     configuration.allowEffectActions = allowEffectActions
     configuration.recordedArguments = recordedArguments
     return configuration
   }
 
-  /// The command line as given, without `run`, `--record` and `--seed` (the header keeps the
+  /// The command line as given, without `run`, `--record`, `--seed` (the header keeps the
   /// seed itself): what a replay parses to rebuild the stores with the same options.
   var recordedArguments: [String] {
     var arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == "run" { arguments.removeFirst() }
-    return removingOptions(["--record", "--seed"], from: arguments)
+    return removingOptions(
+      ["--record", "--seed", "--state-dir", "--fsync", "--passivate-after", "--max-active"],
+      from: arguments)
   }
 
   /// The longest `--linger` and `--http-timeout`, in seconds: a day.
@@ -200,6 +264,7 @@ extension ComposableActorCommand.Run {
   static let ownOptionNames: Set<String> = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
     "http-timeout", "seed", "clock", "max-advance-wakeups", "max-instances", "record",
+    "state-dir", "fsync", "passivate-after", "max-active",
     "allow-effect-actions",
     "trace", "help",
     "version",
@@ -224,6 +289,8 @@ extension ComposableActorCommand.Run {
 }
 
 extension EmitMode: ExpressibleByArgument {}
+
+extension FsyncPolicy: ExpressibleByArgument {}
 
 extension TraceKind: ExpressibleByArgument {}
 

@@ -26,6 +26,14 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case instanceLimit = "instance_limit"
   /// `stop` names an instance that is not in memory.
   case unknownInstance = "unknown_instance"
+  /// In a durable session (`--state-dir`): the storage could not read or store an instance (a
+  /// full disk, an I/O error, a damaged file). Refusing a line, it changed nothing; not
+  /// refusing one, it says that an instance's last changes were taken back (their lines were
+  /// not written) and that the instance is back at its last stored state.
+  case storageFailed = "storage_failed"
+  /// In a durable session: the instance was stored by a binary whose state differs from this
+  /// one's, so it is not read back; nothing changed.
+  case storedStateIncompatible = "stored_state_incompatible"
   /// `cmd` names no command.
   case unknownCommand = "unknown_command"
   /// A command's arguments are wrong.

@@ -31,6 +31,9 @@ public protocol HostedStore: AnyObject {
   func endTick()
   /// Called each time the store's last running effect finished.
   var didBecomeIdle: (() -> Void)? { get set }
+  /// Set in a durable session (`--state-dir`): gets every line that carries a change of the
+  /// state, to be stored before it is written.
+  var journal: InstanceJournal? { get set }
 }
 
 /// A store the session builds when a line first addresses it.
@@ -42,6 +45,8 @@ public protocol HostedStore: AnyObject {
 public struct StoreFactory {
   public let name: String
   private let description: DescriptionCache
+  /// How the store's state is read back from storage: nil for a store that cannot be durable.
+  public let storedState: StoredStateCoding?
   /// Builds an instance of the store (the default one for a nil key), in the store's initial
   /// state or, for an instance that was parked, in the state it was parked in.
   let make: @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
@@ -50,10 +55,12 @@ public struct StoreFactory {
   /// types walks them (about 10 ms for the four seed stores), which `ready` need not wait for.
   public init(
     name: String, describe: @escaping () -> StoreDescriptor,
+    storedState: StoredStateCoding? = nil,
     make: @escaping @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
   ) {
     self.name = name
     self.description = DescriptionCache(describe)
+    self.storedState = storedState
     self.make = make
   }
 
@@ -65,6 +72,27 @@ public struct StoreFactory {
   }
 
   public var descriptor: StoreDescriptor { description.value }
+}
+
+/// How a durable session reads a store's state back: the three things it needs of the store's
+/// types, made where they are concrete.
+public struct StoredStateCoding {
+  /// The JSON of the store's initial state: what a journal without a snapshot applies to.
+  public let initialState: () -> JSONValue?
+  /// The state's JSON Schema, whose fingerprint tells a folder written by a binary whose
+  /// state differs.
+  public let stateSchema: () -> JSONValue
+  /// The state `json` holds, as `StoreFactory.make` takes it; the error says why it is none.
+  public let decode: (_ json: JSONValue) throws -> Any
+
+  public init(
+    initialState: @escaping () -> JSONValue?, stateSchema: @escaping () -> JSONValue,
+    decode: @escaping (_ json: JSONValue) throws -> Any
+  ) {
+    self.initialState = initialState
+    self.stateSchema = stateSchema
+    self.decode = decode
+  }
 }
 
 /// A description made once, when first asked for.
@@ -135,9 +163,12 @@ public enum EmitMode: String, Sendable, CaseIterable {
 /// Numbers every reduced action, across all stores, in reduction order.
 @StoreActor
 public final class ActionSequence {
-  public private(set) var last = 0
+  public private(set) var last: Int
 
-  public init() {}
+  /// `last`: the `seq` numbering goes on from, such as the last one a durable folder stored.
+  public init(last: Int = 0) {
+    self.last = last
+  }
 
   func next() -> Int {
     last += 1

@@ -211,25 +211,75 @@ public final class OutputLines {
     raw("}\n")
   }
 
+  /// `{"type":"error","code":…,"store":…,"instance":…,"message":…}`: not a refused line but
+  /// something that happened to an instance, such as its changes failing to be stored.
+  func instanceError(_ error: ProtocolError, store: String, instance: InstanceKey?) {
+    raw(#"{"type":"error","code":"#)
+    JSONWriter.writeString(error.code.rawValue, into: &bytes)
+    Self.writeStore(store, instance, into: &bytes)
+    raw(#","message":"#)
+    JSONWriter.writeString(error.message, into: &bytes)
+    raw("}\n")
+  }
+
+  /// Takes the lines at `spans` (ordered, not overlapping) out of the pending bytes: the lines
+  /// of changes that could not be stored.
+  func remove(_ spans: [Range<Int>]) {
+    guard !spans.isEmpty else { return }
+    var kept: [UInt8] = []
+    kept.reserveCapacity(bytes.capacity)
+    var start = 0
+    for span in spans where span.lowerBound >= start {
+      kept.append(contentsOf: bytes[start..<span.lowerBound])
+      start = span.upperBound
+    }
+    kept.append(contentsOf: bytes[start...])
+    bytes = kept
+  }
+
   /// Answers `instances`: a page of the keys of the store's named instances in memory, `count`
   /// of them in all, and the `after` of the next page when there is one.
+  /// In a durable session, `passivated` lists the page's keys of the instances stored and not
+  /// in memory.
   func instances(
-    store: String, active: [InstanceKey], count: Int, next: InstanceKey?, id: MessageID?
+    store: String, active: [InstanceKey], passivated: [InstanceKey]?, count: Int,
+    next: InstanceKey?, id: MessageID?
   ) {
     raw(#"{"type":"instances""#)
     Self.writeStore(store, nil, into: &bytes)
     optionalID(id)
-    raw(#","active":["#)
-    for (index, key) in active.enumerated() {
-      if index > 0 { raw(",") }
-      JSONWriter.writeString(key.value, into: &bytes)
+    raw(#","active":"#)
+    keys(active)
+    if let passivated {
+      raw(#","passivated":"#)
+      keys(passivated)
     }
-    raw(#"],"count":"#)
+    raw(#","count":"#)
     JSONWriter.writeInt(count, into: &bytes)
     if let next {
       raw(#","next":"#)
       JSONWriter.writeString(next.value, into: &bytes)
     }
+    raw("}\n")
+  }
+
+  private func keys(_ keys: [InstanceKey]) {
+    raw("[")
+    for (index, key) in keys.enumerated() {
+      if index > 0 { raw(",") }
+      JSONWriter.writeString(key.value, into: &bytes)
+    }
+    raw("]")
+  }
+
+  /// Answers `forget`: the instance and its stored state are gone, and this many of its
+  /// effects were cancelled.
+  func forgotten(store: String, instance: InstanceKey, cancelledEffects: Int, id: MessageID?) {
+    raw(#"{"type":"forgotten""#)
+    Self.writeStore(store, instance, into: &bytes)
+    optionalID(id)
+    raw(#","cancelledEffects":"#)
+    JSONWriter.writeInt(cancelledEffects, into: &bytes)
     raw("}\n")
   }
 

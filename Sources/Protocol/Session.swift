@@ -52,17 +52,22 @@ public final class Session {
   /// The names' UTF-8, for finding a store from the bytes of a compact action line.
   private let storeNameBytes: [[UInt8]]
   private let sequence: ActionSequence
+  /// Set in a durable session (`--state-dir`).
+  private let durability: Durability?
   private var hasQuit = false
   private var isHoldingInput = false
 
   public init(
     stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64,
     maxInstances: Int = Session.defaultMaxInstances,
-    maxActiveInstances: Int = Session.defaultMaxActiveInstances
+    maxActiveInstances: Int = Session.defaultMaxActiveInstances, durability: Durability? = nil
   ) {
     precondition(
       Set(stores.map(\.name)).count == stores.count, "store names must be unique")
-    self.stores = stores.map { StoreInstances(factory: $0, maxActive: maxActiveInstances) }
+    self.stores = stores.map {
+      StoreInstances(factory: $0, maxActive: maxActiveInstances, durability: durability)
+    }
+    self.durability = durability
     self.maxInstances = maxInstances
     self.storeNames = stores.map(\.name)
     self.storeNameBytes = storeNames.map { Array($0.utf8) }
@@ -83,9 +88,10 @@ public final class Session {
   public nonisolated static let defaultMaxActiveInstances = 1024
 
   /// The store named `name`'s instance `key` (its default instance for nil), activated now if
-  /// it is not in memory; nil for an unknown store, or past `maxInstances`.
+  /// it is not in memory; nil for an unknown store, past `maxInstances`, or when a durable
+  /// instance cannot be read back.
   public func store(named name: String, instance key: InstanceKey? = nil) -> (any HostedStore)? {
-    storeNames.firstIndex(of: name).flatMap { instance(key, ofStoreAt: $0) }
+    storeNames.firstIndex(of: name).flatMap { try? instance(key, ofStoreAt: $0) }
   }
 
   /// The keys of the store's named instances in memory, in byte order.
@@ -96,8 +102,27 @@ public final class Session {
 
   /// The instance `key` of the store at `index`, activated now if it is not in memory; nil
   /// past `maxInstances`.
-  private func instance(_ key: InstanceKey?, ofStoreAt index: Int) -> (any HostedStore)? {
-    stores[index].instance(key, limit: maxInstances)
+  private func instance(_ key: InstanceKey?, ofStoreAt index: Int) throws(ProtocolError)
+    -> (any HostedStore)?
+  {
+    try stores[index].instance(key, limit: maxInstances)
+  }
+
+  /// One sweep of `--passivate-after` (in a durable session): the instances of every store not
+  /// used in the last `sweeps` sweeps, with no effect running, leave memory.
+  public func passivateIdleInstances(unusedForSweeps sweeps: Int) {
+    for instances in stores { instances.passivateIdleInstances(unusedForSweeps: sweeps) }
+  }
+
+  /// Stores what the loop iteration changed (in a durable session), before its lines are
+  /// written: a failure takes the lines back, and the instances they showed leave memory.
+  public func commitChanges() {
+    guard let durability else { return }
+    for address in durability.commit(output, lastSequence: sequence.last) {
+      if let index = storeNames.firstIndex(of: address.store) {
+        stores[index].evict(address.instance)
+      }
+    }
   }
 
   private var builtStores: [any HostedStore] { stores.flatMap(\.active) }
@@ -132,7 +157,7 @@ public final class Session {
       // A store finds an action it has seen before by its type's bytes; anything else (a
       // first sighting, an unknown store or action) takes the general route.
       if let index = storeIndex(named: line.store),
-        let store = instance(line.instance, ofStoreAt: index),
+        let store = try? instance(line.instance, ofStoreAt: index),
         store.sendKnownAction(type: line.type, id: line.id)
       {
         return
@@ -204,7 +229,13 @@ public final class Session {
             + "no store named \"\(name)\"; the stores are \(storeNames.joined(separator: ", "))"),
         store: name, instance: key)
     }
-    guard let store = instance(key, ofStoreAt: index) else {
+    let found: (any HostedStore)?
+    do {
+      found = try instance(key, ofStoreAt: index)
+    } catch {
+      throw InputError(id: id, error, store: name, instance: key)
+    }
+    guard let store = found else {
       throw InputError(
         id: id,
         ProtocolError(
@@ -243,8 +274,11 @@ public final class Session {
       try expectArguments(["store", "instance"])
       let name = try storeArgument()
       let key = try instanceArgument()
-      let state = try instance(key, ofStoreNamed: name, id: id, command: command).snapshot()
+      let store = try instance(key, ofStoreNamed: name, id: id, command: command)
+      let state = store.snapshot()
+      let start = output.bytes.count
       output.snapshot(store: name, instance: key, seq: sequence.last, id: id, state: state)
+      store.journal?.markShowsState(start..<output.bytes.count)
     case "instances":
       try expectArguments(["store", "limit", "after"])
       let name = try storeArgument()
@@ -265,9 +299,10 @@ public final class Session {
       } catch {
         throw InputError(id: id, ProtocolError(.invalidCommand, "instances: \(error.message)"))
       }
-      let (keys, next) = stores[index].page(after: after, limit: limit)
+      let page = try instancesPage(of: index, after: after, limit: limit, id: id)
       output.instances(
-        store: name, active: keys, count: stores[index].count, next: next, id: id)
+        store: name, active: page.active, passivated: page.passivated,
+        count: stores[index].count, next: page.next, id: id)
     case "stop":
       try expectArguments(["store", "instance"])
       let name = try storeArgument()
@@ -287,6 +322,44 @@ public final class Session {
           store: name, instance: key)
       }
       output.stopped(store: name, instance: key, cancelledEffects: cancelled, id: id)
+    case "forget":
+      try expectArguments(["store", "instance"])
+      let name = try storeArgument()
+      guard let key = try instanceArgument() else {
+        throw fail("forget: \"instance\" (the key of the instance to forget) is required")
+      }
+      guard let durability else {
+        throw InputError(
+          id: id,
+          ProtocolError(
+            .invalidCommand,
+            "forget needs --state-dir: without it no instance is stored, and stop takes one "
+              + "out of memory"), store: name, instance: key)
+      }
+      guard let index = storeNames.firstIndex(of: name) else {
+        throw InputError(
+          id: id, ProtocolError(.unknownStore, "forget: no store named \"\(name)\""),
+          store: name, instance: key)
+      }
+      let address = StoredAddress(store: name, instance: key)
+      let cancelled = stores[index].stop(key)
+      if cancelled == nil {
+        let isStored: Bool
+        do {
+          isStored = try durability.isStored(address)
+        } catch {
+          throw InputError(id: id, error, store: name, instance: key)
+        }
+        guard isStored else {
+          throw InputError(
+            id: id,
+            ProtocolError(.unknownInstance, "forget: \(name) has no instance \"\(key)\""),
+            store: name, instance: key)
+        }
+      }
+      let start = output.bytes.count
+      output.forgotten(store: name, instance: key, cancelledEffects: cancelled ?? 0, id: id)
+      durability.forget(address, span: start..<output.bytes.count)
     case "describe":
       try expectArguments([])
       output.describe(id: id, stores: stores.map(\.factory.descriptor.json))
@@ -328,8 +401,34 @@ public final class Session {
         ProtocolError(
           .unknownCommand,
           "no command named \"\(command)\"; the commands are snapshot, describe, instances, "
-            + "stop, quit, advance, settle"))
+            + "stop, forget, quit, advance, settle"))
     }
+  }
+
+  /// A page of `instances`: up to `limit` keys from just past `after`, of the instances in
+  /// memory and, in a durable session, of those stored only, in one byte order.
+  private func instancesPage(
+    of index: Int, after: InstanceKey?, limit: Int, id: MessageID?
+  ) throws(InputError) -> (active: [InstanceKey], passivated: [InstanceKey]?, next: InstanceKey?) {
+    let inMemory = stores[index].page(after: after, limit: limit)
+    guard let durability else { return (inMemory.keys, nil, inMemory.next) }
+    // The first `limit` keys of the two lists together are among the first `limit` + 1 of
+    // each, and one more tells whether a next page exists.
+    let active = stores[index].page(after: after, limit: limit + 1).keys
+    let stored: [InstanceKey]
+    do {
+      stored = try durability.storedKeys(of: storeNames[index], after: after, limit: limit + 1)
+    } catch {
+      throw InputError(id: id, error, store: storeNames[index], instance: nil)
+    }
+    let activeSet = Set(active)
+    let merged = Array(Set(active).union(stored)).sorted().prefix(limit + 1)
+    let page = merged.prefix(limit)
+    return (
+      page.filter { activeSet.contains($0) || stores[index].isInMemory($0) },
+      page.filter { !activeSet.contains($0) && !stores[index].isInMemory($0) },
+      merged.count > limit ? page.last : nil
+    )
   }
 
   /// How many keys an `instances` answer lists when the host gives no `limit`.

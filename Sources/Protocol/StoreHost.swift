@@ -109,6 +109,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     }
   }
 
+  public var journal: InstanceJournal?
+
   public var effectsInFlight: Int { store.effectsInFlight }
 
   public var didBecomeIdle: (() -> Void)? {
@@ -154,16 +156,20 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   }
 
   public func parkableState() -> Any? {
-    guard store.isOnlyItsState, tick.actions == 0 else { return nil }
+    guard store.isOnlyItsState, tick.actions == 0, journal?.hasPendingChanges != true else {
+      return nil
+    }
     return store.state
   }
 
   public func endTick() {
     guard tick.actions > 0 else { return }
+    let lineStart = output.bytes.count
     output.beginStateLine(
       store: descriptor.name, instance: instance, seq: tick.lastSeq, actions: tick.actions,
       ids: tick.ids)
     output.patch { stateJSON.writePatch(store.state, &$0) }
+    journal?.record(output.bytes, from: lineStart, by: self)
     tick = Tick()
   }
 
@@ -172,6 +178,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     let id = Self.messageID(of: reduced)
     switch mode {
     case .actions:
+      let lineStart = output.bytes.count
+      defer { journal?.record(output.bytes, from: lineStart, by: self) }
       if reduced.source == .host, let known = sendingKnownAction {
         output.beginActionLine(
           prefix: actionLinePrefix, seq: seq, id: id,

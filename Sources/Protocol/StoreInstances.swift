@@ -1,5 +1,6 @@
 import ComposableCore
 import DequeModule
+import JSON
 
 /// The instances of one store in a session: the default one, and the named ones hosts
 /// activated by naming their keys.
@@ -10,9 +11,13 @@ import DequeModule
 /// the next line that names the instance builds a host from it again. The named ones are found
 /// by key; ``page(after:limit:)`` lists them in the byte order of their keys, so that a host can
 /// page through a million of them.
+///
+/// In a durable session every instance is read back from storage when it is activated, and
+/// parking takes an instance out of memory entirely: its state is already stored.
 @StoreActor
 final class StoreInstances {
   let factory: StoreFactory
+  let durability: Durability?
   private(set) var defaultInstance: (any HostedStore)?
   /// Each named instance: its host while active, its state alone while parked.
   private var named: [InstanceKey: Slot] = [:]
@@ -31,6 +36,9 @@ final class StoreInstances {
   private var listedKeys: [InstanceKey] = []
   private var activatedSinceListing: [InstanceKey] = []
   private var stoppedSinceListing = 0
+  /// How many passivation sweeps ran: an instance remembers the sweep it was last used in.
+  private var sweep = 0
+  private var defaultInstanceUsedInSweep = 0
 
   private struct Slot {
     var host: (any HostedStore)?
@@ -38,6 +46,7 @@ final class StoreInstances {
     /// Which activation of the instance this is, to tell its entry in `clock` from stale ones.
     var serial: Int
     var usedSinceVisit = true
+    var usedInSweep: Int
   }
 
   /// Given to every host as it is built, and to those built already when set.
@@ -47,13 +56,16 @@ final class StoreInstances {
     }
   }
 
-  init(factory: StoreFactory, maxActive: Int) {
+  init(factory: StoreFactory, maxActive: Int, durability: Durability?) {
     self.factory = factory
     self.maxActive = maxActive
+    self.durability = durability
   }
 
   /// How many named instances are in memory, active or parked.
   var count: Int { named.count }
+
+  func isInMemory(_ key: InstanceKey) -> Bool { named[key] != nil }
 
   /// Every active instance, the default one first.
   var active: [any HostedStore] {
@@ -64,36 +76,77 @@ final class StoreInstances {
 
   /// The instance `key` names (the default one for nil), activated now from the store's initial
   /// state, or from its parked state, if it is not active; nil if that would take more than
-  /// `limit` named instances.
-  func instance(_ key: InstanceKey?, limit: Int) -> (any HostedStore)? {
+  /// `limit` named instances. Throws when a durable instance cannot be read back.
+  func instance(_ key: InstanceKey?, limit: Int) throws(ProtocolError) -> (any HostedStore)? {
     guard let key else {
+      defaultInstanceUsedInSweep = sweep
       if let defaultInstance { return defaultInstance }
-      let host = make(nil, nil)
+      let host = try make(nil, nil)
       defaultInstance = host
       return host
     }
     if let index = named.index(forKey: key) {
       if let host = named.values[index].host {
         named.values[index].usedSinceVisit = true
+        named.values[index].usedInSweep = sweep
         return host
       }
+      let host = try make(key, named.values[index].parkedState)
       parkIdleInstances(toMake: 1)
-      let host = make(key, named.values[index].parkedState)
       activate(key, host)
       return host
     }
     guard named.count < limit else { return nil }
+    let host = try make(key, nil)
     parkIdleInstances(toMake: 1)
-    let host = make(key, nil)
     activate(key, host)
     activatedSinceListing.append(key)
     return host
   }
 
-  private func make(_ key: InstanceKey?, _ parkedState: Any?) -> any HostedStore {
-    let host = factory.make(key, parkedState)
+  /// A host for the instance, from its parked state, or in a durable session from what is
+  /// stored of it.
+  private func make(_ key: InstanceKey?, _ parkedState: Any?) throws(ProtocolError)
+    -> any HostedStore
+  {
+    let host: any HostedStore
+    if let durability {
+      let address = StoredAddress(store: factory.name, instance: key)
+      let (json, journal) = try durability.resume(address, of: factory)
+      host = factory.make(key, try json.map { json throws(ProtocolError) in try decode(json, address) })
+      host.journal = journal
+    } else {
+      host = factory.make(key, parkedState)
+    }
     host.didBecomeIdle = didBecomeIdle
     return host
+  }
+
+  private func decode(_ json: JSONValue, _ address: StoredAddress) throws(ProtocolError) -> Any {
+    guard let coding = factory.storedState else {
+      throw ProtocolError(.storageFailed, "\(address): the store's state cannot be read back")
+    }
+    do {
+      return try coding.decode(json)
+    } catch {
+      throw ProtocolError(
+        .storedStateIncompatible, "\(address): its stored state does not decode: \(error)")
+    }
+  }
+
+  /// Takes the instance out of memory without a word, cancelling its effects: its state in
+  /// memory is ahead of what is stored, which the next line naming it reads back.
+  func evict(_ key: InstanceKey?) {
+    guard let key else {
+      _ = defaultInstance?.stop()
+      defaultInstance = nil
+      return
+    }
+    guard let slot = named.removeValue(forKey: key) else { return }
+    stoppedSinceListing += 1
+    guard let host = slot.host else { return }
+    activeCount -= 1
+    _ = host.stop()
   }
 
   /// Stops the instance `key` and takes it out of memory; returns how many of its effects
@@ -103,14 +156,38 @@ final class StoreInstances {
     stoppedSinceListing += 1
     guard let host = slot.host else { return 0 }
     activeCount -= 1
+    if let journal = host.journal { durability?.stopped(journal) }
     return host.stop()
   }
 
   private func activate(_ key: InstanceKey, _ host: any HostedStore) {
     lastSerial += 1
-    named[key] = Slot(host: host, parkedState: nil, serial: lastSerial)
+    named[key] = Slot(host: host, parkedState: nil, serial: lastSerial, usedInSweep: sweep)
     clock.append((key, lastSerial))
     activeCount += 1
+  }
+
+  /// Starts a passivation sweep (in a durable session): the instances not used in the last
+  /// `sweeps` sweeps that are their state alone leave memory, their state being stored.
+  func passivateIdleInstances(unusedForSweeps sweeps: Int) {
+    guard durability != nil else { return }
+    sweep += 1
+    if let host = defaultInstance, sweep - defaultInstanceUsedInSweep >= sweeps,
+      host.parkableState() != nil
+    {
+      defaultInstance = nil
+    }
+    var idle: [InstanceKey] = []
+    for (key, slot) in named {
+      if let host = slot.host, sweep - slot.usedInSweep >= sweeps, host.parkableState() != nil {
+        idle.append(key)
+      }
+    }
+    for key in idle {
+      named.removeValue(forKey: key)
+      activeCount -= 1
+    }
+    stoppedSinceListing += idle.count
   }
 
   /// Parks the least recently used instances that are their state alone, until `room` more
@@ -127,8 +204,13 @@ final class StoreInstances {
       if named.values[index].usedSinceVisit {
         named.values[index].usedSinceVisit = false
       } else if let state = host.parkableState() {
-        named.values[index].host = nil
-        named.values[index].parkedState = state
+        if durability != nil {
+          named.remove(at: index)
+          stoppedSinceListing += 1
+        } else {
+          named.values[index].host = nil
+          named.values[index].parkedState = state
+        }
         activeCount -= 1
         continue
       }

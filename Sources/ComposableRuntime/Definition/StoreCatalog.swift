@@ -144,6 +144,10 @@ extension StoreDefinition {
 
   fileprivate static var defaultOptions: any StoreOptions { Options() }
 
+  fileprivate static var hasDecodableState: Bool { Feature.State.self is any Decodable.Type }
+
+  fileprivate static var stateTypeName: String { "\(Feature.State.self)" }
+
   fileprivate static var optionsHelp: [StoreOptionHelp] {
     let defaults = Options()
     return Options.arguments.map {
@@ -189,7 +193,11 @@ extension StoreDefinition {
     state: Feature.State
   ) -> StoreFactory {
     let options = options as? Options ?? Options()
-    return StoreFactory(name: name, describe: { descriptor }) { instance, parkedState in
+    let storedState = StoredStateCoding(
+      initialState: { initialStateJSON }, stateSchema: { stateSchema },
+      decode: { json in try decodeState(json) })
+    return StoreFactory(name: name, describe: { descriptor }, storedState: storedState) {
+      instance, parkedState in
       // Debug builds only, where a team develops its stores (as `main` checks option names):
       // in a release build, the walk's casts fill the runtime's metadata and conformance
       // caches, and every later action of a store whose path looks up generic metadata paid
@@ -235,6 +243,12 @@ enum ActionListCheck {
 }
 
 extension StoreCatalog {
+  /// The stores whose state is not `Decodable`, each as "name (type)": a durable run
+  /// (`--state-dir`) cannot read them back.
+  public var storesWithoutDecodableState: [String] {
+    definitions.filter { !$0.hasDecodableState }.map { "\($0.name) (\($0.stateTypeName))" }
+  }
+
   /// What is wrong with the stores' action lists (see ``ActionListCheck``), nil when every
   /// store's agrees with its action type; a store checked here is not checked again when built.
   public func actionListDisagreement() -> String? {

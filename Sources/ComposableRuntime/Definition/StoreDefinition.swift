@@ -115,12 +115,14 @@ extension StoreDefinition {
 }
 
 /// Why a JSON value could not become a store's state.
-public struct StateDecodingError: Error, Sendable {
+public struct StateDecodingError: Error, Sendable, CustomStringConvertible {
   public let message: String
 
   init(_ message: String) {
     self.message = message
   }
+
+  public var description: String { message }
 }
 
 // Being a requirement, `_makeHostedStore` takes the most constrained of these defaults that the

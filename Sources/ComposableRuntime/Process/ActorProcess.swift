@@ -3,6 +3,7 @@ import EventLoop
 import Logging
 import Networking
 import Protocol
+import Storage
 
 #if canImport(Glibc)
   import Glibc
@@ -86,6 +87,12 @@ final class ActorProcess {
   private let time: ActionTime
   private let virtualTime: VirtualTimeControl?
   private let recorder: Recorder?
+  /// Set under `--state-dir`.
+  private let durability: Durability?
+  /// Runs the storage's periodic work (syncs, checkpoints) off the loop thread.
+  private var storageTask: Task<Void, Never>?
+  /// Sweeps idle instances out of memory (`--passivate-after`).
+  private var passivationTask: Task<Void, Never>?
   private let reader: StdinLineReader
   private let writer: StdoutWriter
   /// Closed while the writer is back-pressured: sockets' messages wait behind it.
@@ -105,7 +112,7 @@ final class ActorProcess {
     self.loop = loop
     self.options = options
     self.logger = logger
-    let sequence = ActionSequence()
+
     http = HTTPClient(
       loop: loop,
       configuration: HTTPConfiguration(
@@ -127,6 +134,14 @@ final class ActorProcess {
       virtualTime = try VirtualTimeControl(
         clock: virtualClock, loop: loop, maximumWakeUps: options.maxAdvanceWakeUps)
     }
+    if let folder = options.stateDirectory {
+      durability = Durability(
+        storage: try SQLiteInstanceStorage(folder: folder, fsync: options.fsync),
+        now: { [time] in time.now() })
+    } else {
+      durability = nil
+    }
+    let sequence = ActionSequence(last: durability?.lastSequence ?? 0)
     let dataDirectory = options.dataDirectory ?? DataDirectory.defaultPath(for: options.name)
     if let path = options.record {
       let recorder = try Recorder(
@@ -171,7 +186,8 @@ final class ActorProcess {
             ? { [time] in time.now() - time.start } : nil,
           labelsEffects: recorder != nil)),
       output: output, sequence: sequence, maxDepth: options.maxDepth,
-      maxInstances: options.maxInstances)
+      maxInstances: options.maxInstances, maxActiveInstances: options.maxActiveInstances,
+      durability: durability)
     session.timeControl = virtualTime
     writer = try StdoutWriter(loop: loop)
     reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)
@@ -245,19 +261,62 @@ final class ActorProcess {
     } catch {
       logger.warning("cannot watch the signals that end the process: \(error)")
     }
+    startStorageWork()
+    startPassivation()
     reader.start()
     // Hands the ready line to the writer now, which arms its flush: waiting for the first check
     // phase would hold it until the first input arrives.
     drainOutput()
   }
 
+  /// About once a second, hands the storage's periodic work (a sync under `--fsync batch`, a
+  /// checkpoint of a long write-ahead log) to the thread pool, so the loop never waits for it.
+  private func startStorageWork() {
+    guard let durability else { return }
+    let clock = loop.clock
+    let pool = loop.threadPool
+    storageTask = Task(executorPreference: loop.executor) { @StoreActor in
+      while !Task.isCancelled {
+        do {
+          try await clock.sleep(for: .seconds(1))
+        } catch {
+          return
+        }
+        guard let work = durability.storage.periodicWork() else { continue }
+        _ = try? await pool.run { _ in work() }
+      }
+    }
+  }
+
+  /// Sweeps four times per `--passivate-after`: an instance leaves memory after that long idle,
+  /// and at most a quarter of it more.
+  private func startPassivation() {
+    guard let seconds = options.passivateAfter else { return }
+    let clock = loop.clock
+    let interval = Duration.milliseconds(max(1, Int64(seconds * 250)))
+    let session = session
+    passivationTask = Task(executorPreference: loop.executor) { @StoreActor in
+      while !Task.isCancelled {
+        do {
+          try await clock.sleep(for: interval)
+        } catch {
+          return
+        }
+        session.passivateIdleInstances(unusedForSweeps: 5)
+      }
+    }
+  }
+
   private func updateReading() {
     isBackpressured || isHoldingInput ? reader.pause() : reader.resume()
   }
 
+  /// Hands the iteration's lines to the writer, after storing what they show (under
+  /// `--state-dir`): a line the host reads is never ahead of the folder.
   private func drainOutput() {
     session.endTick()
     time.endTick()
+    session.commitChanges()
     recorder?.flush()
     output.drain { writer.append($0) }
   }
@@ -291,6 +350,8 @@ final class ActorProcess {
     guard !isFinished else { return }
     isFinished = true
     lingerTask?.cancel()
+    storageTask?.cancel()
+    passivationTask?.cancel()
     reader.close()
     signals?.close()
     virtualTime?.close()
@@ -317,6 +378,12 @@ final class ActorProcess {
     output.drain { writer.append($0) }
     if let failure = recorder?.close() {
       logger.error("the recording is incomplete: \(failure)")
+      if exitCode == 0 { exitCode = 74 }
+    }
+    do {
+      try durability?.storage.close()
+    } catch {
+      logger.error("--state-dir: \(error)")
       if exitCode == 0 { exitCode = 74 }
     }
     writer.flushSynchronously()

@@ -19,6 +19,16 @@ public struct RunConfiguration: Sendable {
   public var maxDepth = 64
   /// The most named instances of one store in memory (`--max-instances`).
   public var maxInstances = Session.defaultMaxInstances
+  /// Where instances are stored (`--state-dir`): nil keeps every state in memory only.
+  public var stateDirectory: String?
+  /// How long a commit waits for the disk (`--fsync`).
+  public var fsync: FsyncPolicy = .batch
+  /// With `stateDirectory`: how long an instance stays in memory with no action and no effect
+  /// running, in seconds (`--passivate-after`); nil keeps it until `maxActiveInstances` needs
+  /// the room.
+  public var passivateAfter: Double?
+  /// The most named instances of one store kept in memory while idle (`--max-active`).
+  public var maxActiveInstances = Session.defaultMaxActiveInstances
   /// PEM file of the certificate authorities trusted for https; the system's when nil.
   public var caFile: String?
   /// Timeout of each HTTP request, in seconds.

@@ -1,5 +1,4 @@
 import JSON
-import Protocol
 
 /// What a recording remembers of each store's interface, so that a replay by a binary whose
 /// stores changed since can say what changed before it re-reduces anything:
@@ -23,12 +22,18 @@ public struct StoreFingerprint: Equatable, Sendable {
       actions[action.type] = Self.digest(
         ["sentBy": .string(action.sentBy.rawValue), "payload": .array(payload)])
     }
-    var state: [String: String] = [:]
-    if case .object(let properties)? = descriptor.stateSchema["properties"] {
-      for (name, schema) in properties { state[name] = Self.digest(schema) }
-    }
     self.actions = actions
-    self.state = state
+    self.state = Self.stateDigests(descriptor.stateSchema)
+  }
+
+  /// Each field of a state schema's digest: the part of the fingerprint a stored state must
+  /// match to be read back (see ``stateDifferences(from:to:)``).
+  public static func stateDigests(_ stateSchema: JSONValue) -> [String: String] {
+    var state: [String: String] = [:]
+    if case .object(let properties)? = stateSchema["properties"] {
+      for (name, schema) in properties { state[name] = digest(schema) }
+    }
+    return state
   }
 
   /// Reads what `json` wrote; nil for anything else.
@@ -59,23 +64,31 @@ public struct StoreFingerprint: Equatable, Sendable {
   /// What differs in `current` from this recorded fingerprint, one phrase each, in a stable
   /// order: the actions, then the state's fields.
   public func differences(from current: StoreFingerprint) -> [String] {
-    func compare(_ recorded: [String: String], _ now: [String: String], _ noun: String)
-      -> [String]
-    {
-      var found: [String] = []
-      for name in Set(recorded.keys).union(now.keys).sorted() {
-        switch (recorded[name], now[name]) {
-        case (nil, _?): found.append("\(noun) \(name) is new")
-        case (_?, nil): found.append("\(noun) \(name) is gone")
-        case (let before?, let after?) where before != after:
-          found.append("\(noun) \(name) changed")
-        default: break
-        }
+    Self.compare(actions, current.actions, "action")
+      + Self.stateDifferences(from: state, to: current.state)
+  }
+
+  /// What differs between two ``stateDigests(_:)``, one phrase per state field.
+  public static func stateDifferences(
+    from recorded: [String: String], to current: [String: String]
+  ) -> [String] {
+    compare(recorded, current, "state field")
+  }
+
+  private static func compare(
+    _ recorded: [String: String], _ now: [String: String], _ noun: String
+  ) -> [String] {
+    var found: [String] = []
+    for name in Set(recorded.keys).union(now.keys).sorted() {
+      switch (recorded[name], now[name]) {
+      case (nil, _?): found.append("\(noun) \(name) is new")
+      case (_?, nil): found.append("\(noun) \(name) is gone")
+      case (let before?, let after?) where before != after:
+        found.append("\(noun) \(name) changed")
+      default: break
       }
-      return found
     }
-    return compare(actions, current.actions, "action")
-      + compare(state, current.state, "state field")
+    return found
   }
 
   /// 64-bit FNV-1a of the value's JSON, in hex: short, stable, and enough to tell a change.

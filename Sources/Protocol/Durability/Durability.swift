@@ -1,0 +1,282 @@
+import ComposableCore
+import JSON
+
+/// Keeps a session's instances in an ``InstanceStorage`` (`run --state-dir`): every change is
+/// stored before the line that shows it is written, an instance not in memory is read back on
+/// the first line that needs it, and a forgotten one is deleted.
+///
+/// The runtime calls ``commit(_:)`` once per loop iteration, before it hands the iteration's
+/// output to stdout: one transaction stores every instance's pending lines. When it fails,
+/// those lines are taken back out of the output, each instance they belong to leaves memory
+/// (its effects cancelled), and an error line says so; the next line that names it reads it
+/// back as it was last stored.
+@StoreActor
+public final class Durability {
+  public let storage: any InstanceStorage
+  /// Milliseconds since the Unix epoch (since start under the virtual clock): a batch's time.
+  private let now: () -> Int
+  /// The journals with changes since the last commit, in the order they began to change.
+  private var changed: [InstanceJournal] = []
+  /// The journals with changes of instances stopped since the last commit: an instance named
+  /// again before it goes on from its host's state, not from what is stored.
+  private var stoppedWithChanges: [StoredAddress: InstanceJournal] = [:]
+  /// Instances forgotten since the last commit, with the spans of the lines that said so.
+  private var forgotten: [(address: StoredAddress, span: Range<Int>)] = []
+  /// The stores whose state fingerprint was checked in this process: nil when it matched (or
+  /// is recorded with the next commit), the refusal when it did not.
+  private var checkedStores: [String: ProtocolError?] = [:]
+  private var fingerprintsToRecord: [String: String] = [:]
+
+  /// A journal as long as this is never worth a snapshot: writing the state more often than
+  /// every 64 KiB of lines would cost a small store more than its lines do.
+  static let minimumJournalBytes = 64 * 1024
+
+  public init(storage: any InstanceStorage, now: @escaping () -> Int) {
+    self.storage = storage
+    self.now = now
+  }
+
+  /// The `seq` the session's numbering goes on from.
+  public var lastSequence: Int { storage.lastSequence }
+
+  func journalHasChanges(_ journal: InstanceJournal) {
+    changed.append(journal)
+  }
+
+  /// The instance's stored state as JSON (nil when nothing is stored, and it starts in the
+  /// store's initial state) and the journal its host keeps. Throws when the state cannot be
+  /// read back: the instance is not activated, and the other instances are not affected.
+  func resume(_ address: StoredAddress, of factory: StoreFactory) throws(ProtocolError)
+    -> (state: JSONValue?, journal: InstanceJournal)
+  {
+    try checkFingerprint(of: factory)
+    if let pending = stoppedWithChanges.removeValue(forKey: address) {
+      return (pending.host?.snapshot(), pending)
+    }
+    if forgotten.contains(where: { $0.address == address }) {
+      return (nil, InstanceJournal(address: address, durability: self))
+    }
+    let stored: StoredInstance?
+    do {
+      stored = try storage.load(address)
+    } catch {
+      throw ProtocolError(
+        .storageFailed, "\(address): its stored state cannot be read: \(error.message)")
+    }
+    guard let stored else { return (nil, InstanceJournal(address: address, durability: self)) }
+    var state: JSONValue
+    do {
+      if let snapshot = stored.snapshot {
+        state = try JSONParser.parse(snapshot, maxDepth: Self.maxStoredDepth)
+      } else {
+        guard let initial = factory.storedState?.initialState() else {
+          throw ProtocolError(
+            .storageFailed, "\(address): the store's initial state has no JSON to resume from")
+        }
+        state = initial
+      }
+      for batch in stored.batches {
+        state = try Self.applying(batch, to: state)
+      }
+    } catch let error as ProtocolError {
+      throw error
+    } catch {
+      throw ProtocolError(
+        .storageFailed, "\(address): its stored state is damaged: \(error)")
+    }
+    let journalBytes = stored.batches.reduce(0) { $0 + $1.lines.count }
+    let journal = InstanceJournal(
+      address: address, durability: self, nextBatch: stored.nextBatch,
+      bytesSinceSnapshot: journalBytes, snapshotBytes: stored.snapshot?.count ?? 0)
+    return (state, journal)
+  }
+
+  /// Stored states nest as deep as a store's state does, which no input line limits.
+  static let maxStoredDepth = 10_000
+
+  /// `state` with the patches of the batch's lines applied in order.
+  static func applying(_ batch: StoredBatch, to state: JSONValue) throws -> JSONValue {
+    var state = state
+    var start = batch.lines.startIndex
+    while start < batch.lines.endIndex {
+      let end = batch.lines[start...].firstIndex(of: UInt8(ascii: "\n")) ?? batch.lines.endIndex
+      let line = try batch.lines[start..<end].withUnsafeBytes { bytes in
+        try JSONParser.parse(bytes, maxDepth: maxStoredDepth)
+      }
+      guard case .array(let operations)? = line["patch"] else {
+        throw ProtocolError(.storageFailed, "a stored line of batch \(batch.number) has no patch")
+      }
+      state = try JSONPatch.apply(
+        operations.map { operation throws(JSONPatchError) in
+          try JSONPatchOperation(json: operation)
+        }, to: state)
+      start = end + 1
+    }
+    return state
+  }
+
+  /// Called when the session is done with an instance's host: its pending changes are still
+  /// stored with the next commit.
+  func stopped(_ journal: InstanceJournal) {
+    if journal.hasPendingChanges { stoppedWithChanges[journal.address] = journal }
+  }
+
+  /// Whether the instance is stored (or was, before a forget not yet committed).
+  func isStored(_ address: StoredAddress) throws(ProtocolError) -> Bool {
+    guard !forgotten.contains(where: { $0.address == address }) else { return false }
+    do {
+      return try storage.load(address) != nil
+    } catch {
+      throw ProtocolError(.storageFailed, "\(address): \(error.message)")
+    }
+  }
+
+  /// Deletes the instance with the next commit; `span` is the output line that says so.
+  func forget(_ address: StoredAddress, span: Range<Int>) {
+    stoppedWithChanges.removeValue(forKey: address)?.isForgotten = true
+    forgotten.append((address, span))
+  }
+
+  /// Up to `limit` keys of the store's stored named instances from just past `after`, less
+  /// those forgotten since the last commit.
+  func storedKeys(of store: String, after: InstanceKey?, limit: Int) throws(ProtocolError)
+    -> [InstanceKey]
+  {
+    do {
+      return try storage.keys(of: store, after: after, limit: limit).filter { key in
+        !forgotten.contains { $0.address == StoredAddress(store: store, instance: key) }
+      }
+    } catch {
+      throw ProtocolError(.storageFailed, "\(store): its stored instances cannot be listed: \(error.message)")
+    }
+  }
+
+  /// Refuses every instance of a store whose stored state was written by a binary whose state
+  /// schema differs: read back, it could decode into a wrong state.
+  private func checkFingerprint(of factory: StoreFactory) throws(ProtocolError) {
+    if let checked = checkedStores[factory.name] {
+      if let refusal = checked { throw refusal }
+      return
+    }
+    let current = StoreFingerprint.stateDigests(factory.storedState?.stateSchema() ?? [:])
+    let stored: String?
+    do {
+      stored = try storage.stateFingerprint(of: factory.name)
+    } catch {
+      throw ProtocolError(
+        .storageFailed, "\(factory.name): the stored fingerprint cannot be read: \(error.message)")
+    }
+    let currentText = String(decoding: Self.json(current).serialized, as: UTF8.self)
+    guard let stored else {
+      fingerprintsToRecord[factory.name] = currentText
+      checkedStores[factory.name] = .some(nil)
+      return
+    }
+    let recorded = Self.digests(stored)
+    let differences = StoreFingerprint.stateDifferences(from: recorded ?? [:], to: current)
+    guard recorded == nil || !differences.isEmpty else {
+      checkedStores[factory.name] = .some(nil)
+      return
+    }
+    let refusal = ProtocolError(
+      .storedStateIncompatible,
+      "\(factory.name): the state-dir holds its instances as a binary whose state differs "
+        + "stored them (\(differences.isEmpty ? "unreadable fingerprint" : differences.joined(separator: ", "))): "
+        + "reading them back could give a wrong state. Run the binary that stored them, or start "
+        + "with another --state-dir")
+    checkedStores[factory.name] = .some(refusal)
+    throw refusal
+  }
+
+  private static func json(_ digests: [String: String]) -> JSONValue {
+    .object(JSONObject(digests.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+  }
+
+  private static func digests(_ text: String) -> [String: String]? {
+    guard case .object(let object)? = try? JSONParser.parse(text) else { return nil }
+    var digests: [String: String] = [:]
+    for (key, value) in object {
+      guard let digest = value.stringValue else { return nil }
+      digests[key] = digest
+    }
+    return digests
+  }
+
+  /// Stores every pending change in one transaction. On failure, takes the lines of the
+  /// changes back out of `output`, writes an error line for each instance instead, and returns
+  /// the addresses of the instances whose in-memory state is now ahead of what is stored: the
+  /// session takes them out of memory.
+  func commit(_ output: OutputLines, lastSequence: Int) -> [StoredAddress] {
+    guard !changed.isEmpty || !forgotten.isEmpty || !fingerprintsToRecord.isEmpty else {
+      return []
+    }
+    var changes: [StoredChange] = []
+    changes.reserveCapacity(forgotten.count + 2 * changed.count + fingerprintsToRecord.count)
+    for (store, fingerprint) in fingerprintsToRecord {
+      changes.append(.stateFingerprint(store: store, fingerprint))
+    }
+    for (address, _) in forgotten { changes.append(.forget(address)) }
+    let time = now()
+    var snapshots: [(InstanceJournal, Int)] = []
+    for journal in changed where !journal.isForgotten {
+      changes.append(
+        .append(
+          journal.address,
+          StoredBatch(number: journal.nextBatch, time: time, lines: journal.lines)))
+      let journalBytes = journal.bytesSinceSnapshot + journal.lines.count
+      if journalBytes > max(Self.minimumJournalBytes, journal.snapshotBytes),
+        let host = journal.host
+      {
+        let state = host.snapshot().serialized
+        changes.append(.snapshot(journal.address, state: state, nextBatch: journal.nextBatch + 1))
+        snapshots.append((journal, state.count))
+      }
+    }
+    do {
+      try storage.commit(changes, lastSequence: lastSequence)
+    } catch {
+      return takeBack(output, because: error)
+    }
+    for journal in changed where !journal.isForgotten {
+      journal.bytesSinceSnapshot += journal.lines.count
+      journal.nextBatch += 1
+    }
+    for (journal, bytes) in snapshots {
+      journal.bytesSinceSnapshot = 0
+      journal.snapshotBytes = bytes
+    }
+    endBatch()
+    fingerprintsToRecord.removeAll()
+    return []
+  }
+
+  private func takeBack(_ output: OutputLines, because error: StorageError) -> [StoredAddress] {
+    let lost = changed.filter { !$0.isForgotten }
+    output.remove(
+      (lost.flatMap(\.outputSpans) + forgotten.map(\.span)).sorted { $0.lowerBound < $1.lowerBound })
+    for journal in lost {
+      output.instanceError(
+        ProtocolError(
+          .storageFailed,
+          "\(journal.address): its last changes could not be stored (\(error.message)); it is "
+            + "back at its last stored state, and its effects were cancelled"),
+        store: journal.address.store, instance: journal.address.instance)
+    }
+    for (address, _) in forgotten {
+      output.instanceError(
+        ProtocolError(
+          .storageFailed,
+          "\(address): forget could not be stored (\(error.message)); it is still stored"),
+        store: address.store, instance: address.instance)
+    }
+    endBatch()
+    return lost.map(\.address)
+  }
+
+  private func endBatch() {
+    for journal in changed { journal.reset() }
+    changed.removeAll(keepingCapacity: true)
+    stoppedWithChanges.removeAll()
+    forgotten.removeAll()
+  }
+}
