@@ -40,11 +40,13 @@ let package = Package(
   targets: [
     // libuv, the one C library linked, found through pkg-config.
     .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
-    // Headers only (libcurl4-openssl-dev, libwebsockets-dev): these libraries are not linked but
-    // loaded with dlopen on first use, by the shims below, so that runs that make no request
-    // and open no WebSocket do not spend milliseconds of start-up loading them.
+    // Headers only (libcurl4-openssl-dev, libwebsockets-dev, libsqlite3-dev): these libraries are
+    // not linked but loaded with dlopen on first use, by the shims below, so that runs that make
+    // no request, open no WebSocket and keep no state do not spend milliseconds of start-up
+    // loading them.
     .systemLibrary(name: "CCurl"),
     .systemLibrary(name: "CWebSockets"),
+    .systemLibrary(name: "CSQLite"),
     // What the shims below share: dlopen by soname, once, with a failure message naming the
     // library.
     .target(name: "CLazyLibrary"),
@@ -57,6 +59,9 @@ let package = Package(
     // the first nth prime computed: Swift needs none of its declarations, so it has no module of
     // its own.
     .target(name: "CPrimesieveShim", dependencies: ["CLazyLibrary"]),
+    // The loader and functions of libsqlite3, loaded when a state folder is opened, and
+    // wrappers binding with SQLITE_TRANSIENT, which Swift cannot import.
+    .target(name: "CSQLiteShim", dependencies: ["CSQLite", "CLazyLibrary"]),
 
     // A pthread mutex, shared by every layer that guards state touched from several threads.
     .target(name: "Locks", swiftSettings: strict),
@@ -98,6 +103,11 @@ let package = Package(
       dependencies: [
         "ComposableCore", "JSON", .product(name: "DequeModule", package: "swift-collections"),
       ], swiftSettings: strict),
+
+    // Where durable instances are kept: SQLite in a folder, behind Protocol's InstanceStorage.
+    .target(
+      name: "Storage", dependencies: ["Protocol", "CSQLite", "CSQLiteShim", "Locks"],
+      swiftSettings: strict),
 
     // The runtime: what hosts any store. The definition a store is declared with, the services
     // its dependencies are built from (HTTP, WebSocket, thread pool, clock, randomness, files),
@@ -226,6 +236,9 @@ let package = Package(
       dependencies: [
         "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature",
       ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "StorageTests", dependencies: ["Storage", "Protocol", "CSQLite", "CSQLiteShim"],
       swiftSettings: strict),
   ]
 )

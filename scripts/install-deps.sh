@@ -5,7 +5,7 @@ set -euo pipefail
 # dependency of the library package, so it is named here.
 packages=(
   pkg-config libuv1-dev libprimesieve-dev libcurl4-openssl-dev ca-certificates
-  libwebsockets-dev libwebsockets-evlib-uv "$@"
+  libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev "$@"
 )
 missing=()
 for package in "${packages[@]}"; do
