@@ -115,7 +115,7 @@ let package = Package(
     .target(
       name: "ComposableRuntime",
       dependencies: [
-        "ComposableCore", "EventLoop", "JSON", "Locks", "Networking", "Protocol",
+        "ComposableCore", "EventLoop", "JSON", "Locks", "Networking", "Protocol", "Storage",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -234,7 +234,7 @@ let package = Package(
     .testTarget(
       name: "ProtocolTests",
       dependencies: [
-        "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature",
+        "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature", "Storage",
       ],
       swiftSettings: strict),
     .testTarget(

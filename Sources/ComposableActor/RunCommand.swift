@@ -196,7 +196,7 @@ extension ComposableActorCommand {
       let code: Int32
       do {
         code = try Runtime.run(ComposableActorCommand.catalog, configuration())
-      } catch let error as StorageError {
+      } catch let error as InstanceStorageError {
         let message = Array(
           "\(ComposableActorCommand.identity.name): --state-dir: \(error)\n".utf8)
         _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }

@@ -113,7 +113,8 @@ final class StoreInstances {
     if let durability {
       let address = StoredAddress(store: factory.name, instance: key)
       let (json, journal) = try durability.resume(address, of: factory)
-      host = factory.make(key, try json.map { json throws(ProtocolError) in try decode(json, address) })
+      host = factory.make(
+        key, try json.map { json throws(ProtocolError) in try decode(json, address) })
       host.journal = journal
     } else {
       host = factory.make(key, parkedState)

@@ -21,7 +21,7 @@ final class Checkpointer: @unchecked Sendable {
   /// checkpoint.
   private let state = Lock()
   private var running = false
-  private var failure: StorageError?
+  private var failure: InstanceStorageError?
 
   init(path: String, folder: String, commits: Lock) {
     self.path = path
@@ -41,9 +41,9 @@ final class Checkpointer: @unchecked Sendable {
   }
 
   private func run() {
-    let failure: StorageError? = work.withLock {
+    let failure: InstanceStorageError? = work.withLock {
       if closed { return nil }
-      do throws(StorageError) {
+      do throws(InstanceStorageError) {
         try checkpoint()
         return nil
       } catch {
@@ -63,19 +63,19 @@ final class Checkpointer: @unchecked Sendable {
   /// commits, holding them off for as long as that copy and two syncs take. Holding `commits`
   /// rather than leaving SQLite to take its write lock means the checkpoint cannot lose that
   /// race to a busy loop, and a commit waits no longer than the checkpoint.
-  private func checkpoint() throws(StorageError) {
+  private func checkpoint() throws(InstanceStorageError) {
     if connection == nil { connection = try open() }
     guard let connection else { return }
     let logPages = try connection.checkpoint(SQLITE_CHECKPOINT_PASSIVE, "checkpoint \(folder)")
     guard logPages > SQLiteInstanceStorage.walPagesBound else { return }
-    try commits.locked { () throws(StorageError) -> Void in
+    try commits.locked { () throws(InstanceStorageError) -> Void in
       try connection.checkpoint(SQLITE_CHECKPOINT_RESTART, "checkpoint \(folder)")
     }
   }
 
   /// synchronous = NORMAL syncs the log before a checkpoint copies it and the database after:
   /// what makes `.batch` commits durable. (The setting is the connection's, not the file's.)
-  private func open() throws(StorageError) -> Connection {
+  private func open() throws(InstanceStorageError) -> Connection {
     let connection = try Connection(path: path, create: false, operation: "open \(path)")
     csqlite3_busy_timeout(connection.handle, 100)
     try connection.execute("PRAGMA synchronous = NORMAL", "open \(path)")
@@ -83,7 +83,7 @@ final class Checkpointer: @unchecked Sendable {
   }
 
   /// The failure of a past job, once: the next call that can throw reports it.
-  func takeFailure() -> StorageError? {
+  func takeFailure() -> InstanceStorageError? {
     state.withLock {
       defer { failure = nil }
       return failure
@@ -92,7 +92,7 @@ final class Checkpointer: @unchecked Sendable {
 
   /// Waits for a running job, closes the connection (a job handed out and not yet run will do
   /// nothing), and answers a failure not yet reported.
-  func close() -> StorageError? {
+  func close() -> InstanceStorageError? {
     work.withLock {
       closed = true
       connection = nil
@@ -102,9 +102,9 @@ final class Checkpointer: @unchecked Sendable {
 }
 
 extension Lock {
-  /// `withLock` for a body that throws a `StorageError`, which `withLock`'s `rethrows` would
+  /// `withLock` for a body that throws a `InstanceStorageError`, which `withLock`'s `rethrows` would
   /// turn into `any Error`.
-  func locked<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+  func locked<T>(_ body: () throws(InstanceStorageError) -> T) throws(InstanceStorageError) -> T {
     try withLock { Result(catching: body) }.get()
   }
 }

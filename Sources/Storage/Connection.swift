@@ -15,9 +15,9 @@ final class Connection {
 
   /// Opens (creating it if `create`) the database at `path`; `operation` is what a failure
   /// says could not be done.
-  init(path: String, create: Bool, operation: String) throws(StorageError) {
+  init(path: String, create: Bool, operation: String) throws(InstanceStorageError) {
     if let failure = csqlite_load() {
-      throw StorageError(.other, "cannot \(operation): \(String(cString: failure))")
+      throw InstanceStorageError(.other, "cannot \(operation): \(String(cString: failure))")
     }
     var handle: OpaquePointer?
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
@@ -25,7 +25,7 @@ final class Connection {
     // SQLite answers a handle whatever happened, unless it is out of memory; a failed one only
     // tells why, and must still be closed.
     guard let handle else {
-      throw StorageError(.other, "cannot \(operation): out of memory")
+      throw InstanceStorageError(.other, "cannot \(operation): out of memory")
     }
     self.handle = handle
     guard rc == SQLITE_OK else { throw error(rc, operation) }
@@ -37,7 +37,7 @@ final class Connection {
   }
 
   /// Runs `sql`, one or more statements whose rows, if any, are not needed.
-  func execute(_ sql: String, _ operation: @autoclosure () -> String) throws(StorageError) {
+  func execute(_ sql: String, _ operation: @autoclosure () -> String) throws(InstanceStorageError) {
     let rc = csqlite3_exec(handle, sql, nil, nil, nil)
     guard rc == SQLITE_OK else { throw error(rc, operation()) }
   }
@@ -49,7 +49,8 @@ final class Connection {
   /// commit can restart the log from its beginning. One that finds the log busy answers 0 and
   /// leaves the rest to the next.
   @discardableResult
-  func checkpoint(_ mode: Int32, _ operation: @autoclosure () -> String) throws(StorageError)
+  func checkpoint(_ mode: Int32, _ operation: @autoclosure () -> String)
+    throws(InstanceStorageError)
     -> Int
   {
     var logPages: Int32 = 0
@@ -62,9 +63,9 @@ final class Connection {
   /// The error for `rc`, the result of the last call on this connection: its kind from the
   /// result code (or from the system's errno, for I/O errors, which SQLite does not classify),
   /// its message "cannot OPERATION: SQLITE'S MESSAGE (ERRNO'S)".
-  func error(_ rc: Int32, _ operation: String) -> StorageError {
+  func error(_ rc: Int32, _ operation: String) -> InstanceStorageError {
     var message = String(cString: csqlite3_errmsg(handle))
-    let kind: StorageError.Kind
+    let kind: InstanceStorageError.Kind
     switch rc & 0xFF {
     case SQLITE_FULL: kind = .full
     case SQLITE_CORRUPT, SQLITE_NOTADB: kind = .corrupt
@@ -77,12 +78,12 @@ final class Connection {
       if number != 0 { message += " (\(String(cString: strerror(number))))" }
     default: kind = .other
     }
-    return StorageError(kind, "cannot \(operation): \(message)")
+    return InstanceStorageError(kind, "cannot \(operation): \(message)")
   }
 }
 
 /// The kind of a failed system call's error.
-func errorKind(errno number: Int32) -> StorageError.Kind {
+func errorKind(errno number: Int32) -> InstanceStorageError.Kind {
   switch number {
   case ENOSPC, EDQUOT: .full
   case EROFS, EACCES, EPERM: .readOnly
@@ -100,7 +101,7 @@ final class Statement {
   private var bindFailure = SQLITE_OK
 
   init(_ connection: Connection, _ sql: String, _ operation: @autoclosure () -> String)
-    throws(StorageError)
+    throws(InstanceStorageError)
   {
     var handle: OpaquePointer?
     let rc = csqlite3_prepare_v3(
@@ -146,7 +147,7 @@ final class Statement {
   }
 
   /// Runs to the end, for statements that answer no rows.
-  func run(_ operation: @autoclosure () -> String) throws(StorageError) {
+  func run(_ operation: @autoclosure () -> String) throws(InstanceStorageError) {
     defer { reset() }
     let rc = step()
     guard rc == SQLITE_DONE else { throw connection.error(rc, operation()) }
@@ -154,7 +155,7 @@ final class Statement {
 
   /// Steps to the next row: false at the end. A failure resets the statement, which can then be
   /// used again.
-  func next(_ operation: @autoclosure () -> String) throws(StorageError) -> Bool {
+  func next(_ operation: @autoclosure () -> String) throws(InstanceStorageError) -> Bool {
     switch step() {
     case SQLITE_ROW: return true
     case SQLITE_DONE: return false

@@ -67,11 +67,11 @@ final class Database {
 
   /// Opens `FOLDER/state.sqlite`, creating its tables when it is new; checkpoints are left to
   /// the storage's own calls.
-  init(folder: String, fsync: FsyncPolicy) throws(StorageError) {
+  init(folder: String, fsync: FsyncPolicy) throws(InstanceStorageError) {
     let path = folder + "/state.sqlite"
     let opening = "open \(path)"
     let connection = try Connection(path: path, create: true, operation: opening)
-    func prepare(_ sql: String) throws(StorageError) -> Statement {
+    func prepare(_ sql: String) throws(InstanceStorageError) -> Statement {
       try Statement(connection, sql, opening)
     }
     // Nothing else writes (the folder is locked, and the checkpoint that restarts the log holds
@@ -80,7 +80,8 @@ final class Database {
     // The first read of the file: one that is not a database fails here, as .corrupt.
     let journalMode = try prepare("PRAGMA journal_mode = WAL")
     guard try journalMode.next(opening), journalMode.text(0) == "wal" else {
-      throw StorageError(.other, "cannot \(opening): SQLite cannot keep a write-ahead log there")
+      throw InstanceStorageError(
+        .other, "cannot \(opening): SQLite cannot keep a write-ahead log there")
     }
     journalMode.reset()
     // Under `.batch` and `.never` a commit does not wait for the disk (the log stays
@@ -100,20 +101,26 @@ final class Database {
     if names.isEmpty {
       try connection.execute(Self.schema, opening)
     } else if !names.contains("meta") {
-      throw StorageError(.other, "cannot \(opening): it is not a state database (no meta table)")
+      throw InstanceStorageError(
+        .other, "cannot \(opening): it is not a state database (no meta table)")
     }
     let meta = try prepare("SELECT value FROM meta WHERE key = ?1")
-    func integer(_ key: String) throws(StorageError) -> Int {
+    func integer(_ key: String) throws(InstanceStorageError) -> Int {
       defer { meta.reset() }
       meta.bind(key, at: 1)
       guard try meta.next(opening), meta.isInteger(0) else {
-        throw StorageError(.corrupt, "cannot \(opening): its meta table has no integer \(key)")
+        throw InstanceStorageError(
+          .corrupt, "cannot \(opening): its meta table has no integer \(key)")
       }
       return meta.int(0)
     }
+    // A process that ended without closing (killed, or out of power) leaves its log behind,
+    // since checkpoints run only about once a second: fold it in now, or a process killed again
+    // and again would leave a log that grows without bound, and each start reads it whole.
+    _ = try connection.checkpoint(SQLITE_CHECKPOINT_TRUNCATE, opening)
     let format = try integer("format")
     guard format <= Self.format else {
-      throw StorageError(
+      throw InstanceStorageError(
         .other,
         "cannot open \(folder): a newer version wrote it (state format \(format); this version "
           + "reads format \(Self.format))")
@@ -186,9 +193,9 @@ final class Database {
     set { walPagesAfterCommit.pointee = Int32(newValue) }
   }
 
-  func commit(_ changes: [StoredChange], lastSequence: Int) throws(StorageError) {
+  func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError) {
     try begin.run("commit to \(folder)")
-    do throws(StorageError) {
+    do throws(InstanceStorageError) {
       for change in changes { try apply(change) }
       setLastSequence.bind(lastSequence, at: 1)
       try setLastSequence.run("commit to \(folder)")
@@ -200,7 +207,7 @@ final class Database {
     }
   }
 
-  private func apply(_ change: StoredChange) throws(StorageError) {
+  private func apply(_ change: StoredChange) throws(InstanceStorageError) {
     switch change {
     case .append(let address, let batch):
       addInstance.bind(address)
@@ -228,7 +235,7 @@ final class Database {
   /// as the latest replaces it, being the same state: the base it then leaves is that state,
   /// as the protocol has it, with nothing before it kept.
   private func snapshot(_ address: StoredAddress, state: [UInt8], nextBatch: Int)
-    throws(StorageError)
+    throws(InstanceStorageError)
   {
     let operation = {
       "commit the snapshot of \(address) as of batch \(nextBatch) to \(self.folder)"
@@ -239,7 +246,7 @@ final class Database {
     let latest = try latestSnapshotBatch.next(operation()) ? latestSnapshotBatch.int(0) : nil
     latestSnapshotBatch.reset()
     if let latest, nextBatch < latest {
-      throw StorageError(
+      throw InstanceStorageError(
         .other, "cannot \(operation()): the latest one is as of batch \(latest), a later one")
     }
     addSnapshot.bind(address)
@@ -254,7 +261,7 @@ final class Database {
     }
   }
 
-  func load(_ address: StoredAddress) throws(StorageError) -> StoredInstance? {
+  func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
     latestSnapshot.bind(address)
     var snapshot: (batch: Int, state: [UInt8])?
     if try latestSnapshot.next("load \(address) from \(folder)") {
@@ -274,7 +281,7 @@ final class Database {
   /// replaced one as of the same batch, deleting the batches before it, nor for an instance
   /// stored from a snapshot. Then, or when the snapshot is as of batch 0 (it may not be the
   /// initial state: nothing says the instance began there), the snapshot is its own base.
-  func history(_ address: StoredAddress) throws(StorageError) -> StoredHistory? {
+  func history(_ address: StoredAddress) throws(InstanceStorageError) -> StoredHistory? {
     let operation = { "read the history of \(address) in \(self.folder)" }
     var snapshotBatches: [Int] = []
     oldestSnapshotBatches.bind(address)
@@ -295,7 +302,7 @@ final class Database {
     snapshotAt.bind(base, at: 3)
     defer { snapshotAt.reset() }
     guard try snapshotAt.next(operation()) else {
-      throw StorageError(.corrupt, "cannot \(operation()): its base snapshot is missing")
+      throw InstanceStorageError(.corrupt, "cannot \(operation()): its base snapshot is missing")
     }
     return StoredHistory(base: snapshotAt.bytes(0), batches: batches)
   }
@@ -303,7 +310,7 @@ final class Database {
   /// The batches numbered `first` and after, oldest first.
   private func batches(
     of address: StoredAddress, from first: Int, _ operation: @autoclosure () -> String
-  ) throws(StorageError) -> [StoredBatch] {
+  ) throws(InstanceStorageError) -> [StoredBatch] {
     defer { batchesFrom.reset() }
     batchesFrom.bind(address)
     batchesFrom.bind(first, at: 3)
@@ -317,7 +324,7 @@ final class Database {
     return batches
   }
 
-  func keys(of store: String, after: InstanceKey?, limit: Int) throws(StorageError)
+  func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)
     -> [InstanceKey]
   {
     guard limit > 0 else { return [] }
@@ -330,7 +337,7 @@ final class Database {
     while try keys.next("list the instances of \(store) in \(folder)") {
       let value = keys.text(0)
       guard let key = try? InstanceKey(validating: value) else {
-        throw StorageError(
+        throw InstanceStorageError(
           .corrupt, "cannot list the instances of \(store) in \(folder): a stored key is invalid")
       }
       found.append(key)
@@ -338,7 +345,7 @@ final class Database {
     return found
   }
 
-  func stateFingerprint(of store: String) throws(StorageError) -> String? {
+  func stateFingerprint(of store: String) throws(InstanceStorageError) -> String? {
     defer { fingerprint.reset() }
     fingerprint.bind(store, at: 1)
     let found = try fingerprint.next("read the state fingerprint of \(store) in \(folder)")
@@ -347,7 +354,7 @@ final class Database {
 
   /// Folds the write-ahead log into the database on this connection, for `close`: with no
   /// commit running, all of it.
-  func checkpoint() throws(StorageError) {
+  func checkpoint() throws(InstanceStorageError) {
     try connection.checkpoint(SQLITE_CHECKPOINT_PASSIVE, "checkpoint \(folder)")
   }
 }

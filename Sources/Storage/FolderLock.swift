@@ -16,7 +16,7 @@ import Protocol
 final class FolderLock {
   private let descriptor: Int32
 
-  init(folder: String) throws(StorageError) {
+  init(folder: String) throws(InstanceStorageError) {
     try Self.create(folder)
     let path = folder + "/lock"
     let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -26,7 +26,7 @@ final class FolderLock {
       defer { close(descriptor) }
       guard number == EWOULDBLOCK else { throw Self.failure("lock \(path)", errno: number) }
       let holder = Self.holder(descriptor).map { "process \($0)" } ?? "another process"
-      throw StorageError(.busy, "\(folder) is in use by \(holder)")
+      throw InstanceStorageError(.busy, "\(folder) is in use by \(holder)")
     }
     // Written over the old PID, then cut to length, so that a full disk does not refuse it the
     // block the old one had.
@@ -47,18 +47,19 @@ final class FolderLock {
 
   /// Creates the folder's last component; a missing parent is not created, being more likely a
   /// mistyped path than one to make.
-  private static func create(_ folder: String) throws(StorageError) {
+  private static func create(_ folder: String) throws(InstanceStorageError) {
     guard mkdir(folder, 0o755) != 0 else { return }
     let number = errno
     var status = stat()
     if number == EEXIST, stat(folder, &status) == 0 {
       guard status.st_mode & S_IFMT == S_IFDIR else {
-        throw StorageError(.other, "cannot use \(folder) as the state folder: it is not a folder")
+        throw InstanceStorageError(
+          .other, "cannot use \(folder) as the state folder: it is not a folder")
       }
       return
     }
     if number == ENOENT {
-      throw StorageError(
+      throw InstanceStorageError(
         .other, "cannot create \(folder): its parent folder \(parent(of: folder)) does not exist")
     }
     throw failure("create \(folder)", errno: number)
@@ -79,8 +80,10 @@ final class FolderLock {
     return Int32(String(decoding: bytes[..<count], as: UTF8.self).prefix { $0 != "\n" })
   }
 
-  private static func failure(_ operation: String, errno number: Int32 = errno) -> StorageError {
-    StorageError(
+  private static func failure(_ operation: String, errno number: Int32 = errno)
+    -> InstanceStorageError
+  {
+    InstanceStorageError(
       errorKind(errno: number), "cannot \(operation): \(String(cString: strerror(number)))")
   }
 }

@@ -39,7 +39,7 @@ public final class SQLiteInstanceStorage: InstanceStorage {
   /// if missing. Throws `.busy` when another process or storage holds the folder, `.corrupt`
   /// when the database is damaged, `.readOnly` when the folder cannot be written, and `.other`
   /// when a newer version wrote it, or libsqlite3 cannot be loaded.
-  public init(folder: String, fsync: FsyncPolicy) throws(StorageError) {
+  public init(folder: String, fsync: FsyncPolicy) throws(InstanceStorageError) {
     let lock = try FolderLock(folder: folder)
     let database = try Database(folder: folder, fsync: fsync)
     self.folder = folder
@@ -51,36 +51,36 @@ public final class SQLiteInstanceStorage: InstanceStorage {
   }
 
   /// The database, once a failure of a past checkpoint job, if any, was reported.
-  private func opened() throws(StorageError) -> Database {
+  private func opened() throws(InstanceStorageError) -> Database {
     guard let database else { preconditionFailure("\(folder) was used after it was closed") }
     if let failure = checkpointer.takeFailure() { throw failure }
     return database
   }
 
-  public func load(_ address: StoredAddress) throws(StorageError) -> StoredInstance? {
+  public func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
     try opened().load(address)
   }
 
-  public func commit(_ changes: [StoredChange], lastSequence: Int) throws(StorageError) {
+  public func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError) {
     let database = try opened()
-    try commits.locked { () throws(StorageError) in
+    try commits.locked { () throws(InstanceStorageError) in
       try database.commit(changes, lastSequence: lastSequence)
     }
     self.lastSequence = lastSequence
     committedSinceJob = true
   }
 
-  public func keys(of store: String, after: InstanceKey?, limit: Int) throws(StorageError)
+  public func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)
     -> [InstanceKey]
   {
     try opened().keys(of: store, after: after, limit: limit)
   }
 
-  public func history(_ address: StoredAddress) throws(StorageError) -> StoredHistory? {
+  public func history(_ address: StoredAddress) throws(InstanceStorageError) -> StoredHistory? {
     try opened().history(address)
   }
 
-  public func stateFingerprint(of store: String) throws(StorageError) -> String? {
+  public func stateFingerprint(of store: String) throws(InstanceStorageError) -> String? {
     try opened().stateFingerprint(of: store)
   }
 
@@ -100,11 +100,11 @@ public final class SQLiteInstanceStorage: InstanceStorage {
   /// Waits for a running checkpoint, then, under `.batch` and `.always`, checkpoints what is
   /// left on this thread, reporting its failure (under `.never`, SQLite still folds the log
   /// when its last connection closes, but nothing is promised). Closing again does nothing.
-  public func close() throws(StorageError) {
+  public func close() throws(InstanceStorageError) {
     guard database != nil else { return }
     var failure = checkpointer.close()
     if fsync != .never {
-      do throws(StorageError) {
+      do throws(InstanceStorageError) {
         try database?.checkpoint()
       } catch {
         failure = failure ?? error

@@ -250,7 +250,7 @@ final class StorageTests: XCTestCase {
     var loaded = 0
     var corrupt = 0
     for (address, instance) in expected {
-      do throws(StorageError) {
+      do throws(InstanceStorageError) {
         let found = try storage.load(address)
         XCTAssertEqual(found, instance)
         loaded += 1
@@ -334,7 +334,7 @@ final class StorageTests: XCTestCase {
     }
     for index in 0..<20 { try commit(named("small-\(index)"), json("\(index)")) }
     let big = [UInt8](repeating: UInt8(ascii: "x"), count: 200_000)
-    var full: StorageError?
+    var full: InstanceStorageError?
     for index in 0..<20 where full == nil {
       full = failure { try commit(named("big-\(index)"), big) }
     }
@@ -477,14 +477,14 @@ final class StorageTests: XCTestCase {
 
   private func failure<T>(
     _ body: () throws -> T, file: StaticString = #filePath, line: UInt = #line
-  ) -> StorageError? {
+  ) -> InstanceStorageError? {
     do {
       _ = try body()
       return nil
-    } catch let error as StorageError {
+    } catch let error as InstanceStorageError {
       return error
     } catch {
-      XCTFail("not a StorageError: \(error)", file: file, line: line)
+      XCTFail("not a InstanceStorageError: \(error)", file: file, line: line)
       return nil
     }
   }

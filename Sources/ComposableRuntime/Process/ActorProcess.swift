@@ -273,18 +273,10 @@ final class ActorProcess {
   /// checkpoint of a long write-ahead log) to the thread pool, so the loop never waits for it.
   private func startStorageWork() {
     guard let durability else { return }
-    let clock = loop.clock
     let pool = loop.threadPool
-    storageTask = Task(executorPreference: loop.executor) { @StoreActor in
-      while !Task.isCancelled {
-        do {
-          try await clock.sleep(for: .seconds(1))
-        } catch {
-          return
-        }
-        guard let work = durability.storage.periodicWork() else { continue }
-        _ = try? await pool.run { _ in work() }
-      }
+    storageTask = repeating(every: .seconds(1)) {
+      guard let work = durability.storage.periodicWork() else { return }
+      _ = try? await pool.run { _ in work() }
     }
   }
 
@@ -292,17 +284,20 @@ final class ActorProcess {
   /// and at most a quarter of it more.
   private func startPassivation() {
     guard let seconds = options.passivateAfter else { return }
-    let clock = loop.clock
-    let interval = Duration.milliseconds(max(1, Int64(seconds * 250)))
     let session = session
-    passivationTask = Task(executorPreference: loop.executor) { @StoreActor in
-      while !Task.isCancelled {
-        do {
-          try await clock.sleep(for: interval)
-        } catch {
-          return
-        }
-        session.passivateIdleInstances(unusedForSweeps: 5)
+    passivationTask = repeating(every: .milliseconds(max(1, Int64(seconds * 250)))) {
+      session.passivateIdleInstances(unusedForSweeps: 5)
+    }
+  }
+
+  /// Runs `body` every `interval` of the loop's clock until cancelled.
+  private func repeating(
+    every interval: Duration, _ body: @escaping @StoreActor () async -> Void
+  ) -> Task<Void, Never> {
+    let clock = loop.clock
+    return Task(executorPreference: loop.executor) {
+      while (try? await clock.sleep(for: interval)) != nil {
+        await body()
       }
     }
   }

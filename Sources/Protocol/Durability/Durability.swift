@@ -147,7 +147,8 @@ public final class Durability {
         !forgotten.contains { $0.address == StoredAddress(store: store, instance: key) }
       }
     } catch {
-      throw ProtocolError(.storageFailed, "\(store): its stored instances cannot be listed: \(error.message)")
+      throw ProtocolError(
+        .storageFailed, "\(store): its stored instances cannot be listed: \(error.message)")
     }
   }
 
@@ -250,10 +251,13 @@ public final class Durability {
     return []
   }
 
-  private func takeBack(_ output: OutputLines, because error: StorageError) -> [StoredAddress] {
+  private func takeBack(_ output: OutputLines, because error: InstanceStorageError)
+    -> [StoredAddress]
+  {
     let lost = changed.filter { !$0.isForgotten }
     output.remove(
-      (lost.flatMap(\.outputSpans) + forgotten.map(\.span)).sorted { $0.lowerBound < $1.lowerBound })
+      (lost.flatMap(\.outputSpans) + forgotten.map(\.span)).sorted { $0.lowerBound < $1.lowerBound }
+    )
     for journal in lost {
       output.instanceError(
         ProtocolError(

@@ -14,24 +14,24 @@ public protocol InstanceStorage: AnyObject {
   var lastSequence: Int { get }
 
   /// What is stored of the instance, nil when nothing is.
-  func load(_ address: StoredAddress) throws(StorageError) -> StoredInstance?
+  func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance?
 
   /// Applies `changes` in order and records `lastSequence`, in one transaction: when it throws,
   /// nothing of them is stored.
-  func commit(_ changes: [StoredChange], lastSequence: Int) throws(StorageError)
+  func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError)
 
   /// Up to `limit` keys of the store's stored named instances, in the byte order of their
   /// UTF-8, from just past `after`.
-  func keys(of store: String, after: InstanceKey?, limit: Int) throws(StorageError)
+  func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)
     -> [InstanceKey]
 
   /// The instance's history: the base snapshot (nil for the store's initial state) and every
   /// batch after it, oldest first. Nil when nothing is stored.
-  func history(_ address: StoredAddress) throws(StorageError) -> StoredHistory?
+  func history(_ address: StoredAddress) throws(InstanceStorageError) -> StoredHistory?
 
   /// The fingerprint of a store's state schema as the folder's last writer had it, nil if no
   /// instance of the store was ever stored.
-  func stateFingerprint(of store: String) throws(StorageError) -> String?
+  func stateFingerprint(of store: String) throws(InstanceStorageError) -> String?
 
   /// Called about once a second on the loop thread: work that makes what was committed
   /// survive power loss (under `--fsync batch`) or folds a long write-ahead log into the
@@ -39,7 +39,7 @@ public protocol InstanceStorage: AnyObject {
   func periodicWork() -> (@Sendable () -> Void)?
 
   /// Makes everything committed durable as the fsync policy promises, and releases the folder.
-  func close() throws(StorageError)
+  func close() throws(InstanceStorageError)
 }
 
 /// One instance of one store: `instance` is nil for the store's default instance.
@@ -119,7 +119,7 @@ public enum StoredChange: Sendable, Equatable {
 }
 
 /// Why storage failed: the message names the folder or the instance and the cause.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
+public struct InstanceStorageError: Error, Sendable, CustomStringConvertible {
   public enum Kind: Sendable {
     /// The disk or the database is full.
     case full
