@@ -274,11 +274,16 @@ public final class Session {
       try expectArguments(["store", "instance"])
       let name = try storeArgument()
       let key = try instanceArgument()
-      let store = try instance(key, ofStoreNamed: name, id: id, command: command)
-      let state = store.snapshot()
-      let start = output.bytes.count
-      output.snapshot(store: name, instance: key, seq: sequence.last, id: id, state: state)
-      store.journal?.markShowsState(start..<output.bytes.count)
+      var store = try instance(key, ofStoreNamed: name, id: id, command: command)
+      store.endTick()
+      // A host reads a snapshot as it reads action lines: it must show nothing that is not
+      // stored yet, so the changes it would show are stored first (or, failing that, taken
+      // back, and the snapshot shows what is stored).
+      if store.journal?.hasPendingChanges == true {
+        commitChanges()
+        store = try instance(key, ofStoreNamed: name, id: id, command: command)
+      }
+      output.snapshot(store: name, instance: key, seq: sequence.last, id: id, state: store.snapshot())
     case "instances":
       try expectArguments(["store", "limit", "after"])
       let name = try storeArgument()
@@ -359,7 +364,7 @@ public final class Session {
       }
       let start = output.bytes.count
       output.forgotten(store: name, instance: key, cancelledEffects: cancelled ?? 0, id: id)
-      durability.forget(address, span: start..<output.bytes.count)
+      durability.forget(address, span: start..<output.bytes.count, id: id)
     case "describe":
       try expectArguments([])
       output.describe(id: id, stores: stores.map(\.factory.descriptor.json))

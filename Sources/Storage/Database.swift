@@ -116,8 +116,10 @@ final class Database {
     }
     // A process that ended without closing (killed, or out of power) leaves its log behind,
     // since checkpoints run only about once a second: fold it in now, or a process killed again
-    // and again would leave a log that grows without bound, and each start reads it whole.
-    _ = try connection.checkpoint(SQLITE_CHECKPOINT_TRUNCATE, opening)
+    // and again would leave a log that grows without bound, and each start reads it whole. A
+    // fold that fails (a full disk) leaves the log as it was, which is still read back whole:
+    // the folder must open, to be read or exported, all the same.
+    _ = try? connection.checkpoint(SQLITE_CHECKPOINT_TRUNCATE, opening)
     let format = try integer("format")
     guard format <= Self.format else {
       throw InstanceStorageError(

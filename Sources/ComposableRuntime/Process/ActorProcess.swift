@@ -312,6 +312,9 @@ final class ActorProcess {
     session.endTick()
     time.endTick()
     session.commitChanges()
+    // A commit that failed took lines back: what the writer was told is gathered must shrink
+    // with them, or it would count them as waiting forever and hold the input back.
+    writer.gatheredBytes = output.bytes.count
     recorder?.flush()
     output.drain { writer.append($0) }
   }

@@ -20,8 +20,9 @@ public final class Durability {
   /// The journals with changes of instances stopped since the last commit: an instance named
   /// again before it goes on from its host's state, not from what is stored.
   private var stoppedWithChanges: [StoredAddress: InstanceJournal] = [:]
-  /// Instances forgotten since the last commit, with the spans of the lines that said so.
-  private var forgotten: [(address: StoredAddress, span: Range<Int>)] = []
+  /// Instances forgotten since the last commit, with the spans of the lines that said so and
+  /// the ids of the commands.
+  private var forgotten: [(address: StoredAddress, span: Range<Int>, id: MessageID?)] = []
   /// The stores whose state fingerprint was checked in this process: nil when it matched (or
   /// is recorded with the next commit), the refusal when it did not.
   private var checkedStores: [String: ProtocolError?] = [:]
@@ -132,9 +133,9 @@ public final class Durability {
   }
 
   /// Deletes the instance with the next commit; `span` is the output line that says so.
-  func forget(_ address: StoredAddress, span: Range<Int>) {
+  func forget(_ address: StoredAddress, span: Range<Int>, id: MessageID?) {
     stoppedWithChanges.removeValue(forKey: address)?.isForgotten = true
-    forgotten.append((address, span))
+    forgotten.append((address, span, id))
   }
 
   /// Up to `limit` keys of the store's stored named instances from just past `after`, less
@@ -216,7 +217,7 @@ public final class Durability {
     for (store, fingerprint) in fingerprintsToRecord {
       changes.append(.stateFingerprint(store: store, fingerprint))
     }
-    for (address, _) in forgotten { changes.append(.forget(address)) }
+    for (address, _, _) in forgotten { changes.append(.forget(address)) }
     let time = now()
     var snapshots: [(InstanceJournal, Int)] = []
     for journal in changed where !journal.isForgotten {
@@ -256,25 +257,49 @@ public final class Durability {
   {
     let lost = changed.filter { !$0.isForgotten }
     output.remove(
-      (lost.flatMap(\.outputSpans) + forgotten.map(\.span)).sorted { $0.lowerBound < $1.lowerBound }
-    )
+      (lost.flatMap(\.outputSpans) + forgotten.map(\.span)).sorted { $0.lowerBound < $1.lowerBound })
     for journal in lost {
-      output.instanceError(
-        ProtocolError(
-          .storageFailed,
-          "\(journal.address): its last changes could not be stored (\(error.message)); it is "
-            + "back at its last stored state, and its effects were cancelled"),
-        store: journal.address.store, instance: journal.address.instance)
+      reportLostLines(of: journal, to: output, because: error)
     }
-    for (address, _) in forgotten {
-      output.instanceError(
+    for (address, _, id) in forgotten {
+      output.error(
         ProtocolError(
           .storageFailed,
           "\(address): forget could not be stored (\(error.message)); it is still stored"),
-        store: address.store, instance: address.instance)
+        line: nil, id: id, store: address.store, instance: address.instance)
     }
     endBatch()
     return lost.map(\.address)
+  }
+
+  /// An error line for each action whose line was taken back, with its `id`, so that a host
+  /// waiting for the line hears what became of its action; one for the instance when its lines
+  /// were `state` lines, which carry no action.
+  private func reportLostLines(
+    of journal: InstanceJournal, to output: OutputLines, because error: InstanceStorageError
+  ) {
+    let address = journal.address
+    let what = "it is back at its last stored state, and its effects were cancelled"
+    var reportedInstance = false
+    for line in journal.lines.split(separator: UInt8(ascii: "\n")) {
+      let parsed = line.withUnsafeBytes { try? JSONParser.parse($0, maxDepth: Self.maxStoredDepth) }
+      if let parsed, parsed["type"] == "action", let action = parsed["action"] {
+        let id = parsed["id"].flatMap { id in line.withUnsafeBytes { MessageID(id, in: $0) } }
+        output.actionError(
+          .storageFailed, store: address.store, instance: address.instance, action: action,
+          id: id,
+          message:
+            "\(address): the change of \(action["type"]?.stringValue ?? action.stringValue ?? "an action") "
+            + "could not be stored (\(error.message)); \(what)")
+      } else if !reportedInstance {
+        reportedInstance = true
+        output.instanceError(
+          ProtocolError(
+            .storageFailed,
+            "\(address): its last changes could not be stored (\(error.message)); \(what)"),
+          store: address.store, instance: address.instance)
+      }
+    }
   }
 
   private func endBatch() {

@@ -4,8 +4,7 @@ import ComposableCore
 /// where they are in the output not yet written, so that a commit that fails can take them
 /// back.
 ///
-/// The host appends each action line (or `state` line under `--emit ticks`) as it writes it; a
-/// line that shows the instance's state (a snapshot) while changes are pending is marked too.
+/// The host appends each action line (or `state` line under `--emit ticks`) as it writes it.
 /// Copying the line is what durability costs an action: the commit stores the copies once per
 /// loop iteration.
 @StoreActor
@@ -23,7 +22,7 @@ public final class InstanceJournal {
   var snapshotBytes: Int
   /// The pending lines, newline-ended.
   private(set) var lines: [UInt8] = []
-  /// Where the pending lines, and the lines that showed pending changes, are in the output.
+  /// Where the pending lines are in the output.
   private(set) var outputSpans: [Range<Int>] = []
   /// The journal belongs to an instance that was forgotten: nothing of it may be stored.
   var isForgotten = false
@@ -49,13 +48,6 @@ public final class InstanceJournal {
     }
     lines.append(contentsOf: output[start...])
     outputSpans.append(start..<output.count)
-  }
-
-  /// Marks `span` of the output as showing the instance's state: taken back with the pending
-  /// lines if their commit fails. Lines that show no pending change need no mark.
-  func markShowsState(_ span: Range<Int>) {
-    guard !lines.isEmpty else { return }
-    outputSpans.append(span)
   }
 
   /// Forgets the pending lines once they are stored, or taken back.
