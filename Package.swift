@@ -134,13 +134,13 @@ let package = Package(
       ],
       swiftSettings: strict),
 
-    // The command a team's own binary runs: `run`, `test`, `replay`, `describe` and `schemas`
-    // over the stores it is given. Importing it is all a store's file and a `main` need.
+    // The command a team's own binary runs: `run`, `test`, `replay`, `export`, `describe` and
+    // `schemas` over the stores it is given. Importing it is all a store's file and a `main` need.
     .target(
       name: "ComposableActor",
       dependencies: [
         "ComposableCore", "ComposableRuntime", "ComposableHarness", "EventLoop", "JSON",
-        "Protocol",
+        "Protocol", "Storage",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

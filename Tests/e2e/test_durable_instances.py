@@ -212,6 +212,8 @@ def small_disk(tmp_path, size="4m"):
 def fill(folder: Path) -> Path:
     """Fills the file system of `folder` to the last byte; returns the file that does."""
     filler = folder / "filler"
+    # Unbuffered: a buffered file keeps the byte its last flush could not write, and closing
+    # it tries again and raises.
     with open(filler, "wb", buffering=0) as file:
         try:
             while True:

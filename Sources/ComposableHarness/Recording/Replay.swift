@@ -54,6 +54,7 @@ public struct Replay: Sendable {
     if let until, !recording.actions.contains(where: { $0.seq == until }) {
       throw failure("--until \(until): the recording has no action with that seq", code: 64)
     }
+    if toScenario { try checkScenarioCanStart(from: recording.header.initialStates) }
     let changes = changedStores(since: recording.header)
     if !changes.isEmpty && !json {
       StandardStreams.error(
@@ -82,7 +83,8 @@ public struct Replay: Sendable {
         do throws(StateDecodingError) {
           stores = try ScriptedSession(
             loop: loop, stores: harness.stores, configuration: configuration,
-            seed: recording.header.seed, startTime: recording.header.startTime, replaysTime: true)
+            seed: recording.header.seed, startTime: recording.header.startTime, replaysTime: true,
+            initialStates: recording.header.initialStates)
         } catch {
           throw failure(error.message, code: 65)
         }
@@ -168,6 +170,29 @@ public struct Replay: Sendable {
       try write(
         Array(
           "\(file): \(recording.actions.count) actions replayed, every state matched\n".utf8))
+    }
+  }
+
+  /// A scenario starts at most one store from a state of its own, its header's `initialState`,
+  /// which `test` merges into the store's initial state member by member: a scenario written
+  /// from a recording that starts otherwise would fail for no fault of the stores.
+  private func checkScenarioCanStart(from initialStates: [String: JSONValue]) throws(ReplayExit) {
+    guard initialStates.count <= 1 else {
+      throw failure(
+        "--to-scenario: the recording starts \(initialStates.count) stores ("
+          + initialStates.keys.sorted().joined(separator: ", ")
+          + ") from states of their own, and a scenario starts one at most", code: 64)
+    }
+    guard let (store, state) = initialStates.first else { return }
+    guard let definition = harness.stores.definitions.first(where: { $0.name == store }) else {
+      throw failure(
+        "\(file): its \"initialStates\" names \"\(store)\", not a store of this binary", code: 65)
+    }
+    guard let initial = definition.initialStateJSON, merge(state, into: initial) == state else {
+      throw failure(
+        "--to-scenario: the recording starts \(store) from a state without members its "
+          + "initial state has, which a scenario's initialState, merged into that state, would "
+          + "keep", code: 64)
     }
   }
 

@@ -26,13 +26,20 @@ enum ScenarioWriter {
     return lines.flatMap { $0.serialized + [UInt8(ascii: "\n")] }
   }
 
+  /// A recording that starts one store from a state of its own (an export's) starts the
+  /// scenario there too: `replay --to-scenario` refuses one that starts more.
   static func header(_ header: RecordingHeader, named file: String) -> JSONObject {
-    [
+    var object: JSONObject = [
       "scenario": .string("replay of \(file)"), "seed": .string(String(header.seed)),
       "startTime": .int(header.startTime),
       "arguments": .array(
         removingOptions(["--clock", "--data-dir"], from: header.arguments).map(JSONValue.string)),
     ]
+    if header.initialStates.count == 1, let (store, state) = header.initialStates.first {
+      object["store"] = .string(store)
+      object["initialState"] = state
+    }
+    return object
   }
 
   private static func recordedEffects(_ recording: RecordingFile, named file: String)

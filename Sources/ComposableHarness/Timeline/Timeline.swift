@@ -53,6 +53,8 @@ public struct Timeline: Sendable {
       for definition in harness.stores.definitions {
         initialStates[definition.name] = definition.initialStateJSON
       }
+      // An exported history's first patch applies to the snapshot it starts at.
+      initialStates.merge(recording.header.initialStates) { _, recorded in recorded }
       bytes = TimelinePage.html(for: recording, title: title, initialStates: initialStates)
     case .text:
       if let unknown = stores.first(where: { !recording.header.stores.contains($0) }) {

@@ -201,6 +201,11 @@ final class ActorProcess {
     }
     let session = session
     writer.willFlush = { [unowned self] in StoreActor.assumeIsolated { drainOutput() } }
+    // A batch is stored with the time at its commit, which must be the time its lines were
+    // reduced at: the lines before an advance are committed before it moves the clock.
+    if durability != nil {
+      virtualTime?.willMoveClock = { [unowned self] in drainOutput() }
+    }
     writer.onBackpressure = { [unowned self] isBackpressured in
       StoreActor.assumeIsolated {
         self.isBackpressured = isBackpressured
@@ -307,11 +312,13 @@ final class ActorProcess {
   }
 
   /// Hands the iteration's lines to the writer, after storing what they show (under
-  /// `--state-dir`): a line the host reads is never ahead of the folder.
+  /// `--state-dir`): a line the host reads is never ahead of the folder. The commit comes
+  /// before the time's tick ends, so that a batch is stored with the time its reducers saw,
+  /// which an export gives a replay as theirs.
   private func drainOutput() {
     session.endTick()
-    time.endTick()
     session.commitChanges()
+    time.endTick()
     // A commit that failed took lines back: what the writer was told is gathered must shrink
     // with them, or it would count them as waiting forever and hold the input back.
     writer.gatheredBytes = output.bytes.count

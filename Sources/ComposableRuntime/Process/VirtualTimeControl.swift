@@ -17,6 +17,9 @@ public final class VirtualTimeControl: TimeControl {
   /// The most deadlines one advance wakes sleepers at before it stops short of its target.
   public let maximumWakeUps: Int
   private let quiescence: LoopQuiescence
+  /// Called before each move of the clock within an advance: a durable session stores what was
+  /// reduced so far with the time it was reduced at, not the time the advance moves on to.
+  public var willMoveClock: () -> Void = {}
 
   public init(
     clock: VirtualClock, loop: EventLoop, maximumWakeUps: Int = defaultMaximumWakeUps
@@ -34,9 +37,12 @@ public final class VirtualTimeControl: TimeControl {
     let target = clock.now.advanced(by: .milliseconds(ms))
     var wakeUps = 0
     func step() {
-      if wakeUps == maximumWakeUps {
-        completion(AdvanceOutcome(now: clock.elapsedMilliseconds, stoppedAfterWakeUps: wakeUps))
-      } else if clock.wakeNextSleepers(notAfter: target) {
+      guard wakeUps < maximumWakeUps else {
+        return completion(
+          AdvanceOutcome(now: clock.elapsedMilliseconds, stoppedAfterWakeUps: wakeUps))
+      }
+      willMoveClock()
+      if clock.wakeNextSleepers(notAfter: target) {
         wakeUps += 1
         settle(completion: step)
       } else {

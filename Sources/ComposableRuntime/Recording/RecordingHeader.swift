@@ -12,7 +12,9 @@ import JSON
 /// older recordings) has a ``StoreFingerprint`` per store, so that a replay can say what changed in the
 /// stores since. `answers` (absent in older recordings) says that the dependencies' answers were
 /// recorded too (``AnswerLog``), and `files` holds the data folder's files as the run found
-/// them, so that `replay --to-scenario` can run the effects again. Every later line is an
+/// them, so that `replay --to-scenario` can run the effects again. `initialStates` (written by
+/// `export`) has the state each instance of a store starts from, when the history begins at a
+/// stored snapshot rather than at the store's initial state. Every later line is an
 /// `action` line as the run printed it, plus `t`: milliseconds since `startTime`.
 public struct RecordingHeader: Sendable {
   public static let version = 1
@@ -29,12 +31,17 @@ public struct RecordingHeader: Sendable {
   public var recordsAnswers: Bool
   /// The data folder's files when the run started, by name: their text.
   public var files: [String: String]
+  /// The state (a JSON object) every instance of a store starts from in a replay, by store,
+  /// instead of its definition's: an exported history begins at its base snapshot, which no
+  /// recorded action leads to.
+  public var initialStates: [String: JSONValue]
 
   public init(
     binary: String, stores: [String], arguments: [String], seed: UInt64, clock: ClockMode,
     startTime: Int, fingerprints: [String: StoreFingerprint] = [:], recordsAnswers: Bool = false,
-    files: [String: String] = [:]
+    files: [String: String] = [:], initialStates: [String: JSONValue] = [:]
   ) {
+    self.initialStates = initialStates
     self.recordsAnswers = recordsAnswers
     self.files = files
     self.binary = binary
@@ -61,6 +68,10 @@ public struct RecordingHeader: Sendable {
       object["answers"] = true
       object["files"] = .object(
         JSONObject(files.keys.sorted().map { ($0, JSONValue.string(files[$0]!)) }))
+    }
+    if !initialStates.isEmpty {
+      object["initialStates"] = .object(
+        JSONObject(initialStates.keys.sorted().map { ($0, initialStates[$0]!) }))
     }
     return .object(object)
   }
@@ -105,6 +116,18 @@ public struct RecordingHeader: Sendable {
           files[name] = text
         }
         return files
+      }
+    initialStates =
+      object["initialStates"] == nil
+      ? [:]
+      : try field("initialStates") { value -> [String: JSONValue]? in
+        guard case .object(let byStore) = value else { return nil }
+        var states: [String: JSONValue] = [:]
+        for (store, state) in byStore {
+          guard case .object = state else { return nil }
+          states[store] = state
+        }
+        return states
       }
     if object["fingerprints"] == nil {
       fingerprints = [:]
