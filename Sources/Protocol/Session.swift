@@ -283,7 +283,8 @@ public final class Session {
         commitChanges()
         store = try instance(key, ofStoreNamed: name, id: id, command: command)
       }
-      output.snapshot(store: name, instance: key, seq: sequence.last, id: id, state: store.snapshot())
+      output.snapshot(
+        store: name, instance: key, seq: sequence.last, id: id, state: store.snapshot())
     case "instances":
       try expectArguments(["store", "limit", "after"])
       let name = try storeArgument()

@@ -257,7 +257,8 @@ public final class Durability {
   {
     let lost = changed.filter { !$0.isForgotten }
     output.remove(
-      (lost.flatMap(\.outputSpans) + forgotten.map(\.span)).sorted { $0.lowerBound < $1.lowerBound })
+      (lost.flatMap(\.outputSpans) + forgotten.map(\.span)).sorted { $0.lowerBound < $1.lowerBound }
+    )
     for journal in lost {
       reportLostLines(of: journal, to: output, because: error)
     }
