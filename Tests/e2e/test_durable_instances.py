@@ -5,6 +5,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import time
 from contextlib import contextmanager
@@ -78,7 +79,7 @@ def test_every_instance_reads_back_in_a_new_process_and_seq_goes_on(durable):
 def test_a_killed_process_keeps_every_change_whose_line_was_read(durable, state_dir):
     """The kill loop: bursts over many instances, SIGKILL at a random moment, start again; each
     time, every instance holds at least what the lines read showed, and at most what was sent."""
-    rounds = 100 if SANITIZED else int(os.environ.get("KILL_ROUNDS", 1000))
+    rounds = 100 if SANITIZED else int(os.environ.get("KILL_ROUNDS", 2000))
     keys = [None] + [f"user-{n}" for n in range(15)]
     shown = {key: 0 for key in keys}  # the count each instance's last line read showed
     sent = {key: 0 for key in keys}
@@ -314,3 +315,79 @@ def test_passivation_options_need_a_state_dir():
         result = subprocess.run([str(BINARY), option, value], capture_output=True, timeout=10)
         assert result.returncode == 64
         assert f"{option} needs --state-dir".encode() in result.stderr
+
+
+def stored_folder(state_dir, data_dir, keys):
+    """A folder where each of `keys` (None: the default instance) had one counter tap."""
+    lines, code, _ = run_lines(
+        [incr(key) for key in keys], "--state-dir", str(state_dir), data_dir=data_dir)
+    assert code == 0 and len(lines) == len(keys) + 2
+    return state_dir / "state.sqlite"
+
+
+def test_a_store_stored_by_a_binary_whose_state_differs_is_refused_and_the_others_work(
+        state_dir, data_dir):
+    database = stored_folder(state_dir, data_dir, ["a"])
+    with sqlite3.connect(database) as connection:
+        # As a binary would have stored it whose state had no activityFeed and another count.
+        row = connection.execute(
+            "SELECT value FROM meta WHERE key = 'fingerprint:primes'").fetchone()
+        digests = json.loads(row[0])
+        del digests["activityFeed"]
+        digests["count"] = "0" * 16
+        connection.execute(
+            "UPDATE meta SET value = ? WHERE key = 'fingerprint:primes'", (json.dumps(digests),))
+    lines, code, _ = run_lines(
+        [incr("a"), incr("b"), {"store": "randomTodo", "action": "viewDidAppear"}, {"cmd": "quit"}],
+        "--state-dir", str(state_dir), data_dir=data_dir)
+    assert code == 0
+    refused = [line for line in lines if line["type"] == "error"]
+    assert [(line["code"], line.get("instance"), line["line"]) for line in refused] == [
+        ("stored_state_incompatible", "a", 1), ("stored_state_incompatible", "b", 2)]
+    assert "state field activityFeed is new, state field count changed" in refused[0]["message"]
+    assert any(line.get("store") == "randomTodo" and line["type"] == "action" for line in lines)
+    with sqlite3.connect(database) as connection:
+        assert json.loads(connection.execute(
+            "SELECT value FROM meta WHERE key = 'fingerprint:primes'").fetchone()[0]) == digests
+
+
+def test_a_folder_written_by_a_newer_format_is_refused_at_start(state_dir, data_dir):
+    database = stored_folder(state_dir, data_dir, [None])
+    with sqlite3.connect(database) as connection:
+        connection.execute("UPDATE meta SET value = 999 WHERE key = 'format'")
+    lines, code, stderr = run_lines([incr()], "--state-dir", str(state_dir), data_dir=data_dir)
+    assert code == 74 and lines == []
+    assert "a newer version wrote it (state format 999" in stderr
+
+
+def test_a_truncated_database_is_refused_at_start_and_left_as_it_was(state_dir, data_dir):
+    database = stored_folder(state_dir, data_dir, [f"user-{n}" for n in range(2000)])
+    truncated = database.read_bytes()[: database.stat().st_size // 2]
+    database.write_bytes(truncated)
+    lines, code, stderr = run_lines([incr()], "--state-dir", str(state_dir), data_dir=data_dir)
+    assert code == 74 and lines == []
+    assert "malformed" in stderr or "corrupt" in stderr, stderr
+    assert database.read_bytes() == truncated
+
+
+def test_a_damaged_page_fails_only_the_instances_on_it(state_dir, data_dir):
+    keys = [f"user-{n}" for n in range(2000)]
+    database = stored_folder(state_dir, data_dir, keys)
+    data = bytearray(database.read_bytes())
+    page = 4096
+    # Zeroes a run of pages in the middle: the rows on them are gone, the others intact.
+    middle = len(data) // page // 2 * page
+    data[middle: middle + 4 * page] = bytes(4 * page)
+    database.write_bytes(bytes(data))
+    messages = [{"cmd": "snapshot", "store": "primes", "instance": key} for key in keys]
+    lines, code, _ = run_lines(messages + [incr("new")], "--state-dir", str(state_dir),
+                               data_dir=data_dir)
+    answers = lines[1:-2]
+    assert len(answers) == len(keys)
+    failed = [line for line in answers if line["type"] == "error"]
+    read = [line for line in answers if line["type"] == "snapshot"]
+    assert failed and read
+    assert {line["code"] for line in failed} == {"storage_failed"}
+    # What is read back is what was stored, never something else.
+    assert {line["state"]["count"] for line in read} == {1}
+    assert lines[-2]["type"] == "action" and lines[-2]["instance"] == "new"
