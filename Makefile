@@ -84,6 +84,7 @@ bench: build
 	  --todo-actor $(TODO_ACTOR)
 	python3 bench/client_latency.py $(BIN)
 	python3 bench/instances.py --actor $(BIN) --todo-actor $(TODO_ACTOR)
+	python3 bench/durability.py --actor $(BIN)
 	python3 bench/scaling.py --actor $(BIN) --todo-actor $(TODO_ACTOR) --json $(SCALING_JSON) $(SCALING_ARGS)
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).

@@ -191,12 +191,18 @@ final class StoreInstances {
     stoppedSinceListing += idle.count
   }
 
+  static let maxVisitsPerActivation = 128
+
   /// Parks the least recently used instances that are their state alone, until `room` more
   /// fit under `maxActive`. An instance with work in flight stays active, so the bound can be
   /// passed while more than `maxActive` instances are busy.
   private func parkIdleInstances(toMake room: Int) {
-    // Two turns of the hand at most: the first may only clear the marks of recent use.
-    var visits = 2 * clock.count
+    // Two turns of the hand at most (the first may only clear the marks of recent use), and a
+    // bounded number of visits per activation: when the instances are busy (or, in a durable
+    // session, changed since the last commit), every activation would otherwise visit them
+    // all, and a burst of new keys would cost the square of its length. The hand goes on from
+    // where it stopped at the next activation.
+    var visits = min(2 * clock.count, Self.maxVisitsPerActivation)
     while activeCount + room > maxActive, visits > 0, let entry = clock.popFirst() {
       visits -= 1
       guard let index = named.index(forKey: entry.key), named.values[index].serial == entry.serial,

@@ -216,8 +216,12 @@ final class Database {
   private func apply(_ change: StoredChange) throws(InstanceStorageError) {
     switch change {
     case .append(let address, let batch):
-      addInstance.bind(address)
-      try addInstance.run("commit batch \(batch.number) of \(address) to \(folder)")
+      // Only an instance's first batch can find it unstored: skipping the lookup for the
+      // others spares each commit a page of the instances table per instance it changes.
+      if batch.number == 0 {
+        addInstance.bind(address)
+        try addInstance.run("commit batch \(batch.number) of \(address) to \(folder)")
+      }
       addBatch.bind(address)
       addBatch.bind(batch.number, at: 3)
       addBatch.bind(batch.time, at: 4)

@@ -106,7 +106,8 @@ public struct StoredHistory: Sendable, Equatable {
 
 /// One change a commit stores.
 public enum StoredChange: Sendable, Equatable {
-  /// Adds a batch to the instance's journal (storing the instance if it was not).
+  /// Adds a batch to the instance's journal; batch 0 stores the instance, which a later batch
+  /// finds stored.
   case append(StoredAddress, StoredBatch)
   /// Makes `state` (JSON text) the instance's latest snapshot, as of before batch
   /// `nextBatch`: the previous snapshot becomes the history's base, and batches before that
