@@ -88,6 +88,13 @@ extension Parser {
       throw JSONParseError(
         .numberOutOfRange, "number \(text) does not fit a double", at: numberStart)
     }
+    // A literal with a digit other than 0 that reads as zero lies below the smallest double:
+    // taken as 0, `1e-400` would pass for an integer.
+    if value == 0, hasNonzeroDigit(from: numberStart) {
+      throw JSONParseError(
+        .numberOutOfRange, "number \(text) is too small for a double (it would read as 0)",
+        at: numberStart)
+    }
     return .number(value)
   }
 
@@ -101,6 +108,18 @@ extension Parser {
       digitCount += 1
       position += 1
     }
+  }
+
+  /// Whether the mantissa of the literal from `start` to here has a digit other than 0.
+  private func hasNonzeroDigit(from start: Int) -> Bool {
+    for index in start..<position {
+      switch bytes[index] {
+      case UInt8(ascii: "e"), UInt8(ascii: "E"): return false
+      case UInt8(ascii: "1")...UInt8(ascii: "9"): return true
+      default: continue
+      }
+    }
+    return false
   }
 
   private func isDigit(_ byte: UInt8) -> Bool {

@@ -81,10 +81,16 @@ private struct CompactReader {
         action = actionType(maxDepth: maxDepth)
         guard action != nil else { return nil }
       case .id? where id == nil:
-        // Both forms are JSON text as they stand: a string of plain ASCII, or an integer.
-        id =
-          plainBytes().map(MessageID.init(plainASCII:)) ?? integer().map { MessageID(text: $0) }
-        guard id != nil else { return nil }
+        // Both forms are JSON text as they stand: a string of plain ASCII, or an integer. One
+        // longer than an id may be is refused by the general path.
+        if let string = plainBytes() {
+          guard string.count + 2 <= MessageID.maxBytes else { return nil }
+          id = MessageID(plainASCII: string)
+        } else if let number = integer(), number.count <= MessageID.maxBytes {
+          id = MessageID(text: number)
+        } else {
+          return nil
+        }
       case .instance? where instance == nil:
         // A key the general path would refuse (empty, too long, DEL) is refused there.
         guard let key = plainBytes(), let valid = InstanceKey(plainASCII: key) else { return nil }

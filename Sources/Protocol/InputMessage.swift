@@ -77,6 +77,14 @@ public enum InputMessage: Sendable, Equatable {
       throw InputError(
         id: nil, ProtocolError(.invalidMessage, "\"id\" must be a string or a number"))
     }
+    let length = id.byteCount
+    guard length <= MessageID.maxBytes else {
+      throw InputError(
+        id: nil,
+        ProtocolError(
+          .invalidMessage,
+          "\"id\" must be at most \(MessageID.maxBytes) bytes as written, got \(length)"))
+    }
     return id
   }
 }

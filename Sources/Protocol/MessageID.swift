@@ -13,8 +13,16 @@ public struct MessageID: Sendable, Hashable, CustomStringConvertible {
   /// 15 bytes (most ids) is stored inline: an id on every line then costs no allocation.
   private let json: String
 
+  /// The longest id, as written (a string's quotes and escapes included): every id within it
+  /// is echoed byte for byte, and every host's JSON reader takes it (Python's refuses integers
+  /// of more than 4,300 digits).
+  public static let maxBytes = 256
+
   /// The id's JSON text, as bytes.
   public var text: [UInt8] { Array(json.utf8) }
+
+  /// The length of the id's JSON text.
+  public var byteCount: Int { json.utf8.count }
 
   /// A string id.
   public init(_ string: String) {

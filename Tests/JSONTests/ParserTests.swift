@@ -76,6 +76,9 @@ final class ParserTests: XCTestCase {
       ("1e400", .numberOutOfRange),
       ("-1e400", .numberOutOfRange),
       ("123456789012345678901234567890e300", .numberOutOfRange),
+      ("1e-400", .numberOutOfRange),
+      ("-0.0000001e-400", .numberOutOfRange),
+      ("0.00000000000000000000000000001e-330", .numberOutOfRange),
     ]
     for (text, kind) in cases {
       XCTAssertThrowsError(try JSONParser.parse(text), text.debugDescription) { error in
@@ -106,6 +109,11 @@ final class ParserTests: XCTestCase {
       parseError("[1e400]"),
       JSONParseErrorSummary(.numberOutOfRange, 1, "number 1e400 does not fit a double at byte 1"))
     XCTAssertEqual(
+      parseError("[1e-400]"),
+      JSONParseErrorSummary(
+        .numberOutOfRange, 1,
+        "number 1e-400 is too small for a double (it would read as 0) at byte 1"))
+    XCTAssertEqual(
       parseError("{\"a\":[tru]}"),
       JSONParseErrorSummary(.invalidJSON, 6, "expected 'true' at byte 6"))
     XCTAssertEqual(
@@ -134,7 +142,10 @@ final class ParserTests: XCTestCase {
     XCTAssertFalse(isInt(try JSONParser.parse("1.0")))
     XCTAssertFalse(isInt(try JSONParser.parse("1e2")))
     XCTAssertEqual(try JSONParser.parse("0.1"), .number(0.1))
-    XCTAssertEqual(try JSONParser.parse("1e-400"), .number(0))
+    // Zero written with any exponent is zero; a smaller magnitude than the least double is
+    // refused (testInvalidDocuments).
+    XCTAssertEqual(try JSONParser.parse("0e-400"), .number(0))
+    XCTAssertEqual(try JSONParser.parse("-0.000e-999"), .number(-0.0))
     XCTAssertEqual(
       try JSONParser.parse("2.2250738585072014e-308"), .number(2.2250738585072014e-308))
     XCTAssertEqual(try JSONParser.parse("5e-324"), .number(.leastNonzeroMagnitude))

@@ -54,7 +54,11 @@ def test_ids_are_echoed_on_the_lines_an_input_causes_including_effect_lines(proc
 
 # Ids a JSON reader would give back differently: too large for an integer, an exponent,
 # trailing zeros, a negative zero.
-VERBATIM_IDS = ["18446744073709551617", "-9223372036854775809", "1E2", "1e-7", "7.50", "-0"]
+# The last two are as long as an id may be: 256 bytes as written.
+VERBATIM_IDS = [
+    "18446744073709551617", "-9223372036854775809", "1E2", "1e-7", "7.50", "-0", "9" * 256,
+    '"' + "k" * 254 + '"',
+]
 
 
 def test_numeric_ids_come_back_exactly_as_written(process, tmp_path):
