@@ -105,7 +105,7 @@ export class UnknownStoreError extends Error {
 }
 /**
  * `state` of a named instance the client has seen no line about: the process never activated it,
- * or it was stopped.
+ * or it was stopped or forgotten.
  */
 export class UnknownInstanceError extends Error {
     /** @param {string} store @param {string} instance */
@@ -202,8 +202,9 @@ export class Client extends EventEmitter {
      */
     snapshot(store: string, options?: InstanceOptions | undefined): Promise<any>;
     /**
-     * The keys of the store's named instances in memory, in the byte order of their UTF-8, asked
-     * `page` at a time. Keys activated or stopped while it pages may be missed or listed.
+     * The keys of the store's named instances in memory or, under --state-dir, stored (the two
+     * together, in the byte order of their UTF-8), asked `page` at a time. Keys activated, stopped
+     * or forgotten while it pages may be missed or listed.
      * @param {string} store @param {PageOptions} [options] @returns {Promise<string[]>}
      */
     instances(store: string, options?: PageOptions | undefined): Promise<string[]>;
@@ -214,6 +215,18 @@ export class Client extends EventEmitter {
      * @returns {Promise<number>}
      */
     stop(store: string, instance: string, options?: {
+        timeout?: number | undefined;
+    } | undefined): Promise<number>;
+    /**
+     * Under --state-dir: cancels the instance's effects, frees it and deletes its stored state (its
+     * mirror goes too), so that its key starts afresh; resolves to the number of effects cancelled.
+     * `stop` leaves a stored instance stored. A key neither in memory nor stored rejects with
+     * `ComposableActorError` (`unknown_instance`); without --state-dir nothing is stored, and
+     * `invalid_command` says to `stop` instead.
+     * @param {string} store @param {string} instance @param {{timeout?: number}} [options]
+     * @returns {Promise<number>}
+     */
+    forget(store: string, instance: string, options?: {
         timeout?: number | undefined;
     } | undefined): Promise<number>;
     /** @param {{timeout?: number}} [options] @returns {Promise<Line>} */

@@ -136,13 +136,13 @@ export class UnknownStoreError extends Error {
 
 /**
  * `state` of a named instance the client has seen no line about: the process never activated it,
- * or it was stopped.
+ * or it was stopped or forgotten.
  */
 export class UnknownInstanceError extends Error {
   name = 'UnknownInstanceError';
   /** @param {string} store @param {string} instance */
   constructor(store, instance) {
-    super(`no instance ${JSON.stringify(instance)} of store ${JSON.stringify(store)} is active: send it an action or snapshot it first (a stopped instance is gone)`);
+    super(`no instance ${JSON.stringify(instance)} of store ${JSON.stringify(store)} is active: send it an action or snapshot it first (a stopped or forgotten instance is gone)`);
     this.store = store;
     this.instance = instance;
   }
@@ -247,7 +247,7 @@ process.once('exit', () => {
 const NONE = Object.freeze({});
 /** Node's longest timer (a longer one fires at once). */
 const MAX_TIMER = 2 ** 31 - 1;
-const ANSWERS = { snapshot: 'snapshot', describe: 'describe', advance: 'advanced', settle: 'settled', instances: 'instances', stop: 'stopped' };
+const ANSWERS = { snapshot: 'snapshot', describe: 'describe', advance: 'advanced', settle: 'settled', instances: 'instances', stop: 'stopped', forget: 'forgotten' };
 const never = () => false;
 /** @param {Line} line  the host's own line: `action`, or under --emit ticks the `state` line naming it */
 const isOwnLine = (line) => line.type === 'action' || line.type === 'state';
@@ -297,6 +297,28 @@ function checkInstance(instance, where) {
  * @param {string} store @param {string | undefined} instance
  */
 const mirrorKey = (store, instance) => (instance === undefined ? store : `${store}\0${instance}`);
+
+/**
+ * A UTF-16 unit's place in the order of UTF-8's bytes, which is the code points' order: the
+ * surrogates (halves of a code point past U+FFFF) come after the units from U+E000 to U+FFFF.
+ * @param {number} unit
+ */
+const utf8Rank = (unit) => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit);
+
+/**
+ * Orders keys as the process does, by the bytes of their UTF-8 (strings compare by UTF-16 units,
+ * which differs for keys with characters past U+FFFF).
+ * @param {string} a @param {string} b
+ */
+function byteOrder(a, b) {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index++) {
+    const x = a.charCodeAt(index);
+    const y = b.charCodeAt(index);
+    if (x !== y) return utf8Rank(x) - utf8Rank(y);
+  }
+  return a.length - b.length;
+}
 
 /** @param {string} store @param {string | undefined} instance */
 const where = (store, instance) => `store ${JSON.stringify(store)}${instance === undefined ? '' : ` instance ${JSON.stringify(instance)}`}`;
@@ -614,8 +636,9 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * The keys of the store's named instances in memory, in the byte order of their UTF-8, asked
-   * `page` at a time. Keys activated or stopped while it pages may be missed or listed.
+   * The keys of the store's named instances in memory or, under --state-dir, stored (the two
+   * together, in the byte order of their UTF-8), asked `page` at a time. Keys activated, stopped
+   * or forgotten while it pages may be missed or listed.
    * @param {string} store @param {PageOptions} [options] @returns {Promise<string[]>}
    */
   async instances(store, options = NONE) {
@@ -629,7 +652,9 @@ export class Client extends EventEmitter {
     let after;
     do {
       const answer = /** @type {Line} */ ((await this.#command('instances', { store, limit: page, after }, timeout)).at(-1));
-      keys.push(...answer.active);
+      // The process pages the two kinds together, so each page is one range of that order.
+      const passivated = answer.passivated ?? [];
+      keys.push(...(passivated.length === 0 ? answer.active : [...answer.active, ...passivated].sort(byteOrder)));
       after = answer.next;
     } while (after !== undefined);
     return keys;
@@ -646,6 +671,22 @@ export class Client extends EventEmitter {
     if (typeof instance !== 'string') throw new TypeError(`stop: instance must be a key (a string), not ${describeValue(instance)}`);
     checkOptions(options, ['timeout'], 'stop');
     return /** @type {Line} */ ((await this.#command('stop', { store, instance }, options.timeout)).at(-1)).cancelledEffects;
+  }
+
+  /**
+   * Under --state-dir: cancels the instance's effects, frees it and deletes its stored state (its
+   * mirror goes too), so that its key starts afresh; resolves to the number of effects cancelled.
+   * `stop` leaves a stored instance stored. A key neither in memory nor stored rejects with
+   * `ComposableActorError` (`unknown_instance`); without --state-dir nothing is stored, and
+   * `invalid_command` says to `stop` instead.
+   * @param {string} store @param {string} instance @param {{timeout?: number}} [options]
+   * @returns {Promise<number>}
+   */
+  async forget(store, instance, options = NONE) {
+    this.#checkStore(store);
+    if (typeof instance !== 'string') throw new TypeError(`forget: instance must be a key (a string), not ${describeValue(instance)}`);
+    checkOptions(options, ['timeout'], 'forget');
+    return /** @type {Line} */ ((await this.#command('forget', { store, instance }, options.timeout)).at(-1)).cancelledEffects;
   }
 
   /** @param {{timeout?: number}} [options] @returns {Promise<Line>} */
@@ -952,7 +993,7 @@ export class Client extends EventEmitter {
       this.#end(/** @type {Error} */ (error));
       return;
     }
-    if (line.type === 'snapshot' || line.type === 'stopped') this.#mirrorInstance(line);
+    if (line.type === 'snapshot' || line.type === 'stopped' || line.type === 'forgotten') this.#mirrorInstance(line);
     const number = this.#keep(text);
     for (const id of idsOf(line)) {
       const call = this.#calls.get(/** @type {number} */ (id));
@@ -983,13 +1024,14 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * Seeds an instance's mirror from a snapshot, or drops it once stopped.
+   * Seeds an instance's mirror from a snapshot, or drops it once stopped or forgotten.
    * @param {Line} line
    */
   #mirrorInstance(line) {
     const key = mirrorKey(line.store, line.instance);
-    if (line.type === 'stopped') {
-      // Freed by the process: a later line naming the key starts it afresh.
+    if (line.type === 'stopped' || line.type === 'forgotten') {
+      // Freed by the process (and, forgotten, deleted from storage): a later line naming the key
+      // starts it afresh.
       this.#mirror.delete(key);
     } else if (!this.#mirror.has(key)) {
       // start() snapshots every store to seed the mirror; a later snapshot must match the

@@ -1,6 +1,10 @@
 // Instances through the client against the real binary: `{ instance }` on send, waitFor, state,
-// snapshot and events, a mirror per instance, `instances` paging and `stop`.
+// snapshot and events, a mirror per instance, `instances` paging, `stop`, and under --state-dir
+// `forget` and the stored instances `instances` lists.
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { ComposableActorError, TimeoutError, UnknownInstanceError } from '../index.js';
 import { testClients } from '../test-support/clients.js';
@@ -9,6 +13,20 @@ import { testClients } from '../test-support/clients.js';
 const LIMIT = { timeout: 30_000 };
 
 const { start } = testClients();
+/** A folder for --state-dir that outlives the processes started on it. */
+const stateFolder = () => join(mkdtempSync(join(tmpdir(), 'composable-actor-node-')), 'state');
+
+/** @param {import('../index.js').Line[]} lines  the `instances` lines among them, as [active, passivated] */
+const pagesOf = (lines) => lines.filter((line) => line.type === 'instances').map((line) => [line.active, line.passivated]);
+
+/** @param {import('../index.js').Client} actor @returns {Promise<import('../index.js').Line[]>} every line until now */
+async function linesOf(actor) {
+  const closed = actor.close();
+  const lines = [];
+  for await (const line of actor.events()) lines.push(line);
+  await closed;
+  return lines;
+}
 
 /** @param {import('../index.js').Client} actor @param {string} [instance] */
 const count = (actor, instance) => actor.state('primes', instance === undefined ? {} : { instance }).count;
@@ -121,11 +139,78 @@ test('refused lines name their instance, and nothing else changes', LIMIT, async
   assert.deepEqual([count(actor), count(actor, 'alice')], [0, 1]);
 });
 
+test('instances lists the stored keys with those in memory, in one byte order', LIMIT, async () => {
+  const stateDir = stateFolder();
+  const actor = await start(['--state-dir', stateDir]);
+  // 'Zoë' < 'user-…' < 'émile' < '\u{ff5e}' (U+FF5E) < '\u{1f600}' (past U+FFFF) in UTF-8's byte
+  // order; in UTF-16's, the emoji's surrogate D83D would come before FF5E.
+  const stored = ['user-1', 'user-3', 'user-5', 'Zoë', 'émile', '\u{ff5e}', '\u{1f600}'];
+  for (const instance of stored) await actor.send('primes', 'counter.incrTapped', {}, { instance });
+  await actor.close();
+  // A new process on the folder: every key is stored, none is in memory.
+  const again = await start(['--state-dir', stateDir]);
+  assert.deepEqual(await again.instances('primes'), ['Zoë', 'user-1', 'user-3', 'user-5', 'émile', '\u{ff5e}', '\u{1f600}']);
+  // Two new keys, and a stored one read back: the pages mix both kinds, in one order.
+  for (const instance of ['user-2', 'user-4', 'user-3', '\u{1f600}']) await again.snapshot('primes', { instance });
+  assert.deepEqual(await again.instances('primes', { page: 3 }), ['Zoë', 'user-1', 'user-2', 'user-3', 'user-4', 'user-5', 'émile', '\u{ff5e}', '\u{1f600}']);
+  assert.deepEqual(pagesOf(await linesOf(again)), [
+    [[], ['Zoë', 'user-1', 'user-3', 'user-5', 'émile', '\u{ff5e}', '\u{1f600}']],
+    [['user-2'], ['Zoë', 'user-1']], [['user-3', 'user-4'], ['user-5']], [['\u{1f600}'], ['émile', '\u{ff5e}']]]);
+});
+
+test('forget deletes an instance stored by an earlier process, or in memory, and its mirror', LIMIT, async () => {
+  const stateDir = stateFolder();
+  const actor = await start(['--state-dir', stateDir]);
+  for (const instance of ['alice', 'bob']) await actor.send('primes', 'counter.incrTapped', {}, { instance });
+  await actor.close();
+  const again = await start(['--state-dir', stateDir]);
+  // Stored, not in memory: forget deletes it all the same, and its key starts afresh.
+  assert.equal(await again.forget('primes', 'bob'), 0);
+  assert.deepEqual(await again.instances('primes'), ['alice']);
+  assert.equal((await again.snapshot('primes', { instance: 'bob' })).count, 0);
+  assert.equal((await again.snapshot('primes', { instance: 'alice' })).count, 1); // still stored
+  // In memory, with an effect running: cancelled, and its mirror goes.
+  await again.send('primes', 'counter.countChanged', { value: 1_000_000_000 }, { instance: 'carol' });
+  await again.send('primes', 'counter.nthPrimeButtonTapped', {}, { instance: 'carol' }); // runs for a long while
+  assert.equal(await again.forget('primes', 'carol'), 1);
+  assert.throws(() => again.state('primes', { instance: 'carol' }), UnknownInstanceError);
+  await again.send('primes', 'counter.incrTapped', {}, { instance: 'carol' });
+  assert.equal(count(again, 'carol'), 1);
+  assert.deepEqual(again.state('primes', { instance: 'carol' }), await again.snapshot('primes', { instance: 'carol' }));
+  // The next process finds nothing of bob (a snapshot changed nothing to store) or carol.
+  await again.forget('primes', 'carol');
+  await again.close();
+  const third = await start(['--state-dir', stateDir]);
+  assert.deepEqual(await third.instances('primes'), ['alice']);
+  await assert.rejects(third.forget('primes', 'carol'), (error) => {
+    assert.ok(error instanceof ComposableActorError);
+    assert.deepEqual([error.code, error.store, error.instance], ['unknown_instance', 'primes', 'carol']);
+    return true;
+  });
+});
+
+test('forget without --state-dir is an invalid command, and changes nothing', LIMIT, async () => {
+  const actor = await start();
+  await actor.send('primes', 'counter.incrTapped', {}, { instance: 'alice' });
+  await assert.rejects(actor.forget('primes', 'alice'), (error) => {
+    assert.ok(error instanceof ComposableActorError);
+    assert.deepEqual([error.code, error.instance], ['invalid_command', 'alice']);
+    assert.match(error.message, /stop/);
+    return true;
+  });
+  assert.deepEqual(await actor.instances('primes'), ['alice']);
+  assert.equal(count(actor, 'alice'), 1);
+});
+
 test('arguments are checked before anything is written', LIMIT, async () => {
   const actor = await start();
   await assert.rejects(actor.send('primes', 'counter.incrTapped', {}, { instance: 7 }), /instance must be a key/);
   await assert.rejects(actor.waitFor('counter.incrTapped', { instance: 'alice' }), /needs its store/);
   await assert.rejects(actor.instances('primes', { page: 0 }), /page must be a positive whole number/);
+  // stop and forget end a named instance: the default one is not theirs to end.
+  await assert.rejects(actor.stop('primes', /** @type {any} */ (undefined)), /stop: instance must be a key/);
+  await assert.rejects(actor.forget('primes', /** @type {any} */ (undefined)), /forget: instance must be a key/);
+  await assert.rejects(actor.forget('primes', 'alice', /** @type {any} */ ({ instance: 'x' })), /forget: unknown option "instance"/);
   assert.throws(() => actor.state('primes', { instance: 'nobody' }), /no instance "nobody" of store "primes" is active/);
   assert.deepEqual(await actor.instances('primes'), []);
 });

@@ -13,7 +13,7 @@ from typing import Any
 
 from ._session import (
     DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, about, addressed, check_backlog,
-    check_instance, check_page, check_timeout, command_line, emits_ticks,
+    check_instance, check_key, check_page, check_timeout, command_line, emits_ticks,
 )
 
 # Snapshots and `describe` answers are single lines far beyond asyncio's 64 KiB default.
@@ -185,7 +185,7 @@ class AsyncClient:
         after: str | None = None
         while True:
             answer = (await self._command("instances", timeout, **Session.page(store, page, after)))[-1]
-            keys += answer["active"]
+            keys += Session.keys(answer)
             after = answer.get("next")
             if after is None:
                 return keys
@@ -193,8 +193,14 @@ class AsyncClient:
     async def stop(self, store: str, instance: str, *, timeout: float | None = None) -> int:
         """Like `Client.stop`."""
         self._started.check_store(store)
-        check_instance(instance, store)
+        check_key(instance, "stop")
         return int((await self._command("stop", timeout, store=store, instance=instance))[-1]["cancelledEffects"])
+
+    async def forget(self, store: str, instance: str, *, timeout: float | None = None) -> int:
+        """Like `Client.forget`."""
+        self._started.check_store(store)
+        check_key(instance, "forget")
+        return int((await self._command("forget", timeout, store=store, instance=instance))[-1]["cancelledEffects"])
 
     async def describe(self, *, timeout: float | None = None) -> Line:
         description = (await self._command("describe", timeout))[-1]

@@ -42,7 +42,7 @@ BINARY_NAME = "composable-actor"
 DEFAULT_BACKLOG = 10_000
 _ANSWERS = {
     "snapshot": "snapshot", "describe": "describe", "advance": "advanced", "settle": "settled",
-    "instances": "instances", "stop": "stopped",
+    "instances": "instances", "stop": "stopped", "forget": "forgotten",
 }
 _SHOWN_LINES = 5
 _SHOWN_CHARS = 160
@@ -96,14 +96,14 @@ class UnknownStoreError(KeyError):
 
 class UnknownInstanceError(KeyError):
     """`state` of a named instance the client has seen no line about: the process never
-    activated it, or it was stopped (a `KeyError`, with a readable message)."""
+    activated it, or it was stopped or forgotten (a `KeyError`, with a readable message)."""
 
     def __init__(self, store: str, instance: str):
         self.store = store
         self.instance = instance
         self.message = (
             f"no instance {instance!r} of store {store!r} is active: send it an action or snapshot it "
-            "first (a stopped instance is gone)"
+            "first (a stopped or forgotten instance is gone)"
         )
         super().__init__(self.message)
 
@@ -263,6 +263,13 @@ def check_instance(instance: object, store: object) -> None:
         raise ValueError(f"instance {instance!r} needs its store: pass store= too")
 
 
+def check_key(instance: object, command: str) -> None:
+    """`stop` and `forget` end a named instance: the key is required (None, the default
+    instance, is not one they can end)."""
+    if not isinstance(instance, str):
+        raise TypeError(f"{command}: instance must be a key (str), not {type(instance).__name__}")
+
+
 def check_page(page: int) -> None:
     if isinstance(page, bool) or not isinstance(page, int) or page < 1:
         raise TypeError(f"page must be a positive int (keys asked at a time), not {page!r}")
@@ -338,7 +345,7 @@ class Session:
         self._store_set = frozenset(self.stores)
         self.ticks = ticks
         # Each instance's state, by store and key; a named instance joins with the first line
-        # about it and leaves with its `stopped` line.
+        # about it and leaves with its `stopped` or `forgotten` line.
         self.mirror: dict[Instance, Any] = {}
         # Each store's initial state (the first snapshot of its default instance, taken at start
         # before anything was sent): a named instance is activated from it, so its first patch
@@ -463,6 +470,16 @@ class Session:
         """The fields of an `instances` command asking for the page after `after`."""
         return {"store": store, "limit": limit} if after is None else {"store": store, "limit": limit, "after": after}
 
+    @staticmethod
+    def keys(answer: Line) -> list[str]:
+        """An `instances` page's keys, those in memory and (under --state-dir) those stored
+        only, as one list in byte order: the process pages both together, so each page is one
+        range of that order and the pages follow each other. A str's order is that of its code
+        points, which is the byte order of its UTF-8."""
+        active: list[str] = answer["active"]
+        passivated: list[str] = answer.get("passivated", [])
+        return sorted(active + passivated) if passivated else active
+
     def quit(self) -> bytes:
         return self.request({"cmd": "quit"}, _never, "quit")[0]
 
@@ -506,8 +523,9 @@ class Session:
                 self.mirror[key] = copy.deepcopy(line["state"])
                 if key[1] is None:
                     self.initial[key[0]] = copy.deepcopy(line["state"])
-        elif kind == "stopped":
-            # Freed by the process: a later line naming the key starts it afresh.
+        elif kind in ("stopped", "forgotten"):
+            # Freed by the process (and, forgotten, deleted from storage): a later line naming
+            # the key starts it afresh.
             self.mirror.pop((line["store"], line["instance"]), None)
         index = self.received
         self.received = index + 1

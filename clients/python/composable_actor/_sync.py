@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from ._session import (
     DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, about, addressed, check_backlog,
-    check_instance, check_page, check_timeout, command_line, emits_ticks,
+    check_instance, check_key, check_page, check_timeout, command_line, emits_ticks,
 )
 
 
@@ -229,16 +229,16 @@ class Client:
         return self._command("snapshot", timeout, **addressed(store, instance))[-1]["state"]
 
     def instances(self, store: str, *, page: int = 1000, timeout: float | None = None) -> list[str]:
-        """The keys of the store's named instances in memory, in the byte order of their UTF-8,
-        asked `page` at a time (`timeout` is per page). Keys activated or stopped while it pages
-        may be missed or listed."""
+        """The keys of the store's named instances in memory or, under --state-dir, stored (the
+        two together, in the byte order of their UTF-8), asked `page` at a time (`timeout` is per
+        page). Keys activated, stopped or forgotten while it pages may be missed or listed."""
         self._session.check_store(store)
         check_page(page)
         keys: list[str] = []
         after: str | None = None
         while True:
             answer = self._command("instances", timeout, **Session.page(store, page, after))[-1]
-            keys += answer["active"]
+            keys += Session.keys(answer)
             after = answer.get("next")
             if after is None:
                 return keys
@@ -247,8 +247,18 @@ class Client:
         """Cancels the instance's effects and frees it (its mirror goes too); the number of
         effects cancelled. A key not in memory raises `ComposableActorError` (`unknown_instance`)."""
         self._session.check_store(store)
-        check_instance(instance, store)
+        check_key(instance, "stop")
         return int(self._command("stop", timeout, store=store, instance=instance)[-1]["cancelledEffects"])
+
+    def forget(self, store: str, instance: str, *, timeout: float | None = None) -> int:
+        """Under --state-dir: cancels the instance's effects, frees it and deletes its stored
+        state (its mirror goes too), so that its key starts afresh; the number of effects
+        cancelled. `stop` leaves a stored instance stored. A key neither in memory nor stored
+        raises `ComposableActorError` (`unknown_instance`); without --state-dir nothing is
+        stored, and `invalid_command` says to `stop` instead."""
+        self._session.check_store(store)
+        check_key(instance, "forget")
+        return int(self._command("forget", timeout, store=store, instance=instance)[-1]["cancelledEffects"])
 
     def describe(self, *, timeout: float | None = None) -> Line:
         """Every store, its actions and its state schema (also kept to check `until` with)."""

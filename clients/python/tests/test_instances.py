@@ -1,5 +1,6 @@
 """Instances through both clients against the real binary: `instance=` on send, wait_for, state,
-snapshot and events, a mirror per instance, `instances` paging and `stop`."""
+snapshot and events, a mirror per instance, `instances` paging, `stop`, and under --state-dir
+`forget` and the stored instances `instances` lists."""
 
 import asyncio
 
@@ -123,6 +124,71 @@ def test_refused_lines_name_their_instance(start):
     assert actor.state("primes")["count"] == 0 and actor.state("primes", instance="alice")["count"] == 1
 
 
+def test_instances_lists_the_stored_keys_with_those_in_memory_in_one_byte_order(start, tmp_path):
+    state_dir = str(tmp_path / "state")
+    actor = start("--state-dir", state_dir)
+    # A str's order is its code points', which is the byte order of its UTF-8: U+FF5E comes
+    # before U+1F600 (past U+FFFF) in both.
+    stored = ["user-1", "user-3", "user-5", "Zoë", "émile", "\uff5e", "\U0001f600"]
+    for key in stored:
+        actor.send("primes", "counter.incrTapped", instance=key)
+    actor.close()
+    # A new process on the folder: every key is stored, none is in memory.
+    actor = start("--state-dir", state_dir)
+    assert actor.instances("primes") == sorted(stored, key=str.encode)
+    answer = actor.backlog[-1]
+    assert (answer["active"], answer["passivated"], answer["count"]) == ([], sorted(stored, key=str.encode), 0)
+    # Two new keys, and stored ones read back: the pages mix both kinds, in one order.
+    for key in ("user-2", "user-4", "user-3", "\U0001f600"):
+        actor.snapshot("primes", instance=key)
+    keys = sorted([*stored, "user-2", "user-4"], key=str.encode)
+    assert actor.instances("primes", page=3) == keys
+    pages = [line for line in actor.backlog if line["type"] == "instances"][1:]
+    assert [(page["active"], page["passivated"]) for page in pages] == [
+        (["user-2"], ["Zoë", "user-1"]), (["user-3", "user-4"], ["user-5"]), (["\U0001f600"], ["émile", "\uff5e"])]
+
+
+def test_forget_deletes_an_instance_stored_by_an_earlier_process_or_in_memory(start, tmp_path):
+    state_dir = str(tmp_path / "state")
+    actor = start("--state-dir", state_dir)
+    for key in ("alice", "bob"):
+        actor.send("primes", "counter.incrTapped", instance=key)
+    actor.close()
+    actor = start("--state-dir", state_dir)
+    # Stored, not in memory: forget deletes it all the same, and its key starts afresh.
+    assert actor.forget("primes", "bob") == 0
+    assert actor.instances("primes") == ["alice"]
+    assert actor.snapshot("primes", instance="bob")["count"] == 0
+    assert actor.snapshot("primes", instance="alice")["count"] == 1  # still stored
+    # In memory, with an effect running: cancelled, and its mirror goes.
+    actor.send("primes", "counter.countChanged", value=1_000_000_000, instance="carol")
+    actor.send("primes", "counter.nthPrimeButtonTapped", instance="carol")  # runs for a long while
+    assert actor.forget("primes", "carol") == 1
+    with pytest.raises(UnknownInstanceError, match="no instance 'carol' of store 'primes'"):
+        actor.state("primes", instance="carol")
+    actor.send("primes", "counter.incrTapped", instance="carol")
+    assert actor.state("primes", instance="carol")["count"] == 1 == actor.snapshot("primes", instance="carol")["count"]
+    # The next process finds nothing of bob (a snapshot changed nothing to store) or carol.
+    actor.forget("primes", "carol")
+    actor.close()
+    actor = start("--state-dir", state_dir)
+    assert actor.instances("primes") == ["alice"]
+    with pytest.raises(ComposableActorError) as raised:
+        actor.forget("primes", "carol")
+    error = raised.value
+    assert (error.code, error.store, error.instance) == ("unknown_instance", "primes", "carol")
+
+
+def test_forget_without_a_state_dir_is_an_invalid_command(start):
+    actor = start()
+    actor.send("primes", "counter.incrTapped", instance="alice")
+    with pytest.raises(ComposableActorError, match="stop") as raised:
+        actor.forget("primes", "alice")
+    assert (raised.value.code, raised.value.instance) == ("invalid_command", "alice")
+    # Nothing changed: alice is still in memory, and her mirror is kept.
+    assert actor.instances("primes") == ["alice"] and actor.state("primes", instance="alice")["count"] == 1
+
+
 def test_arguments_are_checked_before_anything_is_written(start):
     actor = start()
     with pytest.raises(TypeError, match="instance must be a key"):
@@ -131,6 +197,10 @@ def test_arguments_are_checked_before_anything_is_written(start):
         actor.wait_for("counter.incrTapped", instance="alice")
     with pytest.raises(TypeError, match="page must be a positive int"):
         actor.instances("primes", page=0)
+    # stop and forget end a named instance: the default one (None) is not theirs to end.
+    for end in (actor.stop, actor.forget):
+        with pytest.raises(TypeError, match=f"{end.__name__}: instance must be a key"):
+            end("primes", None)  # type: ignore[arg-type]
     assert actor.instances("primes") == []  # nothing was written, nothing activated
 
 
@@ -164,6 +234,9 @@ def test_the_async_client_keeps_many_instances_apart(tmp_path):
                 await actor.stop("primes", "user-3")
             assert (raised.value.code, raised.value.instance) == ("unknown_instance", "user-3")
             assert len(await actor.instances("primes")) == 39
+            with pytest.raises(ComposableActorError) as raised:
+                await actor.forget("primes", "user-4")  # no --state-dir: nothing to forget
+            assert (raised.value.code, raised.value.instance) == ("invalid_command", "user-4")
             # A filtered iterator queues only that instance's lines.
             lines = actor.events(store="primes", instance="user-5")
             await actor.send("primes", "counter.incrTapped", instance="user-6")
@@ -174,5 +247,25 @@ def test_the_async_client_keeps_many_instances_apart(tmp_path):
                 if line["action"]["type"] == "counter.decrTapped":
                     break
             assert seen == [("user-5", "counter.incrTapped")] * 5 + [("user-5", "counter.decrTapped")]
+
+    asyncio.run(main())
+
+
+def test_the_async_client_forgets_stored_instances(tmp_path):
+    state_dir = str(tmp_path / "state")
+
+    async def main():
+        async with AsyncClient(args=["--state-dir", state_dir]) as actor:
+            await asyncio.gather(*(actor.send("primes", "counter.incrTapped", instance=key) for key in ("b", "a", "c")))
+        async with AsyncClient(args=["--state-dir", state_dir]) as actor:
+            await actor.snapshot("primes", instance="c")  # read back: in memory again
+            assert await actor.instances("primes") == ["a", "b", "c"]
+            assert await asyncio.gather(actor.forget("primes", "a"), actor.forget("primes", "c")) == [0, 0]
+            with pytest.raises(UnknownInstanceError):
+                actor.state("primes", instance="c")
+            with pytest.raises(ComposableActorError) as raised:
+                await actor.forget("primes", "a")
+            assert (raised.value.code, raised.value.instance) == ("unknown_instance", "a")
+            assert await actor.instances("primes") == ["b"]
 
     asyncio.run(main())

@@ -38,7 +38,8 @@ try {
   const count: number = actor.state('primes', { instance: 'user-42' }).count;
   const snapshot: unknown = await actor.snapshot('primes', { instance: 'user-42', timeout: 1000 });
   const cancelled: number = await actor.stop('primes', 'user-42');
-  console.log(keys, count, snapshot, cancelled);
+  const forgotten: number = await actor.forget('primes', 'user-42', { timeout: 1000 });
+  console.log(keys, count, snapshot, cancelled, forgotten);
   const patched: unknown = applyPatch({ a: 1 }, [{ op: 'replace', path: '/a', value: 2 }]);
   console.log(stores, seq, response.action.value, advanced.length, jsonEqual(patched, { a: 2 }), actor.state('primes').count);
 
@@ -54,6 +55,8 @@ try {
   await actor.send('primes', 'counter.incrTapped', {}, { instance: 42 });
   // @ts-expect-error  stop names the instance
   await actor.stop('primes');
+  // @ts-expect-error  forget names the instance
+  await actor.forget('primes');
   // @ts-expect-error  args is an array
   await Client.start({ args: '--clock virtual' });
 } catch (error) {
