@@ -94,6 +94,23 @@ final class SessionDurabilityTests: XCTestCase {
     XCTAssertEqual(try DurableSession(folder).count("a"), 2)
   }
 
+  func testAnInstanceStoppedBeforeItsChangesAreStoredIsListedAsPassivated() throws {
+    let session = try DurableSession(folder)
+    XCTAssertEqual(
+      session.run([
+        #"{"store":"primes","instance":"b","action":"counter.incrTapped"}"#,
+        #"{"cmd":"stop","store":"primes","instance":"b"}"#,
+        #"{"cmd":"instances","store":"primes"}"#,
+        #"{"cmd":"instances","store":"primes","after":"b"}"#,
+      ]).suffix(2),
+      [
+        #"{"type":"instances","store":"primes","active":[],"passivated":["b"],"count":0}"#,
+        #"{"type":"instances","store":"primes","active":[],"passivated":[],"count":0}"#,
+      ])
+    XCTAssertEqual(session.count("b"), 1)
+    try session.close()
+  }
+
   func testForgetDeletesTheInstanceAndANewOneMayTakeItsKeyInTheSameIteration() throws {
     let session = try DurableSession(folder)
     _ = session.run([

@@ -35,7 +35,7 @@ CASES = [
     # Below the smallest double: read as 0, it would pass for an integer.
     (b'{"store":"primes","action":{"type":"counter.countChanged","value":1e-400},"id":17}', "number_out_of_range", None, "too small"),
     # An id is echoed as written up to 256 bytes; a longer one is refused, whatever its kind.
-    (b'{"store":"primes","action":"counter.incrTapped","id":' + b"7" * 10_000 + b"}", "invalid_message", None, "at most 256 bytes as written, got 10000"),
+    (b'{"store":"primes","action":"counter.incrTapped","id":0.' + b"7" * 10_000 + b"}", "invalid_message", None, "at most 256 bytes as written, got 10002"),
     (b'{"store":"primes","action":"counter.incrTapped","id":"' + b"k" * 255 + b'"}', "invalid_message", None, "got 257"),
     (b'{"store":"primes","action":{"type":"counter.nthPrimeResponse","value":7},"id":14}', "effect_action", 14, "--allow-effect-actions"),
     (b'{"store":"randomTodo","action":"timerTicked","id":15}', "effect_action", 15, "randomTodo: timerTicked is sent by the store's effects"),

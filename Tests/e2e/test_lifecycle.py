@@ -176,7 +176,7 @@ def test_a_stalled_host_keeps_memory_bounded_by_bytes_whatever_each_line_writes(
 
     # Ids padded so that the stalled input is more than the pipe and a read buffer hold. A bad
     # line halfway must be numbered as it would be without pauses.
-    ids = [f"{k:04d}" + "-" * 300 for k in range(STALLED)]
+    ids = [f"{k:04d}" + "-" * 248 for k in range(STALLED)]  # 254 bytes quoted: an id's most is 256
     bad_at = STALLED // 2
     stalled = b"".join(
         (b'{"cmd":"bogus"}\n' if k == bad_at else b"")

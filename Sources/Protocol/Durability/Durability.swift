@@ -138,19 +138,27 @@ public final class Durability {
     forgotten.append((address, span, id))
   }
 
-  /// Up to `limit` keys of the store's stored named instances from just past `after`, less
-  /// those forgotten since the last commit.
+  /// Up to `limit` keys of the store's stored named instances from just past `after`: those
+  /// committed, less the ones forgotten since, and those stopped with changes the next commit
+  /// stores.
   func storedKeys(of store: String, after: InstanceKey?, limit: Int) throws(ProtocolError)
     -> [InstanceKey]
   {
+    var keys: [InstanceKey]
     do {
-      return try storage.keys(of: store, after: after, limit: limit).filter { key in
+      keys = try storage.keys(of: store, after: after, limit: limit).filter { key in
         !forgotten.contains { $0.address == StoredAddress(store: store, instance: key) }
       }
     } catch {
       throw ProtocolError(
         .storageFailed, "\(store): its stored instances cannot be listed: \(error.message)")
     }
+    let pending = stoppedWithChanges.keys.compactMap { address in
+      address.store == store ? address.instance : nil
+    }.filter { key in after.map { key > $0 } ?? true }
+    guard !pending.isEmpty else { return keys }
+    keys = Array(Set(keys).union(pending)).sorted()
+    return Array(keys.prefix(limit))
   }
 
   /// Refuses every instance of a store whose stored state was written by a binary whose state
