@@ -7,13 +7,14 @@ import random
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from actor import BINARY, SANITIZED, Actor, run_lines
+from actor import BINARY, ROOT, SANITIZED, Actor, run_lines
 
 
 def incr(instance=None, id=None):
@@ -392,3 +393,15 @@ def test_a_damaged_page_fails_only_the_instances_on_it(state_dir, data_dir):
     # What is read back is what was stored, never something else.
     assert {line["state"]["count"] for line in read} == {1}
     assert lines[-2]["type"] == "action" and lines[-2]["instance"] == "new"
+
+
+def test_the_example_kills_its_process_and_finds_every_user_again():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "Examples/clients/durable.py")], capture_output=True,
+        text=True, timeout=60, env={**os.environ, "COMPOSABLE_ACTOR_BIN": str(BINARY)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1:] == [
+        "stored: alice, bob, carol", "alice: count 3", "bob: count 2", "carol: count 1",
+        "after forgetting carol: alice, bob",
+        "alice's history: 4 actions replayed, every state matched",
+    ]
