@@ -114,25 +114,13 @@ extension ComposableActorCommand {
     /// another state: the header claims this binary's fingerprints, and a replay would blame
     /// the differences on the stores changing since.
     private func incompatibility(_ storedFingerprint: String) -> String? {
-      let recorded = Self.digests(storedFingerprint)
-      let current = ComposableActorCommand.catalog.fingerprints[store]?.state ?? [:]
-      let differences = StoreFingerprint.stateDifferences(from: recorded ?? [:], to: current)
-      guard recorded == nil || !differences.isEmpty else { return nil }
+      let definition = ComposableActorCommand.catalog.definitions.first { $0.name == store }
+      let current = StoreFingerprint.stateDigests(definition?.stateSchema ?? [:])
+      let differences = StoreFingerprint.stateDifferences(
+        stored: storedFingerprint, current: current)
+      guard !differences.isEmpty else { return nil }
       return "\(store): the state-dir holds its instances as a binary whose state differs "
-        + "stored them ("
-        + (recorded == nil ? "unreadable fingerprint" : differences.joined(separator: ", "))
-        + "): export them with that binary"
-    }
-
-    /// The digests a stored fingerprint holds, by state field; nil when it is not such JSON.
-    private static func digests(_ text: String) -> [String: String]? {
-      guard case .object(let object)? = try? JSONParser.parse(text) else { return nil }
-      var digests: [String: String] = [:]
-      for (field, value) in object {
-        guard let digest = value.stringValue else { return nil }
-        digests[field] = digest
-      }
-      return digests
+        + "stored them (\(differences.joined(separator: ", "))): export them with that binary"
     }
 
     private func failure(_ message: String, code: Int32) -> ExitCode {

@@ -275,17 +275,19 @@ public final class OutputLines {
   /// Answers `forget`: the instance and its stored state are gone, and this many of its
   /// effects were cancelled.
   func forgotten(store: String, instance: InstanceKey, cancelledEffects: Int, id: MessageID?) {
-    raw(#"{"type":"forgotten""#)
-    Self.writeStore(store, instance, into: &bytes)
-    optionalID(id)
-    raw(#","cancelledEffects":"#)
-    JSONWriter.writeInt(cancelledEffects, into: &bytes)
-    raw("}\n")
+    instanceLeft(#"{"type":"forgotten""#, store, instance, cancelledEffects, id)
   }
 
   /// Answers `stop`: the instance left memory, and this many of its effects were cancelled.
   func stopped(store: String, instance: InstanceKey, cancelledEffects: Int, id: MessageID?) {
-    raw(#"{"type":"stopped""#)
+    instanceLeft(#"{"type":"stopped""#, store, instance, cancelledEffects, id)
+  }
+
+  private func instanceLeft(
+    _ start: StaticString, _ store: String, _ instance: InstanceKey, _ cancelledEffects: Int,
+    _ id: MessageID?
+  ) {
+    raw(start)
     Self.writeStore(store, instance, into: &bytes)
     optionalID(id)
     raw(#","cancelledEffects":"#)

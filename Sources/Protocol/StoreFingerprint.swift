@@ -38,27 +38,44 @@ public struct StoreFingerprint: Equatable, Sendable {
 
   /// Reads what `json` wrote; nil for anything else.
   public init?(json: JSONValue) {
-    func digests(_ value: JSONValue?) -> [String: String]? {
-      guard case .object(let object)? = value else { return nil }
-      var digests: [String: String] = [:]
-      for (key, value) in object {
-        guard let digest = value.stringValue else { return nil }
-        digests[key] = digest
-      }
-      return digests
-    }
-    guard let actions = digests(json["actions"]), let state = digests(json["state"]) else {
-      return nil
-    }
+    guard let actions = Self.digests(json["actions"]), let state = Self.digests(json["state"])
+    else { return nil }
     self.actions = actions
     self.state = state
   }
 
   public var json: JSONValue {
-    func object(_ digests: [String: String]) -> JSONValue {
-      .object(JSONObject(digests.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+    ["actions": Self.object(actions), "state": Self.object(state)]
+  }
+
+  /// ``stateDigests(_:)`` as the text a state folder keeps of them.
+  public static func stateText(_ digests: [String: String]) -> String {
+    String(decoding: object(digests).serialized, as: UTF8.self)
+  }
+
+  /// What differs between the state digests a folder keeps as `text` (``stateText(_:)``) and
+  /// `current`, one phrase each; empty when they match. Text that holds no digests differs.
+  public static func stateDifferences(stored text: String, current: [String: String])
+    -> [String]
+  {
+    guard let recorded = digests(try? JSONParser.parse(text)) else {
+      return ["the stored fingerprint is unreadable"]
     }
-    return ["actions": object(actions), "state": object(state)]
+    return stateDifferences(from: recorded, to: current)
+  }
+
+  private static func digests(_ value: JSONValue?) -> [String: String]? {
+    guard case .object(let object)? = value else { return nil }
+    var digests: [String: String] = [:]
+    for (key, value) in object {
+      guard let digest = value.stringValue else { return nil }
+      digests[key] = digest
+    }
+    return digests
+  }
+
+  private static func object(_ digests: [String: String]) -> JSONValue {
+    .object(JSONObject(digests.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
   }
 
   /// What differs in `current` from this recorded fingerprint, one phrase each, in a stable

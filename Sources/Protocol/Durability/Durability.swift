@@ -176,40 +176,23 @@ public final class Durability {
       throw ProtocolError(
         .storageFailed, "\(factory.name): the stored fingerprint cannot be read: \(error.message)")
     }
-    let currentText = String(decoding: Self.json(current).serialized, as: UTF8.self)
     guard let stored else {
-      fingerprintsToRecord[factory.name] = currentText
+      fingerprintsToRecord[factory.name] = StoreFingerprint.stateText(current)
       checkedStores[factory.name] = .some(nil)
       return
     }
-    let recorded = Self.digests(stored)
-    let differences = StoreFingerprint.stateDifferences(from: recorded ?? [:], to: current)
-    guard recorded == nil || !differences.isEmpty else {
+    let differences = StoreFingerprint.stateDifferences(stored: stored, current: current)
+    guard !differences.isEmpty else {
       checkedStores[factory.name] = .some(nil)
       return
     }
     let refusal = ProtocolError(
       .storedStateIncompatible,
       "\(factory.name): the state-dir holds its instances as a binary whose state differs "
-        + "stored them (\(differences.isEmpty ? "unreadable fingerprint" : differences.joined(separator: ", "))): "
-        + "reading them back could give a wrong state. Run the binary that stored them, or start "
-        + "with another --state-dir")
+        + "stored them (\(differences.joined(separator: ", "))): reading them back could give "
+        + "a wrong state. Run the binary that stored them, or start with another --state-dir")
     checkedStores[factory.name] = .some(refusal)
     throw refusal
-  }
-
-  private static func json(_ digests: [String: String]) -> JSONValue {
-    .object(JSONObject(digests.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
-  }
-
-  private static func digests(_ text: String) -> [String: String]? {
-    guard case .object(let object)? = try? JSONParser.parse(text) else { return nil }
-    var digests: [String: String] = [:]
-    for (key, value) in object {
-      guard let digest = value.stringValue else { return nil }
-      digests[key] = digest
-    }
-    return digests
   }
 
   /// Stores every pending change in one transaction. On failure, takes the lines of the
