@@ -18,7 +18,7 @@ extension ComposableActorCommand {
       discussion: """
         The recording is what run --record writes, for replay, replay --to-scenario and \
         timeline. It holds the instance's action lines since its base snapshot (the older of \
-        the two kept): at least the last 64 KiB of them, or as many bytes as the state takes \
+        the two kept): at least the last 64 KiB of them, or four times the bytes the state takes \
         if more. The header's initialStates starts the store from that snapshot; its seed is \
         0 and its arguments are empty (storage keeps neither), so a replay builds the store \
         with its default options: for a store whose options change what its reducer does, \

@@ -31,6 +31,12 @@ public final class Durability {
   /// A journal as long as this is never worth a snapshot: writing the state more often than
   /// every 64 KiB of lines would cost a small store more than its lines do.
   static let minimumJournalBytes = 64 * 1024
+  /// Past it, a snapshot is due once the journal is this many times the state's JSON: a
+  /// snapshot encodes the whole state, at several times the cost per byte of the lines it
+  /// replaces, and at one state's worth of lines each action paid a share of that encoding that
+  /// grew with the state (35k instructions at a 60 KB primes state). Resuming reads at most
+  /// this many states' worth of lines.
+  static let journalToStateRatio = 4
 
   public init(storage: any InstanceStorage, now: @escaping () -> Int) {
     self.storage = storage
@@ -217,7 +223,8 @@ public final class Durability {
           journal.address,
           StoredBatch(number: journal.nextBatch, time: time, lines: journal.lines)))
       let journalBytes = journal.bytesSinceSnapshot + journal.lines.count
-      if journalBytes > max(Self.minimumJournalBytes, journal.snapshotBytes),
+      if journalBytes
+        > max(Self.minimumJournalBytes, Self.journalToStateRatio * journal.snapshotBytes),
         let host = journal.host
       {
         let state = host.snapshot().serialized
