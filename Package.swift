@@ -47,6 +47,7 @@ let package = Package(
     .systemLibrary(name: "CCurl"),
     .systemLibrary(name: "CWebSockets"),
     .systemLibrary(name: "CSQLite"),
+    .systemLibrary(name: "CPostgres"),
     // What the shims below share: dlopen by soname, once, with a failure message naming the
     // library.
     .target(name: "CLazyLibrary"),
@@ -62,6 +63,9 @@ let package = Package(
     // The loader and functions of libsqlite3, loaded when a state folder is opened, and
     // wrappers binding with SQLITE_TRANSIENT, which Swift cannot import.
     .target(name: "CSQLiteShim", dependencies: ["CSQLite", "CLazyLibrary"]),
+    // The loader and functions of libpq (libpq-dev, for its header), loaded when a
+    // `--state-url postgresql://…` storage opens.
+    .target(name: "CPostgresShim", dependencies: ["CPostgres", "CLazyLibrary"]),
 
     // A pthread mutex, shared by every layer that guards state touched from several threads.
     .target(name: "Locks", swiftSettings: strict),
@@ -104,9 +108,13 @@ let package = Package(
         "ComposableCore", "JSON", .product(name: "DequeModule", package: "swift-collections"),
       ], swiftSettings: strict),
 
-    // Where durable instances are kept: SQLite in a folder, behind Protocol's InstanceStorage.
+    // Where durable instances are kept, behind Protocol's InstanceStorage: SQLite in a folder
+    // (the default), or PostgreSQL shared by several processes.
     .target(
-      name: "Storage", dependencies: ["Protocol", "CSQLite", "CSQLiteShim", "Locks"],
+      name: "Storage",
+      dependencies: [
+        "Protocol", "CSQLite", "CSQLiteShim", "CPostgres", "CPostgresShim", "Locks",
+      ],
       swiftSettings: strict),
 
     // The runtime: what hosts any store. The definition a store is declared with, the services

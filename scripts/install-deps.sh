@@ -5,7 +5,7 @@ set -euo pipefail
 # dependency of the library package, so it is named here.
 packages=(
   pkg-config libuv1-dev libprimesieve-dev libcurl4-openssl-dev ca-certificates
-  libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev "$@"
+  libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev libpq-dev "$@"
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -22,8 +22,9 @@ extension ComposableActorCommand {
           (130 after SIGINT, 143 after SIGTERM; the exit line is still written); 64 for bad \
           arguments; 70 for an internal error; 74 when --record could not write its file, \
           --state-dir cannot be opened (in use by another process, read-only, damaged, written \
-          by a newer binary) or closed, or stdout failed other than by its reader going away \
-          (a full disk).
+          by a newer binary) or closed, --state-url cannot be reached or used (a wrong \
+          password, tables of a newer binary), or stdout failed other than by its reader going \
+          away (a full disk).
           """ + storeOptionsHelp)
     }
 
@@ -104,6 +105,28 @@ extension ComposableActorCommand {
 
     @Option(
       help: ArgumentHelp(
+        "Store every instance's state in PostgreSQL (a libpq URL, postgresql://user:password@"
+          + "host:port/database), shared by every process given it: each instance is active in "
+          + "one process at a time, claimed on its first line and released when it leaves "
+          + "memory. In place of --state-dir.", valueName: "url"))
+    var stateURL: String?
+
+    @Option(
+      help: ArgumentHelp(
+        "With --state-url: this process's name among those sharing the database (default: the "
+          + "host's name). A process started again with the same name takes its instances back "
+          + "at once, and fences off the one it replaces.", valueName: "name"))
+    var processID: String?
+
+    @Option(
+      help: ArgumentHelp(
+        "With --state-url: how long this process's instances stay its own after its last "
+          + "commit or renewal (renewed every second); past it another process may take them "
+          + "over.", valueName: "seconds"))
+    var leaseSeconds: Double?
+
+    @Option(
+      help: ArgumentHelp(
         "With --state-dir: always (each commit reaches the disk before its lines are written), "
           + "batch (within about a second, off the loop), or never (when the system chooses). "
           + "A killed process loses nothing under any; power loss, what was not on disk.",
@@ -156,13 +179,36 @@ extension ComposableActorCommand {
         throw ValidationError(
           "--http-timeout must be more than 0 and at most \(Int(Self.longestWait)) seconds")
       }
-      if stateDir == nil {
+      if stateDir != nil && stateURL != nil {
+        throw ValidationError("--state-dir and --state-url are two places to store: give one")
+      }
+      if stateDir == nil && stateURL == nil {
         for (option, given) in [
-          ("--fsync", fsync != nil), ("--passivate-after", passivateAfter != nil),
-          ("--max-active", maxActive != nil),
+          ("--passivate-after", passivateAfter != nil), ("--max-active", maxActive != nil),
         ] where given {
-          throw ValidationError("\(option) needs --state-dir: without it nothing is stored")
+          throw ValidationError(
+            "\(option) needs --state-dir or --state-url: without one nothing is stored")
         }
+      }
+      if stateDir == nil, fsync != nil {
+        throw ValidationError(
+          "--fsync needs --state-dir: it is SQLite's (PostgreSQL's own settings say when a "
+            + "commit reaches its disk)")
+      }
+      if stateURL == nil {
+        for (option, given) in [
+          ("--process-id", processID != nil), ("--lease-seconds", leaseSeconds != nil),
+        ] where given {
+          throw ValidationError("\(option) needs --state-url")
+        }
+      }
+      if let processID, processID.isEmpty || processID.utf8.count > 256 {
+        throw ValidationError("--process-id must be 1 to 256 bytes")
+      }
+      if let leaseSeconds, !(3...Self.longestWait).contains(leaseSeconds) {
+        throw ValidationError(
+          "--lease-seconds must be between 3 and \(Int(Self.longestWait)) seconds (the lease is "
+            + "renewed every second)")
       }
       if let passivateAfter, !(0.001...Self.longestWait).contains(passivateAfter) {
         throw ValidationError(
@@ -171,11 +217,11 @@ extension ComposableActorCommand {
       if let maxActive, maxActive < 1 {
         throw ValidationError("--max-active must be at least 1")
       }
-      if stateDir != nil {
+      if let option = stateDir != nil ? "--state-dir" : stateURL != nil ? "--state-url" : nil {
         let stores = ComposableActorCommand.catalog.storesWithoutDecodableState
         if !stores.isEmpty {
           throw ValidationError(
-            "--state-dir needs every store's state to be Decodable, to read it back: "
+            "\(option) needs every store's state to be Decodable, to read it back: "
               + stores.joined(separator: ", ") + " is not")
         }
       }
@@ -197,8 +243,9 @@ extension ComposableActorCommand {
       do {
         code = try Runtime.run(ComposableActorCommand.catalog, configuration())
       } catch let error as InstanceStorageError {
+        let option = stateDir != nil ? "--state-dir" : "--state-url"
         let message = Array(
-          "\(ComposableActorCommand.identity.name): --state-dir: \(error)\n".utf8)
+          "\(ComposableActorCommand.identity.name): \(option): \(error)\n".utf8)
         _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         throw ExitCode(74)
       } catch {
@@ -238,7 +285,13 @@ extension ComposableActorCommand.Run {
     configuration.clock = clock
     configuration.maxAdvanceWakeUps = maxAdvanceWakeUps
     configuration.record = record
-    configuration.stateDirectory = stateDir
+    if let stateDir {
+      configuration.stateLocation = .folder(stateDir)
+    } else if let stateURL {
+      configuration.stateLocation = .database(
+        url: stateURL, process: processID ?? Self.hostName,
+        lease: .milliseconds(Int((leaseSeconds ?? 10) * 1000)))
+    }
     configuration.fsync = fsync ?? .batch
     configuration.passivateAfter = passivateAfter
     configuration.maxActiveInstances = maxActive ?? Session.defaultMaxActiveInstances
@@ -253,8 +306,21 @@ extension ComposableActorCommand.Run {
     var arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == "run" { arguments.removeFirst() }
     return removingOptions(
-      ["--record", "--seed", "--state-dir", "--fsync", "--passivate-after", "--max-active"],
+      [
+        "--record", "--seed", "--state-dir", "--state-url", "--process-id", "--lease-seconds",
+        "--fsync", "--passivate-after", "--max-active",
+      ],
       from: arguments)
+  }
+
+  /// `--process-id`'s default: one process per machine needs no name of its own.
+  static var hostName: String {
+    var name = [UInt8](repeating: 0, count: 256)
+    let named = name.withUnsafeMutableBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { gethostname($0.baseAddress!, $0.count - 1) == 0 }
+    }
+    guard named else { return "localhost" }
+    return String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
   }
 
   /// The longest `--linger` and `--http-timeout`, in seconds: a day.
@@ -264,7 +330,8 @@ extension ComposableActorCommand.Run {
   static let ownOptionNames: Set<String> = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
     "http-timeout", "seed", "clock", "max-advance-wakeups", "max-instances", "record",
-    "state-dir", "fsync", "passivate-after", "max-active",
+    "state-dir", "state-url", "process-id", "lease-seconds", "fsync", "passivate-after",
+    "max-active",
     "allow-effect-actions",
     "trace", "help",
     "version",

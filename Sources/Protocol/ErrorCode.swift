@@ -34,6 +34,12 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   /// In a durable session: the instance was stored by a binary whose state differs from this
   /// one's, so it is not read back; nothing changed.
   case storedStateIncompatible = "stored_state_incompatible"
+  /// With storage shared by several processes (`--state-url`): the instance is active in
+  /// another process, whose `--process-id` the line's `owner` gives. Refusing a line, it changed
+  /// nothing; not refusing one, it says that the instance was taken over by that process since
+  /// this one activated it, and that the action's change was not stored (its line was not
+  /// written). Send the line to the owner, or stop the instance there first.
+  case instanceElsewhere = "instance_elsewhere"
   /// `cmd` names no command.
   case unknownCommand = "unknown_command"
   /// A command's arguments are wrong.
@@ -56,9 +62,13 @@ public enum ErrorCode: String, Sendable, CaseIterable {
 public struct ProtocolError: Error, Sendable {
   public let code: ErrorCode
   public let message: String
+  /// The `--process-id` of the process that has the instance (`instance_elsewhere`), which the
+  /// line's `owner` gives.
+  public let owner: String?
 
-  public init(_ code: ErrorCode, _ message: String) {
+  public init(_ code: ErrorCode, _ message: String, owner: String? = nil) {
     self.code = code
     self.message = message
+    self.owner = owner
   }
 }

@@ -206,9 +206,16 @@ public final class OutputLines {
       JSONWriter.writeInt(line, into: &bytes)
     }
     optionalID(id)
+    owner(error.owner)
     raw(#","message":"#)
     JSONWriter.writeString(error.message, into: &bytes)
     raw("}\n")
+  }
+
+  private func owner(_ owner: String?) {
+    guard let owner else { return }
+    raw(#","owner":"#)
+    JSONWriter.writeString(owner, into: &bytes)
   }
 
   /// `{"type":"error","code":…,"store":…,"instance":…,"message":…}`: not a refused line but
@@ -217,6 +224,7 @@ public final class OutputLines {
     raw(#"{"type":"error","code":"#)
     JSONWriter.writeString(error.code.rawValue, into: &bytes)
     Self.writeStore(store, instance, into: &bytes)
+    owner(error.owner)
     raw(#","message":"#)
     JSONWriter.writeString(error.message, into: &bytes)
     raw("}\n")
@@ -312,7 +320,7 @@ public final class OutputLines {
   /// effect of `action` that failed with an error nothing caught (`effect_failed`).
   public func actionError(
     _ code: ErrorCode, store: String, instance: InstanceKey?, action: JSONValue, id: MessageID?,
-    message: String
+    message: String, owner: String? = nil
   ) {
     raw(#"{"type":"error","code":"#)
     JSONWriter.writeString(code.rawValue, into: &bytes)
@@ -320,6 +328,7 @@ public final class OutputLines {
     raw(#","action":"#)
     action.write(into: &bytes)
     optionalID(id)
+    self.owner(owner)
     raw(#","message":"#)
     JSONWriter.writeString(message, into: &bytes)
     raw("}\n")

@@ -139,6 +139,7 @@ final class StoreInstances {
   /// memory is ahead of what is stored, which the next line naming it reads back.
   func evict(_ key: InstanceKey?) {
     guard let key else {
+      if let host = defaultInstance { left(host) }
       _ = defaultInstance?.stop()
       defaultInstance = nil
       return
@@ -147,6 +148,7 @@ final class StoreInstances {
     stoppedSinceListing += 1
     guard let host = slot.host else { return }
     activeCount -= 1
+    left(host)
     _ = host.stop()
   }
 
@@ -157,8 +159,14 @@ final class StoreInstances {
     stoppedSinceListing += 1
     guard let host = slot.host else { return 0 }
     activeCount -= 1
-    if let journal = host.journal { durability?.stopped(journal) }
+    left(host)
     return host.stop()
+  }
+
+  /// A durable instance's host leaves memory: its pending changes are still stored, and it is
+  /// released, with the next commit.
+  private func left(_ host: any HostedStore) {
+    if let journal = host.journal { durability?.stopped(journal) }
   }
 
   private func activate(_ key: InstanceKey, _ host: any HostedStore) {
@@ -176,6 +184,7 @@ final class StoreInstances {
     if let host = defaultInstance, sweep - defaultInstanceUsedInSweep >= sweeps,
       host.parkableState() != nil
     {
+      left(host)
       defaultInstance = nil
     }
     var idle: [InstanceKey] = []
@@ -185,7 +194,7 @@ final class StoreInstances {
       }
     }
     for key in idle {
-      named.removeValue(forKey: key)
+      if let host = named.removeValue(forKey: key)?.host { left(host) }
       activeCount -= 1
     }
     stoppedSinceListing += idle.count
@@ -212,6 +221,7 @@ final class StoreInstances {
         named.values[index].usedSinceVisit = false
       } else if let state = host.parkableState() {
         if durability != nil {
+          left(host)
           named.remove(at: index)
           stoppedSinceListing += 1
         } else {

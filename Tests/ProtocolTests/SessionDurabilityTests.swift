@@ -196,6 +196,69 @@ final class SessionDurabilityTests: XCTestCase {
     XCTAssertEqual(session.count("b"), 2)
     try session.close()
   }
+
+  func testAnInstanceAnotherProcessHasIsRefusedWithItsOwner() throws {
+    let session = try DurableSession(folder)
+    session.storage.owners[
+      StoredAddress(store: "primes", instance: try InstanceKey(validating: "x"))] = "p2"
+    XCTAssertEqual(
+      session.run([#"{"store":"primes","instance":"x","action":"counter.incrTapped","id":3}"#]),
+      [
+        #"{"type":"error","code":"instance_elsewhere","store":"primes","instance":"x","line":1,"id":3,"owner":"p2","message":"primes \"x\": primes \"x\" is active in p2"}"#
+      ])
+    XCTAssertEqual(
+      session.run([#"{"cmd":"instances","store":"primes"}"#]),
+      [#"{"type":"instances","store":"primes","active":[],"passivated":[],"count":0}"#])
+    try session.close()
+  }
+
+  func testAnInstanceTakenOverElsewhereLosesItsChangeAloneAndTheOthersAreStored() throws {
+    let session = try DurableSession(folder)
+    _ = session.run([
+      #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+      #"{"store":"primes","instance":"b","action":"counter.incrTapped"}"#,
+    ])
+    session.storage.owners[
+      StoredAddress(store: "primes", instance: try InstanceKey(validating: "a"))] = "p2"
+    XCTAssertEqual(
+      session.run([
+        #"{"store":"primes","instance":"a","action":"counter.incrTapped","id":1}"#,
+        #"{"store":"primes","instance":"b","action":"counter.incrTapped","id":2}"#,
+      ]),
+      [
+        #"{"type":"action","store":"primes","instance":"b","seq":4,"id":2,"source":"host","action":{"type":"counter.incrTapped"},"patch":[{"op":"replace","path":"/count","value":2},{"op":"replace","path":"/isPrime","value":true}]}"#,
+        #"{"type":"error","code":"instance_elsewhere","store":"primes","instance":"a","action":{"type":"counter.incrTapped"},"id":1,"owner":"p2","message":"primes \"a\": the change of counter.incrTapped could not be stored (primes \"a\" is active in p2); it is back at its last stored state, and its effects were cancelled"}"#,
+      ])
+    // a left memory, and is released with the next commit.
+    XCTAssertEqual(session.run([]), [])
+    XCTAssertEqual(
+      session.storage.committed.last,
+      [.release(StoredAddress(store: "primes", instance: try InstanceKey(validating: "a")))])
+    session.storage.owners = [:]
+    XCTAssertEqual(session.count("a"), 1)
+    XCTAssertEqual(session.count("b"), 2)
+    try session.close()
+  }
+
+  func testAnInstanceLeavingMemoryIsReleasedWithTheCommitThatStoresItsChanges() throws {
+    let session = try DurableSession(folder)
+    _ = session.run([
+      #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+      #"{"cmd":"stop","store":"primes","instance":"a"}"#,
+    ])
+    let a = StoredAddress(store: "primes", instance: try InstanceKey(validating: "a"))
+    XCTAssertEqual(session.storage.committed.count, 1)
+    XCTAssertEqual(session.storage.committed[0].count, 3)
+    XCTAssertEqual(session.storage.committed[0].last, .release(a))
+    // Named again before a commit, it is not released.
+    _ = session.run([
+      #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+      #"{"cmd":"stop","store":"primes","instance":"a"}"#,
+      #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+    ])
+    XCTAssertFalse(session.storage.committed[1].contains(.release(a)))
+    try session.close()
+  }
 }
 
 /// A session of the stores "primes" and "other" (both the primes feature) kept in a folder.
@@ -262,10 +325,27 @@ private final class DurableSession: @unchecked Sendable {
   }
 }
 
-/// SQLite storage whose commits fail while `failsCommits` is set, as a full disk fails them.
+/// SQLite storage whose commits fail while `failsCommits` is set, as a full disk fails them;
+/// and which claims instances as storage shared by several processes does, refusing those
+/// `owners` gives to another process.
 private final class FailingStorage: InstanceStorage, @unchecked Sendable {
   private let storage: SQLiteInstanceStorage
   var failsCommits = false
+  var owners: [StoredAddress: String] = [:]
+  /// The changes of every commit that succeeded.
+  var committed: [[StoredChange]] = []
+
+  var claimsInstances: Bool { true }
+
+  func activate(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
+    if let owner = owners[address] { throw elsewhere(address, owner) }
+    return try storage.load(address)
+  }
+
+  private func elsewhere(_ address: StoredAddress, _ owner: String) -> InstanceStorageError {
+    InstanceStorageError(
+      .elsewhere(owner: owner), "\(address) is active in \(owner)", address: address)
+  }
 
   init(_ storage: SQLiteInstanceStorage) {
     self.storage = storage
@@ -279,7 +359,11 @@ private final class FailingStorage: InstanceStorage, @unchecked Sendable {
 
   func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError) {
     if failsCommits { throw InstanceStorageError(.full, "the disk is full") }
+    for case .append(let address, _) in changes {
+      if let owner = owners[address] { throw elsewhere(address, owner) }
+    }
     try storage.commit(changes, lastSequence: lastSequence)
+    committed.append(changes)
   }
 
   func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)

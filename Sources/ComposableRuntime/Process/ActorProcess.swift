@@ -134,11 +134,16 @@ final class ActorProcess {
       virtualTime = try VirtualTimeControl(
         clock: virtualClock, loop: loop, maximumWakeUps: options.maxAdvanceWakeUps)
     }
-    if let folder = options.stateDirectory {
+    switch options.stateLocation {
+    case .folder(let folder)?:
       durability = Durability(
         storage: try SQLiteInstanceStorage(folder: folder, fsync: options.fsync),
         now: { [time] in time.now() })
-    } else {
+    case .database(let url, let process, let lease)?:
+      durability = Durability(
+        storage: try PostgreSQLInstanceStorage(url: url, processID: process, lease: lease),
+        now: { [time] in time.now() })
+    case nil:
       durability = nil
     }
     let sequence = ActionSequence(last: durability?.lastSequence ?? 0)
@@ -388,7 +393,7 @@ final class ActorProcess {
     do {
       try durability?.storage.close()
     } catch {
-      logger.error("--state-dir: \(error)")
+      logger.error("\(options.stateLocation?.option ?? ""): \(error)")
       if exitCode == 0 { exitCode = 74 }
     }
     writer.flushSynchronously()

@@ -19,11 +19,12 @@ public struct RunConfiguration: Sendable {
   public var maxDepth = 64
   /// The most named instances of one store in memory (`--max-instances`).
   public var maxInstances = Session.defaultMaxInstances
-  /// Where instances are stored (`--state-dir`): nil keeps every state in memory only.
-  public var stateDirectory: String?
-  /// How long a commit waits for the disk (`--fsync`).
+  /// Where instances are stored (`--state-dir` or `--state-url`): nil keeps every state in
+  /// memory only.
+  public var stateLocation: StateLocation?
+  /// How long a commit waits for the disk (`--fsync`, SQLite's).
   public var fsync: FsyncPolicy = .batch
-  /// With `stateDirectory`: how long an instance stays in memory with no action and no effect
+  /// With `stateLocation`: how long an instance stays in memory with no action and no effect
   /// running, in seconds (`--passivate-after`); nil keeps it until `maxActiveInstances` needs
   /// the room.
   public var passivateAfter: Double?
@@ -83,4 +84,21 @@ public func removingOptions(_ names: Set<String>, from arguments: [String]) -> [
     }
   }
   return kept
+}
+
+/// Where durable instances are kept.
+public enum StateLocation: Sendable, Equatable {
+  /// SQLite in a folder, which one process holds whole (`--state-dir`).
+  case folder(String)
+  /// PostgreSQL, shared by processes that claim instances one by one (`--state-url`): `process`
+  /// is this one's `--process-id`, `lease` how long its claims outlive its last sign of life.
+  case database(url: String, process: String, lease: Duration)
+
+  /// The option that gave it, as messages name it.
+  public var option: String {
+    switch self {
+    case .folder: "--state-dir"
+    case .database: "--state-url"
+    }
+  }
 }

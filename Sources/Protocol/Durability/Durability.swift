@@ -26,6 +26,9 @@ public final class Durability {
   /// The stores whose state fingerprint was checked in this process: nil when it matched (or
   /// is recorded with the next commit), the refusal when it did not.
   private var checkedStores: [String: ProtocolError?] = [:]
+  /// Instances that left memory, to release with the next commit that succeeds (storage that
+  /// claims instances only): until then no other process can claim them.
+  private var released: Set<StoredAddress> = []
   private var fingerprintsToRecord: [String: String] = [:]
 
   /// A journal as long as this is never worth a snapshot: writing the state more often than
@@ -57,6 +60,7 @@ public final class Durability {
     -> (state: JSONValue?, journal: InstanceJournal)
   {
     try checkFingerprint(of: factory)
+    released.remove(address)
     if let pending = stoppedWithChanges.removeValue(forKey: address) {
       return (pending.host?.snapshot(), pending)
     }
@@ -65,8 +69,12 @@ public final class Durability {
     }
     let stored: StoredInstance?
     do {
-      stored = try storage.load(address)
+      stored = try storage.activate(address)
     } catch {
+      if case .elsewhere(let owner) = error.kind {
+        throw ProtocolError(
+          .instanceElsewhere, "\(address): \(error.message)", owner: owner.isEmpty ? nil : owner)
+      }
       throw ProtocolError(
         .storageFailed, "\(address): its stored state cannot be read: \(error.message)")
     }
@@ -122,10 +130,11 @@ public final class Durability {
     return state
   }
 
-  /// Called when the session is done with an instance's host: its pending changes are still
-  /// stored with the next commit.
+  /// Called when an instance's host leaves memory, whatever the reason: its pending changes
+  /// are still stored with the next commit, which also releases it.
   func stopped(_ journal: InstanceJournal) {
     if journal.hasPendingChanges { stoppedWithChanges[journal.address] = journal }
+    if storage.claimsInstances { released.insert(journal.address) }
   }
 
   /// Whether the instance is stored (or was, before a forget not yet committed).
@@ -204,13 +213,55 @@ public final class Durability {
   /// Stores every pending change in one transaction. On failure, takes the lines of the
   /// changes back out of `output`, writes an error line for each instance instead, and returns
   /// the addresses of the instances whose in-memory state is now ahead of what is stored: the
-  /// session takes them out of memory.
+  /// session takes them out of memory. A failure that is one instance's alone (another process
+  /// took it over) takes back that instance's changes only, and the others are committed
+  /// without them.
   func commit(_ output: OutputLines, lastSequence: Int) -> [StoredAddress] {
-    guard !changed.isEmpty || !forgotten.isEmpty || !fingerprintsToRecord.isEmpty else {
-      return []
+    var fenced: [StoredAddress] = []
+    // The lines of the instances taken back one by one, removed from the output at the end:
+    // removing them at once would move the other pending lines' spans.
+    var fencedSpans: [Range<Int>] = []
+    defer { output.remove(fencedSpans.sorted { $0.lowerBound < $1.lowerBound }) }
+    while !changed.isEmpty || !forgotten.isEmpty || !fingerprintsToRecord.isEmpty
+      || !released.isEmpty
+    {
+      let (changes, snapshots) = pendingChanges()
+      do {
+        try storage.commit(changes, lastSequence: lastSequence)
+      } catch {
+        if let address = error.address,
+          let spans = takeBack(address, from: output, because: error)
+        {
+          fenced.append(address)
+          fencedSpans += spans
+          continue
+        }
+        let lost = takeBack(output, because: error)
+        fencedSpans += lost.spans
+        return fenced + lost.addresses
+      }
+      released.removeAll()
+      for journal in changed where !journal.isForgotten {
+        journal.bytesSinceSnapshot += journal.lines.count
+        journal.nextBatch += 1
+      }
+      for (journal, bytes) in snapshots {
+        journal.bytesSinceSnapshot = 0
+        journal.snapshotBytes = bytes
+      }
+      endBatch()
+      fingerprintsToRecord.removeAll()
+      break
     }
+    return fenced
+  }
+
+  /// What a commit stores: the fingerprints to record, the forgets, each changed journal's
+  /// batch (and a snapshot where one is due), and the releases; with the snapshots' sizes.
+  private func pendingChanges() -> ([StoredChange], [(InstanceJournal, Int)]) {
     var changes: [StoredChange] = []
-    changes.reserveCapacity(forgotten.count + 2 * changed.count + fingerprintsToRecord.count)
+    changes.reserveCapacity(
+      forgotten.count + 2 * changed.count + fingerprintsToRecord.count + released.count)
     for (store, fingerprint) in fingerprintsToRecord {
       changes.append(.stateFingerprint(store: store, fingerprint))
     }
@@ -232,43 +283,58 @@ public final class Durability {
         snapshots.append((journal, state.count))
       }
     }
-    do {
-      try storage.commit(changes, lastSequence: lastSequence)
-    } catch {
-      return takeBack(output, because: error)
-    }
-    for journal in changed where !journal.isForgotten {
-      journal.bytesSinceSnapshot += journal.lines.count
-      journal.nextBatch += 1
-    }
-    for (journal, bytes) in snapshots {
-      journal.bytesSinceSnapshot = 0
-      journal.snapshotBytes = bytes
-    }
-    endBatch()
-    fingerprintsToRecord.removeAll()
-    return []
+    for address in released { changes.append(.release(address)) }
+    return (changes, snapshots)
   }
 
+  /// Takes back the pending changes of one instance (its lines, or its forget), for a failure
+  /// that is its alone, writing its error lines; answers the spans of the output lines to
+  /// remove, nil when nothing pending is about it.
+  private func takeBack(
+    _ address: StoredAddress, from output: OutputLines, because error: InstanceStorageError
+  ) -> [Range<Int>]? {
+    if let index = changed.firstIndex(where: { $0.address == address && !$0.isForgotten }) {
+      let journal = changed.remove(at: index)
+      let spans = journal.outputSpans
+      reportLostLines(of: journal, to: output, because: error)
+      journal.reset()
+      return spans
+    }
+    if let index = forgotten.firstIndex(where: { $0.address == address }) {
+      let (_, span, id) = forgotten.remove(at: index)
+      reportForget(of: address, id: id, to: output, because: error)
+      return [span]
+    }
+    return nil
+  }
+
+  /// Takes back every pending change, writing their error lines; answers the spans of the
+  /// output lines to remove and the instances now ahead of what is stored.
   private func takeBack(_ output: OutputLines, because error: InstanceStorageError)
-    -> [StoredAddress]
+    -> (spans: [Range<Int>], addresses: [StoredAddress])
   {
     let lost = changed.filter { !$0.isForgotten }
-    output.remove(
-      (lost.flatMap(\.outputSpans) + forgotten.map(\.span)).sorted { $0.lowerBound < $1.lowerBound }
-    )
+    let spans = lost.flatMap(\.outputSpans) + forgotten.map(\.span)
     for journal in lost {
       reportLostLines(of: journal, to: output, because: error)
     }
     for (address, _, id) in forgotten {
-      output.error(
-        ProtocolError(
-          .storageFailed,
-          "\(address): forget could not be stored (\(error.message)); it is still stored"),
-        line: nil, id: id, store: address.store, instance: address.instance)
+      reportForget(of: address, id: id, to: output, because: error)
     }
     endBatch()
-    return lost.map(\.address)
+    return (spans, lost.map(\.address))
+  }
+
+  private func reportForget(
+    of address: StoredAddress, id: MessageID?, to output: OutputLines,
+    because error: InstanceStorageError
+  ) {
+    let (code, owner) = Self.code(of: error)
+    output.error(
+      ProtocolError(
+        code, "\(address): forget could not be stored (\(error.message)); it is still stored",
+        owner: owner),
+      line: nil, id: id, store: address.store, instance: address.instance)
   }
 
   /// An error line for each action whose line was taken back, with its `id`, so that a host
@@ -279,26 +345,37 @@ public final class Durability {
   ) {
     let address = journal.address
     let what = "it is back at its last stored state, and its effects were cancelled"
+    let (code, owner) = Self.code(of: error)
     var reportedInstance = false
     for line in journal.lines.split(separator: UInt8(ascii: "\n")) {
       let parsed = line.withUnsafeBytes { try? JSONParser.parse($0, maxDepth: Self.maxStoredDepth) }
       if let parsed, parsed["type"] == "action", let action = parsed["action"] {
         let id = parsed["id"].flatMap { id in line.withUnsafeBytes { MessageID(id, in: $0) } }
         output.actionError(
-          .storageFailed, store: address.store, instance: address.instance, action: action,
+          code, store: address.store, instance: address.instance, action: action,
           id: id,
           message:
             "\(address): the change of \(action["type"]?.stringValue ?? action.stringValue ?? "an action") "
-            + "could not be stored (\(error.message)); \(what)")
+            + "could not be stored (\(error.message)); \(what)", owner: owner)
       } else if !reportedInstance {
         reportedInstance = true
         output.instanceError(
           ProtocolError(
-            .storageFailed,
-            "\(address): its last changes could not be stored (\(error.message)); \(what)"),
+            code,
+            "\(address): its last changes could not be stored (\(error.message)); \(what)",
+            owner: owner),
           store: address.store, instance: address.instance)
       }
     }
+  }
+
+  /// `instance_elsewhere` with the owner when another process has the instance, else
+  /// `storage_failed`.
+  private static func code(of error: InstanceStorageError) -> (ErrorCode, String?) {
+    if case .elsewhere(let owner) = error.kind {
+      return (.instanceElsewhere, owner.isEmpty ? nil : owner)
+    }
+    return (.storageFailed, nil)
   }
 
   private func endBatch() {

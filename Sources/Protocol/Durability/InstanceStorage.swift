@@ -16,6 +16,15 @@ public protocol InstanceStorage: AnyObject {
   /// What is stored of the instance, nil when nothing is.
   func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance?
 
+  /// Whether instances are claimed one by one (storage shared by several processes): then
+  /// ``activate(_:)`` claims an instance for this process, and a `.release` change gives it up
+  /// when it leaves memory. Storage that one process holds whole (a locked folder) does not.
+  var claimsInstances: Bool { get }
+
+  /// Makes the instance this process's and answers what is stored of it, as ``load(_:)``
+  /// does; throws `.elsewhere` when another live process has it.
+  func activate(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance?
+
   /// Applies `changes` in order and records `lastSequence`, in one transaction: when it throws,
   /// nothing of them is stored.
   func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError)
@@ -40,6 +49,14 @@ public protocol InstanceStorage: AnyObject {
 
   /// Makes everything committed durable as the fsync policy promises, and releases the folder.
   func close() throws(InstanceStorageError)
+}
+
+extension InstanceStorage {
+  public var claimsInstances: Bool { false }
+
+  public func activate(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
+    try load(address)
+  }
 }
 
 /// One instance of one store: `instance` is nil for the store's default instance.
@@ -117,11 +134,14 @@ public enum StoredChange: Sendable, Equatable {
   case forget(StoredAddress)
   /// Records the fingerprint of a store's state schema.
   case stateFingerprint(store: String, String)
+  /// The instance left this process's memory: another process may claim it now (storage that
+  /// ``InstanceStorage/claimsInstances`` only).
+  case release(StoredAddress)
 }
 
 /// Why storage failed: the message names the folder or the instance and the cause.
 public struct InstanceStorageError: Error, Sendable, CustomStringConvertible {
-  public enum Kind: Sendable {
+  public enum Kind: Sendable, Equatable {
     /// The disk or the database is full.
     case full
     /// The database is damaged (a corrupt or truncated file).
@@ -130,16 +150,27 @@ public struct InstanceStorageError: Error, Sendable, CustomStringConvertible {
     case busy
     /// The folder or the file cannot be written.
     case readOnly
+    /// The database server cannot be reached, or did not answer in time.
+    case unavailable
+    /// The instance is active in another process, `owner` (its `--process-id`), or was taken
+    /// over by it since this process activated it: the change was not stored.
+    case elsewhere(owner: String)
+    /// Another process started with this one's `--process-id` and took over its instances.
+    case superseded
     /// Anything else: an I/O error, a missing library.
     case other
   }
 
   public let kind: Kind
   public let message: String
+  /// The instance whose change failed, when the failure is that instance's alone (`.elsewhere`
+  /// in a commit): the commit's other changes can be stored without it.
+  public var address: StoredAddress?
 
-  public init(_ kind: Kind, _ message: String) {
+  public init(_ kind: Kind, _ message: String, address: StoredAddress? = nil) {
     self.kind = kind
     self.message = message
+    self.address = address
   }
 
   public var description: String { message }

@@ -238,6 +238,9 @@ final class Database {
       setFingerprint.bind(store, at: 1)
       setFingerprint.bind(value, at: 2)
       try setFingerprint.run("commit the state fingerprint of \(store) to \(folder)")
+    case .release:
+      // The folder's lock makes every instance this process's.
+      break
     }
   }
 
