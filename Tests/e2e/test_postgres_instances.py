@@ -282,3 +282,33 @@ def test_options_that_need_state_url_or_cannot_go_with_it(database):
         result = subprocess.run([str(BINARY), *arguments], capture_output=True, timeout=10)
         assert result.returncode == 64, arguments
         assert message.encode() in result.stderr, (arguments, result.stderr)
+
+
+def test_export_reads_a_database_in_use_and_its_history_replays(processes, database, tmp_path):
+    empty = subprocess.run(
+        [str(BINARY), "export", "--state-url", database.url, "--store", "primes", "--instance", "a"],
+        capture_output=True, text=True, timeout=30)
+    # Nothing stored yet, and reading created nothing.
+    assert empty.returncode == 66, empty.stderr
+    assert database.psql("SELECT to_regclass('composable_actor.meta') IS NULL") == "t"
+
+    actor = processes("p1")
+    actor.send(*[incr("a") for _ in range(5)])
+    for _ in range(5):
+        actor.read()
+    path = tmp_path / "a.jsonl"
+    exported = subprocess.run(
+        [str(BINARY), "export", "--state-url", database.url, "--store", "primes", "--instance", "a",
+         "-o", str(path)], capture_output=True, text=True, timeout=30)
+    assert exported.returncode == 0, exported.stderr
+    replayed = subprocess.run(
+        [str(BINARY), "replay", str(path)], capture_output=True, text=True, timeout=30)
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout == f"{path}: 5 actions replayed, every state matched\n"
+    # The process went on, untouched.
+    actor.send(incr("a"))
+    assert actor.read()["patch"][0]["value"] == 6
+    both = subprocess.run(
+        [str(BINARY), "export", "--state-url", database.url, "--state-dir", "x", "--store", "primes"],
+        capture_output=True, text=True, timeout=30)
+    assert both.returncode == 64 and "give one of --state-dir and --state-url" in both.stderr

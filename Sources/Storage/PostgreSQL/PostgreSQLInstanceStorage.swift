@@ -22,6 +22,8 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
   private let connection: PostgresConnection
   /// Nil for a reader (`export`), which claims nothing and commits nothing.
   private let process: Process?
+  /// False for a reader of a database without the tables, which then has nothing stored.
+  private let hasTables: Bool
   /// When the lease was last renewed (a commit renews it too), on the monotonic clock.
   private var renewed = ContinuousClock.now
   private var closed = false
@@ -33,15 +35,29 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
   /// Connects to `url` and makes or checks the tables. With `processID`, starts that process:
   /// its incarnation goes up by one, which fences off an earlier one still running, and its
   /// instances are its own again at once; `seq` goes on from its last one. Without it, the
-  /// storage only reads. Throws `.unavailable` when the server cannot be reached, `.readOnly`
+  /// storage only reads, and creates nothing. Throws `.unavailable` when the server cannot be reached, `.readOnly`
   /// when the role may not create the tables, and `.other` when a newer version made them.
   public init(url: String, processID: String?, lease: Duration = .seconds(10))
     throws(InstanceStorageError)
   {
     connection = try PostgresConnection(url: url, timeout: Self.timeout)
     let server = connection.server
+    if processID == nil {
+      // A reader creates nothing: a database without the tables has nothing stored.
+      let found = try connection.run(
+        [.init("SELECT (to_regclass('composable_actor.meta') IS NOT NULL)::int::int8")],
+        "look for the tables in \(server)")
+      guard found[0].count == 1, found[0].int(0, 0) == 1 else {
+        hasTables = false
+        process = nil
+        return
+      }
+    }
+    hasTables = true
     let format = try connection.run(
-      PostgresSchema.prepare.map { .init($0) }, "prepare the tables in \(server)"
+      processID == nil
+        ? [.init("SELECT value FROM composable_actor.meta WHERE key = 'format'")]
+        : PostgresSchema.prepare.map { .init($0) }, "prepare the tables in \(server)"
     ).last.flatMap { $0.count > 0 ? $0.text(0, 0) : nil }
     guard let format, let number = Int(format) else {
       throw InstanceStorageError(
@@ -53,12 +69,12 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
         "cannot open \(server): a newer version wrote it (state format \(number); this version "
           + "reads format \(PostgresSchema.format))")
     }
-    _ = try connection.run(
-      PostgresSchema.create.map { .init($0) }, "create the tables in \(server)")
     guard let processID else {
       process = nil
       return
     }
+    _ = try connection.run(
+      PostgresSchema.create.map { .init($0) }, "create the tables in \(server)")
     let milliseconds =
       Int(lease.components.seconds) * 1000
       + Int(lease.components.attoseconds / 1_000_000_000_000_000)
@@ -133,7 +149,8 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
   }
 
   public func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
-    try read(address, after: [], "load \(address) from \(connection.server)")
+    guard hasTables else { return nil }
+    return try read(address, after: [], "load \(address) from \(connection.server)")
   }
 
   /// Claims the instance and reads it in one round trip and one transaction: a claim refused
@@ -199,7 +216,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
   public func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)
     -> [InstanceKey]
   {
-    guard limit > 0 else { return [] }
+    guard limit > 0, hasTables else { return [] }
     let operation = "list the instances of \(store) in \(connection.server)"
     let rows = try connection.run(
       [
@@ -219,6 +236,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
 
   /// As SQLite's (see `Database.history`).
   public func history(_ address: StoredAddress) throws(InstanceStorageError) -> StoredHistory? {
+    guard hasTables else { return nil }
     let key = Self.addressParameters(address)
     let rows = try connection.run(
       [
@@ -245,6 +263,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
   }
 
   public func stateFingerprint(of store: String) throws(InstanceStorageError) -> String? {
+    guard hasTables else { return nil }
     let rows = try connection.run(
       [
         .init(
