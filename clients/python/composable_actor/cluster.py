@@ -17,7 +17,8 @@ created with `max_restarts` (default: unlimited) and `max_task_retries=0`, becau
 task could apply an action twice. A restarted actor keeps its name and so its `--process-id`:
 its new binary takes its instances back at once instead of waiting for their leases. When only
 the binary dies (SIGKILL, OOM) the actor's Python lives on and starts a new binary at its next
-call. The actors use no CPU resource (`num_cpus=0`) and are spread over the nodes.
+call. The actors use no CPU resource (`num_cpus=0`) and are placed round the alive nodes
+(a soft node affinity: a restarted actor goes elsewhere when its node is gone).
 
 **Routing.** A store's instance (None: its default instance) belongs to one live process by
 rendezvous hashing (`_rendezvous.py`: BLAKE2b of process, store and key; the heaviest process
@@ -88,6 +89,7 @@ from typing import Any, Union
 
 import ray
 import ray.exceptions
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from . import _rendezvous
 from ._patch import JsonPatchError, apply_patch
@@ -133,6 +135,10 @@ class ProcessLostError(ComposableActorError):
         super().__init__(line)
         self.process = process
         self.cause = cause
+        where = "" if store is None else f" (store {store!r}" + ("" if instance is None else f" instance {instance!r}") + ")"
+        Exception.__init__(
+            self, f"process {process} was lost while a call{where} was in flight: {cause}. An action sent may or "
+            "may not have been applied; it was not retried")
 
 
 class ClusterStartError(ComposableActorError):
@@ -211,6 +217,10 @@ class _Host:
 
     def pid(self) -> int | None:
         return None if self._client is None else self._client.pid
+
+    def node(self) -> str:
+        """The id of the Ray node this actor runs on."""
+        return str(ray.get_runtime_context().get_node_id())
 
     def close(self) -> int | None:
         client, self._client = self._client, None
@@ -352,6 +362,7 @@ class _Core:
         self.cursor = 0
         self.closed = False
         self._next_index = 0
+        self._placed = 0
 
     @property
     def names(self) -> list[str]:
@@ -368,10 +379,19 @@ class _Core:
         args = [*_storage_args(self.storage, name, self.lease_seconds), *self.args]
         remote = ray.remote(_Host).options(
             name=name, max_restarts=self.max_restarts, max_task_retries=0, num_cpus=0,
-            scheduling_strategy="SPREAD",
+            scheduling_strategy=self.placement(),
         )
         handle = remote.remote(name, self.binary, ["run", *args], self.timeout)
         return _Process(name, handle)
+
+    def placement(self) -> Any:
+        """Round the alive nodes: Ray's SPREAD leaves actors that need no CPU on one node. Soft,
+        so that a restarted actor goes to another node when its own is gone."""
+        nodes = sorted(node["NodeID"] for node in ray.nodes() if node.get("Alive"))
+        if not nodes:
+            return "SPREAD"
+        self._placed += 1
+        return NodeAffinitySchedulingStrategy(nodes[(self._placed - 1) % len(nodes)], soft=True)
 
     def started(self, process: _Process, answer: dict[str, Any]) -> None:
         if answer.get("failed") is not None:
@@ -445,10 +465,11 @@ class _Core:
         request.attempt += 1
         last = request.attempt >= MAX_ATTEMPTS or time.monotonic() - request.started > self.patience()
         if answer.get("failed") is not None:
-            lost = ProcessLostError(process.name, request.store, request.instance, str(answer["failed"]))
-            if request.op != "send" and not last:
+            # Its binary could not start again (its state folder still held, the database away):
+            # nothing was sent to it, so any call may try again.
+            if not last:
                 return self.backoff(request)
-            return _Outcome(error=lost)
+            return _Outcome(error=ClusterStartError(process.name, str(answer["failed"])))
         if "lost" in answer:
             process.suspect = True
             if request.op != "send" and not last:
@@ -597,7 +618,12 @@ class ActorCluster:
 
     def pid(self, name: str) -> int | None:
         """The pid of the binary of process `name` (on its node)."""
-        value: int | None = self._get(self._core.processes[name].handle.pid.remote(), None)
+        value: int | None = self._get(self._core.processes[name].handle.pid.remote(), RESTART_SECONDS)
+        return value
+
+    def node(self, name: str) -> str:
+        """The id of the Ray node process `name` runs on."""
+        value: str = self._get(self._core.processes[name].handle.node.remote(), RESTART_SECONDS)
         return value
 
     def send(

@@ -1,0 +1,258 @@
+"""composable_actor.cluster on a real local Ray cluster (three nodes: real raylets), the real
+binary and real storage: PostgreSQL (Tests/servers/postgres_server.py) once the binary that
+takes --state-url is named in $COMPOSABLE_ACTOR_PG_BIN (or /work/pg-binary-ready), else a state
+folder per process. Instances that move between processes keep their state only under
+PostgreSQL, so those tests need it.
+
+Each test keeps a model of what it sent: a send whose lines came back counts for sure; a send
+that raised ProcessLostError may or may not have been applied, and the model allows both."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import actor
+
+ray = pytest.importorskip("ray")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+sys.path.insert(0, str(actor.ROOT / "clients/python"))
+from composable_actor import Client, ComposableActorError  # noqa: E402
+from composable_actor.cluster import ActorCluster, ClusterStartError, ProcessLostError  # noqa: E402
+from postgres_server import PostgresServer, free_port  # noqa: E402
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def pg_binary() -> str | None:
+    named = os.environ.get("COMPOSABLE_ACTOR_PG_BIN")
+    if not named:
+        try:
+            named = Path("/work/pg-binary-ready").read_text().strip()
+        except OSError:
+            return None
+    return named if named and os.access(named, os.X_OK) else None
+
+
+PG_BINARY = pg_binary()
+needs_postgres = pytest.mark.skipif(PG_BINARY is None, reason="needs the binary that takes --state-url")
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    started = time.monotonic()
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={
+            "num_cpus": 1, "include_dashboard": False,
+            # A node that went away is noticed within about a second, not the default 15 s.
+            "_system_config": {"health_check_period_ms": 200, "health_check_failure_threshold": 5,
+                               "health_check_timeout_ms": 500},
+        },
+    )
+    for _ in range(2):
+        cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    print(f"\nthe Ray cluster of 3 nodes started in {time.monotonic() - started:.1f} s")
+    yield cluster
+    cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    if PG_BINARY is None:
+        yield None
+        return
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture
+def storage(postgres, tmp_path):
+    """Where the processes store: a fresh PostgreSQL database, or a folder."""
+    if postgres is None:
+        return str(tmp_path / "state")
+    name = f"t{time.monotonic_ns()}"
+    postgres.psql(f"CREATE DATABASE {name}", database="postgres")
+    return postgres.url_with(database=name)
+
+
+@pytest.fixture
+def start(ray_cluster, storage):
+    clusters: list[ActorCluster] = []
+
+    def start(processes=2, **options):
+        options.setdefault("binary", PG_BINARY or str(actor.BINARY))
+        options.setdefault("storage", storage)
+        options.setdefault("lease_seconds", 2 if PG_BINARY else None)
+        began = time.monotonic()
+        cluster = ActorCluster(processes=processes, address=ray_cluster.address, **options)
+        print(f"\n{processes} processes started in {time.monotonic() - began:.2f} s")
+        clusters.append(cluster)
+        return cluster
+
+    yield start
+    for cluster in clusters:
+        cluster.close()
+
+
+def count(cluster, key):
+    return cluster.snapshot("primes", instance=key)["count"]
+
+
+def test_send_and_state_match_a_plain_client(start, storage, tmp_path):
+    keys = [f"user-{n}" for n in range(40)]
+    # The plain client stores as the cluster does (a folder, or the same database), for a fair figure.
+    plain_storage = ["--state-dir", str(tmp_path / "plain")] if PG_BINARY is None else ["--state-url", storage, "--process-id", "plain"]
+    with Client(PG_BINARY or str(actor.BINARY), ["run", *plain_storage, "--data-dir", str(tmp_path)]) as plain:
+        cluster = start()
+        for round in range(3):
+            for key in keys:
+                ours = cluster.send("primes", "counter.incrTapped", instance=key)
+                theirs = plain.send("primes", "counter.incrTapped", instance=key)
+                assert [line["patch"] for line in ours] == [line["patch"] for line in theirs]
+        cluster.send("primes", "counter.countChanged", value=7, instance="bob")
+        lines = cluster.send("primes", "counter.nthPrimeButtonTapped", instance="bob", until="counter.nthPrimeResponse")
+        assert lines[-1]["action"]["type"] == "counter.nthPrimeResponse"
+        assert cluster.state("primes", instance="bob")["alertNthPrime"] == {"n": 7, "prime": 17}
+        for key in keys:
+            assert cluster.state("primes", instance=key) == plain.state("primes", instance=key)
+            assert cluster.snapshot("primes", instance=key) == plain.state("primes", instance=key)
+        # The keys are spread over both processes, and every one is listed once.
+        assert {cluster.owner("primes", key) for key in keys} == set(cluster.processes)
+        assert set(keys) <= set(cluster.instances("primes"))
+        assert cluster.wait_for("counter.nthPrimeResponse", store="primes", instance="bob")["instance"] == "bob"
+        # The default instance is routed too.
+        cluster.send("primes", "counter.incrTapped")
+        assert cluster.state("primes")["count"] == 1
+
+        started = time.monotonic()
+        for n in range(300):
+            cluster.send("primes", "counter.incrTapped", instance=keys[n % 40])
+        through_cluster = (time.monotonic() - started) / 300
+        started = time.monotonic()
+        for n in range(300):
+            plain.send("primes", "counter.incrTapped", instance=keys[n % 40])
+        direct = (time.monotonic() - started) / 300
+        print(f"\na send's round trip: {through_cluster * 1000:.2f} ms through the cluster, "
+              f"{direct * 1000:.3f} ms through a plain client")
+
+
+def test_an_unknown_instance_and_a_refused_line_raise_as_the_client_does(start):
+    cluster = start(1)
+    with pytest.raises(KeyError):
+        cluster.state("primes", instance="never")
+    with pytest.raises(ComposableActorError) as refused:
+        cluster.send("primes", "counter.noSuchAction", instance="k")
+    assert refused.value.code in ("unknown_action", "invalid_message")
+
+
+def burst(cluster, keys, sends, during=None, at=0.3):
+    """Sends counter.incrTapped round the keys; returns the model: sure and maybe counts."""
+    sure = dict.fromkeys(keys, 0)
+    maybe = dict.fromkeys(keys, 0)
+    lost = []
+    trigger = threading.Timer(at, during) if during else None
+    if trigger:
+        trigger.start()
+    try:
+        for n in range(sends):
+            key = keys[n % len(keys)]
+            try:
+                lines = cluster.send("primes", "counter.incrTapped", instance=key, timeout=20)
+            except ProcessLostError as error:
+                maybe[key] += 1
+                lost.append(error)
+                continue
+            sure[key] += 1
+            # Its line shows at least every change counted sure so far.
+            assert sure[key] <= lines[0]["patch"][0]["value"] <= sure[key] + maybe[key]
+    finally:
+        if trigger:
+            trigger.join()
+    return sure, maybe, lost
+
+
+def check(cluster, sure, maybe):
+    wrong = {}
+    for key in sure:
+        value = count(cluster, key)
+        if not sure[key] <= value <= sure[key] + maybe[key]:
+            wrong[key] = (value, sure[key], maybe[key])
+    assert not wrong, f"{len(wrong)} instances off the model (count, sure, maybe): {list(wrong.items())[:5]}"
+
+
+def test_sigkill_of_a_binary_during_a_burst_loses_no_change_that_was_read(start):
+    cluster = start(2)
+    keys = [f"k{n}" for n in range(1000)]
+    victim = cluster.processes[0]
+    pid = cluster.pid(victim)
+    started = time.monotonic()
+    sure, maybe, lost = burst(cluster, keys, 3000, during=lambda: os.kill(pid, signal.SIGKILL))
+    print(f"\n3,000 sends over 1,000 instances in {time.monotonic() - started:.1f} s, "
+          f"{len(lost)} ProcessLostError")
+    assert all(error.process == victim for error in lost)
+    assert len(lost) <= 1  # only the send in flight: the next starts a new binary
+    assert cluster.pid(victim) != pid  # the actor started a new binary itself
+    check(cluster, sure, maybe)
+    assert cluster.processes == sorted([victim, cluster.processes[1]])
+
+
+def test_removing_a_node_during_a_burst_loses_no_change_that_was_read(ray_cluster, start):
+    # The processes are placed round the nodes, so that removing a worker node takes one.
+    cluster = start(3)
+    by_node = {cluster.node(name): name for name in cluster.processes}
+    workers = [node for node in ray_cluster.list_all_nodes() if node is not ray_cluster.head_node]
+    victim = next(node for node in workers if node.node_id in by_node)
+    keys = [f"n{n}" for n in range(1000)]
+    started = time.monotonic()
+    sure, maybe, lost = burst(cluster, keys, 3000, during=lambda: ray_cluster.remove_node(victim), at=0.5)
+    print(f"\nremoving a node during 3,000 sends took {time.monotonic() - started:.1f} s, "
+          f"{len(lost)} ProcessLostError: {[str(error)[:120] for error in lost[:2]]}")
+    check(cluster, sure, maybe)
+    # Its process restarted elsewhere under its name, or left the cluster.
+    assert by_node[victim.node_id] not in cluster.processes or cluster.node(by_node[victim.node_id]) != victim.node_id
+    ray_cluster.add_node(num_cpus=1)  # the next test gets three nodes again
+    ray_cluster.wait_for_nodes()
+
+
+@needs_postgres
+def test_adding_a_process_moves_its_share_without_loss_or_duplication(start):
+    cluster = start(2)
+    keys = [f"a{n}" for n in range(300)]
+    sure, maybe, lost = burst(cluster, keys, 600)
+    assert not lost
+    before = {key: cluster.owner("primes", key) for key in keys}
+    added = cluster.add_process()
+    moved = [key for key in keys if cluster.owner("primes", key) != before[key]]
+    assert moved and all(cluster.owner("primes", key) == added for key in moved)
+    # The old owners let them go eagerly: none lists a moved key as active any more.
+    for key in moved:
+        cluster.send("primes", "counter.incrTapped", instance=key)
+        sure[key] += 1
+    check(cluster, sure, maybe)
+    for key in moved[:20]:
+        assert cluster.state("primes", instance=key)["count"] == sure[key]
+    cluster.remove_process(added)
+    assert added not in cluster.processes
+    for key in moved[:50]:
+        cluster.send("primes", "counter.incrTapped", instance=key)
+        sure[key] += 1
+    check(cluster, sure, maybe)
+
+
+@needs_postgres
+def test_an_unreachable_database_is_a_clear_error(ray_cluster):
+    url = f"postgresql://actor:secret@127.0.0.1:{free_port()}/actor"
+    began = time.monotonic()
+    with pytest.raises(ClusterStartError) as failed:
+        ActorCluster(binary=PG_BINARY, processes=1, storage=url, address=ray_cluster.address)
+    print(f"\nan unreachable database was reported in {time.monotonic() - began:.1f} s: {failed.value}")
+    assert "127.0.0.1" in str(failed.value) or "connect" in str(failed.value).lower()
