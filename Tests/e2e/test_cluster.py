@@ -256,3 +256,86 @@ def test_an_unreachable_database_is_a_clear_error(ray_cluster):
         ActorCluster(binary=PG_BINARY, processes=1, storage=url, address=ray_cluster.address)
     print(f"\nan unreachable database was reported in {time.monotonic() - began:.1f} s: {failed.value}")
     assert "127.0.0.1" in str(failed.value) or "connect" in str(failed.value).lower()
+
+
+def test_a_process_whose_actor_is_gone_for_good_leaves_the_cluster(start):
+    cluster = start(2)
+    keys = [f"g{n}" for n in range(100)]
+    sure, maybe, lost = burst(cluster, keys, 200)
+    assert not lost
+    victim = cluster.processes[0]
+    ray.kill(ray.get_actor(victim), no_restart=True)
+    began = time.monotonic()
+    theirs = [key for key in keys if cluster.owner("primes", key) == victim]
+    errors = 0
+    for key in theirs:
+        try:
+            cluster.send("primes", "counter.incrTapped", instance=key)
+            sure[key] += 1
+        except ProcessLostError:
+            errors += 1
+            maybe[key] += 1
+    took = time.monotonic() - began
+    print(f"\n{len(theirs)} sends to a process gone for good: {errors} ProcessLostError, {took:.1f} s")
+    assert errors <= 1  # the first send learns it; the next ones go to the others
+    assert cluster.processes == [name for name in sorted(cluster.processes) if name != victim]
+    assert victim not in cluster.processes
+    if PG_BINARY is not None:  # the state moved with the instances
+        check(cluster, sure, maybe)
+
+
+def test_events_and_wait_for_merge_every_process(start):
+    cluster = start(2)
+    keys = [f"e{n}" for n in range(20)]
+    assert {cluster.owner("primes", key) for key in keys} == set(cluster.processes)
+    events = cluster.events(store="primes", instance="e3")
+    for key in keys:
+        cluster.send("primes", "counter.incrTapped", instance=key)
+    assert {line.get("instance") for line in cluster.backlog if line["type"] == "action"} == set(keys)
+    first = next(line for line in events if line["type"] == "action")
+    assert first["instance"] == "e3" and first["patch"][0]["value"] == 1
+    # An effect's line that no send returned comes through a pull.
+    cluster.send("primes", "counter.countChanged", value=5, instance="e7")
+    cluster.send("primes", "counter.nthPrimeButtonTapped", instance="e7")
+    line = cluster.wait_for("counter.nthPrimeResponse", store="primes", instance="e7", timeout=10)
+    assert line["instance"] == "e7"
+    assert cluster.state("primes", instance="e7")["alertNthPrime"] == {"n": 5, "prime": 11}
+    with pytest.raises(TimeoutError):
+        cluster.wait_for("counter.nthPrimeResponse", store="primes", instance="e8", timeout=0.5)
+
+
+def test_the_asyncio_cluster(ray_cluster, storage):
+    import asyncio
+
+    from composable_actor.cluster import AsyncActorCluster
+
+    async def main():
+        async with AsyncActorCluster(
+            binary=PG_BINARY or str(actor.BINARY), processes=2, storage=storage, address=ray_cluster.address,
+            lease_seconds=2 if PG_BINARY else None,
+        ) as cluster:
+            keys = [f"s{n}" for n in range(50)]
+            await asyncio.gather(*(cluster.send("primes", "counter.incrTapped", instance=key) for key in keys))
+            await asyncio.gather(*(cluster.send("primes", "counter.incrTapped", instance=key) for key in keys))
+            for key in keys:
+                assert (await cluster.state("primes", instance=key))["count"] == 2
+                assert (await cluster.snapshot("primes", instance=key))["count"] == 2
+            await cluster.send("primes", "counter.nthPrimeButtonTapped", instance="s1")
+            line = await cluster.wait_for("counter.nthPrimeResponse", store="primes", instance="s1", timeout=10)
+            assert line["instance"] == "s1"
+            added = await cluster.add_process()
+            assert added in cluster.processes and len(cluster.processes) == 3
+            moved = [key for key in keys if cluster.owner("primes", key) == added]
+            for key in moved:
+                await cluster.send("primes", "counter.incrTapped", instance=key)
+            if PG_BINARY is not None:
+                for key in moved:
+                    assert (await cluster.snapshot("primes", instance=key))["count"] == 3
+            seen = []
+            async for line in cluster.events(store="primes", instance="s2"):
+                seen.append(line)
+                if line["type"] == "action":
+                    break
+            assert seen[-1]["patch"][0]["value"] == 1
+
+    asyncio.run(main())

@@ -30,7 +30,8 @@ fenced in PostgreSQL. A line naming an instance that another live process holds 
 `instance_elsewhere` and that `owner`; so is a change whose commit found the instance taken
 over (the change is taken back, not applied). Either way nothing was applied, so the cluster
 asks the owner to `stop` the instance (which stores it and lets it go) when the owner is one of
-its live processes, and sends again. When the owner is no live process of the cluster (a
+its live processes, and sends again. A store's default instance cannot be stopped (`stop` needs
+a key), so a call to it follows it to the live process that holds it instead. When the owner is no live process of the cluster (a
 process that died for good) its lease runs out within `lease_seconds` (default 10) and the
 cluster retries with backoff (0.05 s doubling to 1 s) until then: at most `MAX_ATTEMPTS` (40)
 sends, within `lease_seconds + 10` s of the first. `add_process()` starts a process, routes to
@@ -323,6 +324,7 @@ class _Request:
     started: float = field(default_factory=time.monotonic)
     attempt: int = 0
     backoff: float = _BACKOFF_FIRST
+    via: str | None = None  # the process that holds a default instance, when not its owner by hash
 
 
 class _Core:
@@ -387,7 +389,8 @@ class _Core:
     def placement(self) -> Any:
         """Round the alive nodes: Ray's SPREAD leaves actors that need no CPU on one node. Soft,
         so that a restarted actor goes to another node when its own is gone."""
-        nodes = sorted(node["NodeID"] for node in ray.nodes() if node.get("Alive"))
+        alive = ray.nodes()  # type: ignore[no-untyped-call]  # ray.nodes() has no annotations
+        nodes = sorted(node["NodeID"] for node in alive if node.get("Alive"))
         if not nodes:
             return "SPREAD"
         self._placed += 1
@@ -399,9 +402,11 @@ class _Core:
         self.stores = list(answer["stores"])
         self.processes[process.name] = process
 
-    def route(self, store: str, instance: str | None) -> _Process:
+    def route(self, store: str, instance: str | None, via: str | None = None) -> _Process:
         if self.closed:
             raise RuntimeError("the cluster is closed")
+        if via is not None and via in self.processes:
+            return self.processes[via]
         return self.processes[owner(self.processes, store, instance)]
 
     def check_store(self, store: object) -> str:
@@ -483,6 +488,11 @@ class _Core:
             if error["code"] == "instance_elsewhere" and not last:
                 holder = error.get("owner")
                 if isinstance(holder, str) and holder != process.name and holder in self.processes:
+                    if request.instance is None:
+                        # A default instance cannot be stopped (`stop` needs a key): follow it to
+                        # the process that holds it.
+                        request.via = holder
+                        return _Outcome(wait=0.0)
                     return _Outcome(stop_at=holder)
                 return self.backoff(request)  # a lost process's lease runs out
             return _Outcome(error=ComposableActorError(error))
@@ -766,10 +776,10 @@ class ActorCluster:
         seconds = core.call_seconds(request.timeout)
         while True:
             assert request.store is not None
-            process = core.route(request.store, request.instance)
+            process = core.route(request.store, request.instance, request.via)
             if process.suspect:
                 self._revive(process)
-                process = core.route(request.store, request.instance)
+                process = core.route(request.store, request.instance, request.via)
             try:
                 answer = self._get(core.remote_call(process, request), seconds)
             except _RAY_LOSSES as error:
@@ -1022,10 +1032,10 @@ class AsyncActorCluster:
         seconds = core.call_seconds(request.timeout)
         while True:
             assert request.store is not None
-            process = core.route(request.store, request.instance)
+            process = core.route(request.store, request.instance, request.via)
             if process.suspect:
                 await self._revive(process)
-                process = core.route(request.store, request.instance)
+                process = core.route(request.store, request.instance, request.via)
             try:
                 answer = await self._get(core.remote_call(process, request), seconds)
             except _RAY_LOSSES as error:
