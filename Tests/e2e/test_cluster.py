@@ -339,3 +339,16 @@ def test_the_asyncio_cluster(ray_cluster, storage):
             assert seen[-1]["patch"][0]["value"] == 1
 
     asyncio.run(main())
+
+
+def test_the_example_runs(ray_cluster, postgres, storage):
+    import subprocess
+
+    where = ["--folder"] if postgres is None else ["--url", storage]
+    done = subprocess.run(
+        [sys.executable, str(actor.ROOT / "Examples/clients/cluster.py"), "--binary", PG_BINARY or str(actor.BINARY),
+         "--address", ray_cluster.address, *where],
+        capture_output=True, text=True, timeout=100,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "users moved to it" in done.stdout
