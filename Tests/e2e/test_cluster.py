@@ -1,7 +1,7 @@
 """composable_actor.cluster on a real local Ray cluster (three nodes: real raylets), the real
-binary and real storage: PostgreSQL (Tests/servers/postgres_server.py) once the binary that
-takes --state-url is named in $COMPOSABLE_ACTOR_PG_BIN (or /work/pg-binary-ready), else a state
-folder per process. Instances that move between processes keep their state only under
+binary and real storage: PostgreSQL (Tests/servers/postgres_server.py) when the binary takes
+--state-url (the suite's own, or else the one in $COMPOSABLE_ACTOR_PG_BIN), else a state folder
+per process. Instances that move between processes keep their state only under
 PostgreSQL, so those tests need it.
 
 Each test keeps a model of what it sent: a send whose lines came back counts for sure; a send
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -26,18 +27,23 @@ from ray.cluster_utils import Cluster  # noqa: E402
 sys.path.insert(0, str(actor.ROOT / "clients/python"))
 from composable_actor import Client, ComposableActorError  # noqa: E402
 from composable_actor.cluster import ActorCluster, ClusterStartError, ProcessLostError  # noqa: E402
+import postgres_server  # noqa: E402
 from postgres_server import PostgresServer, free_port  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def pg_binary() -> str | None:
+    """The binary that takes --state-url: the suite's own when it does, else
+    $COMPOSABLE_ACTOR_PG_BIN; None without one, or without PostgreSQL's server to test it on."""
+    try:
+        postgres_server.binaries()
+    except RuntimeError:
+        return None
+    described = subprocess.run([str(actor.BINARY), "run", "--help"], capture_output=True, text=True, timeout=10)
+    if "--state-url" in described.stdout + described.stderr:
+        return str(actor.BINARY)
     named = os.environ.get("COMPOSABLE_ACTOR_PG_BIN")
-    if not named:
-        try:
-            named = Path("/work/pg-binary-ready").read_text().strip()
-        except OSError:
-            return None
     return named if named and os.access(named, os.X_OK) else None
 
 
@@ -91,7 +97,7 @@ def start(ray_cluster, storage):
     def start(processes=2, **options):
         options.setdefault("binary", PG_BINARY or str(actor.BINARY))
         options.setdefault("storage", storage)
-        options.setdefault("lease_seconds", 2 if PG_BINARY else None)
+        options.setdefault("lease_seconds", 3 if PG_BINARY else None)
         began = time.monotonic()
         cluster = ActorCluster(processes=processes, address=ray_cluster.address, **options)
         print(f"\n{processes} processes started in {time.monotonic() - began:.2f} s")
@@ -107,10 +113,15 @@ def count(cluster, key):
     return cluster.snapshot("primes", instance=key)["count"]
 
 
-def test_send_and_state_match_a_plain_client(start, storage, tmp_path):
+def test_send_and_state_match_a_plain_client(start, postgres, tmp_path):
     keys = [f"user-{n}" for n in range(40)]
-    # The plain client stores as the cluster does (a folder, or the same database), for a fair figure.
-    plain_storage = ["--state-dir", str(tmp_path / "plain")] if PG_BINARY is None else ["--state-url", storage, "--process-id", "plain"]
+    # The plain client stores as the cluster does (a folder, or a database of its own), for a
+    # fair figure.
+    if postgres is None:
+        plain_storage = ["--state-dir", str(tmp_path / "plain")]
+    else:
+        postgres.psql("CREATE DATABASE plain", database="postgres")
+        plain_storage = ["--state-url", postgres.url_with(database="plain"), "--process-id", "plain"]
     with Client(PG_BINARY or str(actor.BINARY), ["run", *plain_storage, "--data-dir", str(tmp_path)]) as plain:
         cluster = start()
         for round in range(3):
@@ -312,7 +323,7 @@ def test_the_asyncio_cluster(ray_cluster, storage):
     async def main():
         async with AsyncActorCluster(
             binary=PG_BINARY or str(actor.BINARY), processes=2, storage=storage, address=ray_cluster.address,
-            lease_seconds=2 if PG_BINARY else None,
+            lease_seconds=3 if PG_BINARY else None,
         ) as cluster:
             keys = [f"s{n}" for n in range(50)]
             await asyncio.gather(*(cluster.send("primes", "counter.incrTapped", instance=key) for key in keys))
@@ -342,8 +353,6 @@ def test_the_asyncio_cluster(ray_cluster, storage):
 
 
 def test_the_example_runs(ray_cluster, postgres, storage):
-    import subprocess
-
     where = ["--folder"] if postgres is None else ["--url", storage]
     done = subprocess.run(
         [sys.executable, str(actor.ROOT / "Examples/clients/cluster.py"), "--binary", PG_BINARY or str(actor.BINARY),

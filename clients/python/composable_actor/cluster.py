@@ -148,6 +148,7 @@ class ClusterStartError(ComposableActorError):
 
     def __init__(self, process: str, cause: str):
         super().__init__({"type": "error", "code": "process_failed", "message": f"process {process}: {cause}"})
+        Exception.__init__(self, f"process {process} could not start: {cause}")
         self.process = process
 
 
