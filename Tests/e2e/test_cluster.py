@@ -331,6 +331,14 @@ def test_the_asyncio_cluster(ray_cluster, storage):
             for key in keys:
                 assert (await cluster.state("primes", instance=key))["count"] == 2
                 assert (await cluster.snapshot("primes", instance=key))["count"] == 2
+            # 500 sends at once: their answers end in any order, and every mirror still follows
+            # its instance's patches in order.
+            await asyncio.gather(*(cluster.send("primes", "counter.incrTapped", instance=f"burst-{n % 100}")
+                                   for n in range(500)))
+            for n in range(100):
+                key = f"burst-{n}"
+                assert await cluster.state("primes", instance=key) == await cluster.snapshot("primes", instance=key)
+                assert (await cluster.state("primes", instance=key))["count"] == 5
             await cluster.send("primes", "counter.nthPrimeButtonTapped", instance="s1")
             line = await cluster.wait_for("counter.nthPrimeResponse", store="primes", instance="s1", timeout=10)
             assert line["instance"] == "s1"

@@ -43,10 +43,13 @@ moves lazily, on its next line.
 **Mirrors.** The driver keeps one mirror per (store, instance), as `Client` does. An instance
 read back from storage starts from its stored state, so each process's actor takes a
 `snapshot` of an instance the first time it names it (per binary started), before the action;
-every call's answer carries the process's lines since the driver's cursor (its `tail`,
-numbered), the snapshot among them, and the driver applies them in order: a snapshot line sets
-the mirror, an action line patches the mirror only when that mirror came from the same binary.
-A moved instance is snapshotted by its new process before its first patch there.
+every call's answer carries the process's lines that no answer carried yet (its `tail`,
+numbered), the snapshot among them, and the driver applies them in the process's order (tails
+of asyncio calls that end out of order wait for the ones before; after a lost answer the next
+call asks again from the driver's cursor): a snapshot line sets the mirror, an action line
+patches the mirror only when that mirror came from the same binary. A moved instance is
+snapshotted by its new process before its first patch there. One driver per cluster: the named
+actors are its own, and each line goes to one driver once.
 
 **Failures.** A call whose process was lost while it was in flight (the binary exited, the
 Ray actor died or its node went away, or no answer within `timeout` + 30 s) raises
@@ -194,6 +197,7 @@ class _Host:
             self._client.close(1.0)
         self._client = None
         self._seen = set()
+        self._returned = 0  # lines of this binary already returned in a tail
         self._incarnation = uuid.uuid4().hex
         with tempfile.TemporaryFile() as stderr:
             try:
@@ -230,10 +234,11 @@ class _Host:
 
     def call(
         self, op: str, store: str | None, instance: str | None, params: dict[str, Any], incarnation: str, cursor: int,
+        resend: bool = False,
     ) -> dict[str, Any]:
         client = self._alive()
         if client is None:
-            return {"failed": self._failure, "tail": self._tail(incarnation, cursor)}
+            return {"failed": self._failure, "tail": self._tail(incarnation, cursor, resend)}
         result: dict[str, Any] = {}
         key = (store or "", instance)
         timeout = params.get("timeout")
@@ -261,7 +266,8 @@ class _Host:
                 result["value"] = client._command(
                     "instances", timeout, **Session.page(store, params["limit"], params.get("after")))[-1]
             elif op == "pull":
-                if not client.poll() and client._session.received <= cursor and incarnation == self._incarnation:
+                if (not client.poll() and incarnation == self._incarnation
+                        and client._session.received <= max(cursor, self._returned)):
                     client._read_line(time.monotonic() + params["wait"])
                     client.poll()
             else:
@@ -275,19 +281,24 @@ class _Host:
             result["lost"] = f"its binary exited ({error}); it starts again at the next call"
         except TimeoutError as error:
             result["timeout"] = str(error)
-        result["tail"] = self._tail(incarnation, cursor)
+        result["tail"] = self._tail(incarnation, cursor, resend)
         return result
 
-    def _tail(self, incarnation: str, cursor: int) -> dict[str, Any]:
-        """The lines from the driver's cursor on (from the start for a binary it has not seen)."""
+    def _tail(self, incarnation: str, cursor: int, resend: bool) -> dict[str, Any]:
+        """The lines no tail returned yet (from the driver's cursor on when it asks them again,
+        having lost an answer; from the start for a binary it has not seen). Each line goes out
+        once, so that concurrent calls do not each carry the same lines."""
         client = self._client
         if client is None:
-            return {"incarnation": "", "start": 0, "lines": []}
+            return {"incarnation": "", "start": 0, "lines": [], "resent": resend}
         session = client._session
         base = session.received - len(session.backlog)
         start = max(base, cursor if incarnation == self._incarnation else 0)
+        if not resend:
+            start = max(start, self._returned)
         lines = list(itertools.islice(session.backlog, start - base, None))
-        return {"incarnation": self._incarnation, "start": start, "lines": lines}
+        self._returned = max(self._returned, session.received)
+        return {"incarnation": self._incarnation, "start": start, "lines": lines, "resent": resend}
 
 
 @dataclass
@@ -296,6 +307,9 @@ class _Process:
     handle: Any  # ray.actor.ActorHandle
     incarnation: str = ""
     applied: int = 0  # lines of that binary the driver has applied
+    # Tails that came before one that precedes them (asyncio calls end in any order), by start.
+    pending: dict[int, list[Line]] = field(default_factory=dict)
+    resend: bool = False  # an answer was lost: ask its lines again
     suspect: bool = False  # lost a call: ping it before the next one
 
 
@@ -419,9 +433,10 @@ class _Core:
         return store
 
     def remote_call(self, process: _Process, request: _Request) -> Any:
+        resend, process.resend = process.resend, False
         return process.handle.call.remote(
             request.op, request.store, request.instance, {**request.params, "timeout": request.timeout},
-            process.incarnation, process.applied,
+            process.incarnation, process.applied, resend,
         )
 
     def absorb(self, process: _Process, answer: dict[str, Any]) -> None:
@@ -432,17 +447,25 @@ class _Core:
         if tail["incarnation"] != process.incarnation:
             process.incarnation = tail["incarnation"]
             process.applied = 0
+            process.pending.clear()
         source = (process.name, process.incarnation)
         start: int = tail["start"]
-        if start > process.applied:  # lines the driver never saw: those mirrors must be read again
+        if tail["resent"] and start > process.applied:
+            # Lines its backlog dropped before the driver had them: those mirrors are read again.
             for mirror in self.mirrors.values():
                 if mirror.source == source:
                     mirror.source = None
-        for index, line in enumerate(tail["lines"], start):
-            if index < process.applied:
-                continue
-            process.applied = index + 1
-            self.apply(line, source)
+            process.applied = start
+        if tail["lines"]:
+            process.pending[start] = tail["lines"]
+        for first in sorted(process.pending):
+            lines = process.pending[first]
+            if first > process.applied:
+                break  # an earlier tail is still on its way (or lost: then it is asked again)
+            del process.pending[first]
+            for index, line in enumerate(lines[process.applied - first:], process.applied):
+                process.applied = index + 1
+                self.apply(line, source)
 
     def apply(self, line: Line, source: tuple[str, str]) -> None:
         kind = line["type"]
@@ -477,7 +500,7 @@ class _Core:
                 return self.backoff(request)
             return _Outcome(error=ClusterStartError(process.name, str(answer["failed"])))
         if "lost" in answer:
-            process.suspect = True
+            process.suspect = process.resend = True
             if request.op != "send" and not last:
                 return self.backoff(request)
             return _Outcome(error=ProcessLostError(process.name, request.store, request.instance, answer["lost"]))
@@ -501,7 +524,7 @@ class _Core:
 
     def lost(self, process: _Process, request: _Request, cause: BaseException) -> _Outcome:
         """A call that Ray could not complete (the actor died, its node went away, no answer)."""
-        process.suspect = True
+        process.suspect = process.resend = True
         request.attempt += 1
         if request.op != "send" and request.attempt < MAX_ATTEMPTS:
             return self.backoff(request)
@@ -815,7 +838,7 @@ class ActorCluster:
         try:
             answer = self._get(core.remote_call(process, request), core.call_seconds(None))
         except _RAY_LOSSES:
-            process.suspect = True
+            process.suspect = process.resend = True
             return
         core.absorb(process, answer)
 
@@ -847,7 +870,7 @@ class ActorCluster:
             try:
                 core.absorb(process, self._get(ref, wait + GRACE_SECONDS))
             except _RAY_LOSSES:
-                process.suspect = True
+                process.suspect = process.resend = True
 
     @staticmethod
     def _get(refs: Any, timeout: float | None) -> Any:
@@ -1073,7 +1096,7 @@ class AsyncActorCluster:
         try:
             answer = await self._get(core.remote_call(process, request), core.call_seconds(None))
         except _RAY_LOSSES:
-            process.suspect = True
+            process.suspect = process.resend = True
             return
         core.absorb(process, answer)
 
@@ -1105,4 +1128,4 @@ class AsyncActorCluster:
             try:
                 core.absorb(process, await self._get(ref, wait + GRACE_SECONDS))
             except _RAY_LOSSES:
-                process.suspect = True
+                process.suspect = process.resend = True
