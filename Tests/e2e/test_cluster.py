@@ -369,3 +369,22 @@ def test_the_example_runs(ray_cluster, postgres, storage):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "users moved to it" in done.stdout
+
+
+@needs_postgres
+def test_an_instance_held_outside_the_cluster_is_a_clear_error_within_the_bound(start, storage, tmp_path):
+    """A process that is not the cluster's holds the instance and renews its lease: the cluster
+    retries within lease_seconds + 10 s, then raises the binary's instance_elsewhere."""
+    cluster = start(1)
+    with Client(PG_BINARY, ["run", "--state-url", storage, "--process-id", "outsider", "--lease-seconds", "3",
+                            "--data-dir", str(tmp_path)]) as outsider:
+        outsider.send("primes", "counter.incrTapped", instance="held")
+        began = time.monotonic()
+        with pytest.raises(ComposableActorError) as refused:
+            cluster.send("primes", "counter.incrTapped", instance="held")
+        took = time.monotonic() - began
+        print(f"\nan instance held outside the cluster: {refused.value.code} after {took:.1f} s")
+        assert refused.value.code == "instance_elsewhere" and refused.value.owner == "outsider"
+        assert 12 < took < 20
+    # Once the outsider quit (and let it go), the cluster takes it, its state with it.
+    assert cluster.send("primes", "counter.incrTapped", instance="held")[0]["patch"][0]["value"] == 2
