@@ -17,6 +17,7 @@ echo "== mypy --strict" >&2
 # The example imports the client and the test peers through sys.path: mypy gets them by MYPYPATH.
 (cd "$root" && MYPYPATH=clients/python:Tests/servers python3 -m mypy --strict --no-incremental \
   clients/python/composable_actor Examples/clients/tour.py Examples/clients/effects.py Examples/clients/durable.py \
+  Examples/clients/cluster.py \
   Examples/custom-store/users.py)
 
 echo "== pip install into a fresh virtual environment" >&2

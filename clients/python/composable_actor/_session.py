@@ -59,6 +59,10 @@ class ComposableActorError(Exception):
         # The refused line's store and instance, when it named an instance (the process says so).
         self.store: str | None = line.get("store")
         self.instance: str | None = line.get("instance")
+        # `instance_elsewhere`: the process that holds the instance (under --state-url).
+        self.owner: str | None = line.get("owner")
+        # The whole error line, for fields a code adds that have no attribute here.
+        self.fields: Line = dict(line)
         where = f", store {self.store!r} instance {self.instance!r}" if self.instance is not None else ""
         super().__init__(f"{self.code} (input line {self.line}{where}): {self.message}")
 

@@ -52,6 +52,13 @@ class Client:
     `state`, `snapshot`); None, the default, is the store's default instance.
     """
 
+    # Whether start-up snapshots every store's default instance to seed the mirror. The
+    # cluster's processes do not: under --state-url that would take every default instance
+    # into every process, and a stored default instance is not the store's initial state.
+    _seeds_mirrors = True
+    # Where the process's stderr goes (a file object or descriptor; None: this one's stderr).
+    _stderr: Any = None
+
     def __init__(
         self,
         binary: str | os.PathLike[str] | None = None,
@@ -68,7 +75,7 @@ class Client:
         self.timeout = timeout
         command = command_line(binary, args)
         self._process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             env=None if env is None else {**os.environ, **env},
         )
         self._finalizer = weakref.finalize(self, _reap, self._process)
@@ -79,7 +86,7 @@ class Client:
             if first is False:
                 raise TimeoutError(f"composable-actor wrote no ready line within {self.timeout} s")
             self._session = Session(first, backlog=backlog, ticks=emits_ticks(command))
-            for store in self._session.stores:
+            for store in self._session.stores if self._seeds_mirrors else ():
                 self.snapshot(store)
         except BaseException:
             self._finalizer()
