@@ -9,6 +9,7 @@ that raised ProcessLostError may or may not have been applied, and the model all
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -200,7 +201,29 @@ def check(cluster, sure, maybe):
     assert not wrong, f"{len(wrong)} instances off the model (count, sure, maybe): {list(wrong.items())[:5]}"
 
 
-def test_sigkill_of_a_binary_during_a_burst_loses_no_change_that_was_read(start):
+def check_never_active_twice(postgres, storage):
+    """Every stored change of every instance, in batch order, counts one more than the one
+    before: two processes active at once would both have stored the same count. (The counter
+    store's journal holds every action: 3 per instance are far from a snapshot's fold.)"""
+    if postgres is None:
+        return
+    database = storage.rsplit("/", 1)[1]
+    rows = postgres.psql(
+        "SELECT instance, process || ':' || incarnation, convert_from(lines, 'UTF8') "
+        "FROM composable_actor.batches ORDER BY instance, number", database=database)
+    counts: dict[str, int] = {}
+    writers: dict[str, list[str]] = {}
+    for row in rows.splitlines():
+        instance, writer, text = row.split("|", 2)
+        writers.setdefault(instance, []).append(writer)
+        for line in text.splitlines():
+            value = json.loads(line)["patch"][0]["value"]
+            assert value == counts.get(instance, 0) + 1, (instance, value, writers[instance])
+            counts[instance] = value
+    assert counts, "nothing was stored"
+
+
+def test_sigkill_of_a_binary_during_a_burst_loses_no_change_that_was_read(start, postgres, storage):
     cluster = start(2)
     keys = [f"k{n}" for n in range(1000)]
     victim = cluster.processes[0]
@@ -213,10 +236,11 @@ def test_sigkill_of_a_binary_during_a_burst_loses_no_change_that_was_read(start)
     assert len(lost) <= 1  # only the send in flight: the next starts a new binary
     assert cluster.pid(victim) != pid  # the actor started a new binary itself
     check(cluster, sure, maybe)
+    check_never_active_twice(postgres, storage)
     assert cluster.processes == sorted([victim, cluster.processes[1]])
 
 
-def test_removing_a_node_during_a_burst_loses_no_change_that_was_read(ray_cluster, start):
+def test_removing_a_node_during_a_burst_loses_no_change_that_was_read(ray_cluster, start, postgres, storage):
     # The processes are placed round the nodes, so that removing a worker node takes one.
     cluster = start(3)
     by_node = {cluster.node(name): name for name in cluster.processes}
@@ -228,6 +252,7 @@ def test_removing_a_node_during_a_burst_loses_no_change_that_was_read(ray_cluste
     print(f"\nremoving a node during 3,000 sends took {time.monotonic() - started:.1f} s, "
           f"{len(lost)} ProcessLostError: {[str(error)[:120] for error in lost[:2]]}")
     check(cluster, sure, maybe)
+    check_never_active_twice(postgres, storage)
     # Its process restarted elsewhere under its name, or left the cluster.
     assert by_node[victim.node_id] not in cluster.processes or cluster.node(by_node[victim.node_id]) != victim.node_id
     ray_cluster.add_node(num_cpus=1)  # the next test gets three nodes again
@@ -235,7 +260,7 @@ def test_removing_a_node_during_a_burst_loses_no_change_that_was_read(ray_cluste
 
 
 @needs_postgres
-def test_adding_a_process_moves_its_share_without_loss_or_duplication(start):
+def test_adding_a_process_moves_its_share_without_loss_or_duplication(start, postgres, storage):
     cluster = start(2)
     keys = [f"a{n}" for n in range(300)]
     sure, maybe, lost = burst(cluster, keys, 600)
@@ -257,6 +282,7 @@ def test_adding_a_process_moves_its_share_without_loss_or_duplication(start):
         cluster.send("primes", "counter.incrTapped", instance=key)
         sure[key] += 1
     check(cluster, sure, maybe)
+    check_never_active_twice(postgres, storage)
 
 
 @needs_postgres

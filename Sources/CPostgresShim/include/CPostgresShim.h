@@ -38,6 +38,14 @@ const char *cpq_load(void);
            (conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats,           \
             resultFormat))                                                                         \
   FUNCTION(int, PQsendQuery, (PGconn * conn, const char *query), (conn, query))                   \
+  FUNCTION(int, PQsendPrepare,                                                                     \
+           (PGconn * conn, const char *stmtName, const char *query, int nParams,                   \
+            const Oid *paramTypes),                                                                \
+           (conn, stmtName, query, nParams, paramTypes))                                           \
+  FUNCTION(int, PQsendQueryPrepared,                                                               \
+           (PGconn * conn, const char *stmtName, int nParams, const char *const *paramValues,      \
+            const int *paramLengths, const int *paramFormats, int resultFormat),                   \
+           (conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat))       \
   FUNCTION(int, PQflush, (PGconn * conn), (conn))                                                  \
   FUNCTION(int, PQconsumeInput, (PGconn * conn), (conn))                                           \
   FUNCTION(int, PQisBusy, (PGconn * conn), (conn))                                                 \

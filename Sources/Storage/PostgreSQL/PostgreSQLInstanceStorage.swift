@@ -54,11 +54,15 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
       }
     }
     hasTables = true
-    let format = try connection.run(
-      processID == nil
-        ? [.init("SELECT value FROM composable_actor.meta WHERE key = 'format'")]
-        : PostgresSchema.prepare.map { .init($0) }, "prepare the tables in \(server)"
-    ).last.flatMap { $0.count > 0 ? $0.text(0, 0) : nil }
+    let prepared = try connection.run(
+      (processID == nil ? [] : PostgresSchema.prepare.map { .init($0) }) + [
+        .init("SELECT value FROM composable_actor.meta WHERE key = 'format'"),
+        .init("SELECT value FROM composable_actor.meta WHERE key = 'definitions'"),
+      ], "prepare the tables in \(server)")
+    let format =
+      prepared[prepared.count - 2].count > 0 ? prepared[prepared.count - 2].text(0, 0) : nil
+    let definitions =
+      prepared[prepared.count - 1].count > 0 ? prepared[prepared.count - 1].text(0, 0) : nil
     guard let format, let number = Int(format) else {
       throw InstanceStorageError(
         .corrupt, "cannot open \(server): its composable_actor.meta table has no format")
@@ -73,8 +77,18 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
       process = nil
       return
     }
-    _ = try connection.run(
-      PostgresSchema.create.map { .init($0) }, "create the tables in \(server)")
+    // Replacing the functions takes most of a start's time: only when they are not this
+    // version's.
+    if definitions != PostgresSchema.definitionsDigest {
+      _ = try connection.run(
+        PostgresSchema.create.map { .init($0) } + [
+          .init(
+            """
+            INSERT INTO composable_actor.meta (key, value) VALUES ('definitions', $1)
+            ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+            """, .text(PostgresSchema.definitionsDigest))
+        ], "create the tables in \(server)")
+    }
     let milliseconds =
       Int(lease.components.seconds) * 1000
       + Int(lease.components.attoseconds / 1_000_000_000_000_000)

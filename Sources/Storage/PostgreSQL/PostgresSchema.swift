@@ -24,8 +24,8 @@ enum PostgresSchema {
   static let format = 1
 
   /// Run first, in one transaction under an advisory lock (processes starting at once wait for
-  /// each other): makes the meta table if missing and answers the stored format, before
-  /// anything else is created or replaced. Each string is one statement: the pipeline sends
+  /// each other): makes the meta table if missing, before anything else is created or
+  /// replaced; the storage then reads the stored format and `definitions`. Each string is one statement: the pipeline sends
   /// them one by one, in one transaction.
   static let prepare: [String] = [
     """
@@ -42,10 +42,17 @@ enum PostgresSchema {
     INSERT INTO composable_actor.meta (key, value) VALUES ('format', '\(format)')
       ON CONFLICT (key) DO NOTHING
     """,
-    """
-    SELECT value FROM composable_actor.meta WHERE key = 'format'
-    """,
   ]
+
+  /// A digest of `create` (64-bit FNV-1a, in hex), stored under the meta key `definitions` once
+  /// it ran: a process finding its own digest there has nothing to create or replace.
+  static let definitionsDigest: String = {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in create.joined(separator: ";").utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    return String(hash, radix: 16)
+  }()
 
   /// 'comp' in ASCII: the advisory lock every process takes while it makes the tables.
   static let advisoryLock = 0x636F_6D70
