@@ -76,7 +76,9 @@ TODO_ACTOR := Examples/custom-store/.build/release/todo-actor
 SCALING_JSON ?= .build/bench-scaling.json
 SCALING_ARGS ?=
 
-bench: build
+## postgres.py and cluster.py start a throwaway PostgreSQL (and cluster.py a local Ray cluster):
+## `make test-deps` installs both.
+bench: build test-deps
 	$(SWIFT) build -c release --product http-bench
 	$(SWIFT) build -c release --product ws-bench
 	SWIFT=$(SWIFT) scripts/release-build.sh Examples/custom-store todo-actor $(RELEASE_FLAGS)
@@ -85,6 +87,8 @@ bench: build
 	python3 bench/client_latency.py $(BIN)
 	python3 bench/instances.py --actor $(BIN) --todo-actor $(TODO_ACTOR)
 	python3 bench/durability.py --actor $(BIN)
+	python3 bench/postgres.py --actor $(BIN)
+	python3 bench/cluster.py --actor $(BIN)
 	python3 bench/scaling.py --actor $(BIN) --todo-actor $(TODO_ACTOR) --json $(SCALING_JSON) $(SCALING_ARGS)
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).

@@ -31,7 +31,12 @@ from composable_actor.cluster import ActorCluster, ClusterStartError, ProcessLos
 import postgres_server  # noqa: E402
 from postgres_server import PostgresServer, free_port  # noqa: E402
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [
+    pytest.mark.timeout(120),
+    # Through Ray the binary does what test_postgres_instances.py has it do directly, which the
+    # sanitized run covers; a local Ray cluster would add minutes to it and check no code of ours.
+    pytest.mark.skipif(actor.SANITIZED, reason="the sanitized run covers the binary directly"),
+]
 
 
 def pg_binary() -> str | None:
