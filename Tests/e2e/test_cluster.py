@@ -213,18 +213,20 @@ def check_never_active_twice(postgres, storage):
     if postgres is None:
         return
     database = storage.rsplit("/", 1)[1]
+    # One row per stored line, in order: a batch's lines are its text's lines.
     rows = postgres.psql(
-        "SELECT instance, process || ':' || incarnation, convert_from(lines, 'UTF8') "
-        "FROM composable_actor.batches ORDER BY instance, number", database=database)
+        "SELECT instance, process || ':' || incarnation, line FROM composable_actor.batches, "
+        "unnest(string_to_array(rtrim(convert_from(lines, 'UTF8'), E'\\n'), E'\\n')) "
+        "WITH ORDINALITY AS stored(line, position) ORDER BY instance, number, position",
+        database=database)
     counts: dict[str, int] = {}
     writers: dict[str, list[str]] = {}
     for row in rows.splitlines():
-        instance, writer, text = row.split("|", 2)
+        instance, writer, line = row.split("|", 2)
         writers.setdefault(instance, []).append(writer)
-        for line in text.splitlines():
-            value = json.loads(line)["patch"][0]["value"]
-            assert value == counts.get(instance, 0) + 1, (instance, value, writers[instance])
-            counts[instance] = value
+        value = json.loads(line)["patch"][0]["value"]
+        assert value == counts.get(instance, 0) + 1, (instance, value, writers[instance])
+        counts[instance] = value
     assert counts, "nothing was stored"
 
 

@@ -17,8 +17,10 @@ created with `max_restarts` (default: unlimited) and `max_task_retries=0`, becau
 task could apply an action twice. A restarted actor keeps its name and so its `--process-id`:
 its new binary takes its instances back at once instead of waiting for their leases. When only
 the binary dies (SIGKILL, OOM) the actor's Python lives on and starts a new binary at its next
-call. The actors use no CPU resource (`num_cpus=0`) and are placed round the alive nodes
-(a soft node affinity: a restarted actor goes elsewhere when its node is gone).
+call. Each actor asks for a hundredth of a CPU and Ray's SPREAD strategy, which places them round
+the alive nodes and a restarted one on another node when its own is gone (Ray places an actor
+that asks for no resource on a node of its choosing, and follows only a hard node affinity for
+it, which would keep a restarted actor from ever leaving a dead node).
 
 **Routing.** A store's instance (None: its default instance) belongs to one live process by
 rendezvous hashing (`_rendezvous.py`: BLAKE2b of process, store and key; the heaviest process
@@ -93,7 +95,6 @@ from typing import Any, Union
 
 import ray
 import ray.exceptions
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from . import _rendezvous
 from ._patch import JsonPatchError, apply_patch
@@ -112,10 +113,15 @@ weight = _rendezvous.weight
 
 # Sends of one call, whatever they meet (instance_elsewhere, a process restarting).
 MAX_ATTEMPTS = 40
-# How long a lost process's actor may take to answer a ping before it is given up.
+# How long a lost process's actor may take to answer a ping before it is given up, and how often
+# one that Ray says is restarting is asked again.
 RESTART_SECONDS = 30.0
+REVIVE_INTERVAL = 0.1
 # Added to a call's timeout for Ray's own overhead before the call is taken as lost.
 GRACE_SECONDS = 30.0
+# The CPU each process's actor asks for: enough for SPREAD to place the actors round the nodes,
+# little enough that a node of one CPU holds a hundred.
+ACTOR_CPUS = 0.01
 # How long a pull for events waits for a first new line.
 PULL_SECONDS = 0.2
 # Lines each process's actor keeps for the driver to pull.
@@ -379,7 +385,6 @@ class _Core:
         self.cursor = 0
         self.closed = False
         self._next_index = 0
-        self._placed = 0
 
     @property
     def names(self) -> list[str]:
@@ -395,21 +400,11 @@ class _Core:
     def create(self, name: str) -> _Process:
         args = [*_storage_args(self.storage, name, self.lease_seconds), *self.args]
         remote = ray.remote(_Host).options(
-            name=name, max_restarts=self.max_restarts, max_task_retries=0, num_cpus=0,
-            scheduling_strategy=self.placement(),
+            name=name, max_restarts=self.max_restarts, max_task_retries=0,
+            num_cpus=ACTOR_CPUS, scheduling_strategy="SPREAD",
         )
         handle = remote.remote(name, self.binary, ["run", *args], self.timeout)
         return _Process(name, handle)
-
-    def placement(self) -> Any:
-        """Round the alive nodes: Ray's SPREAD leaves actors that need no CPU on one node. Soft,
-        so that a restarted actor goes to another node when its own is gone."""
-        alive = ray.nodes()  # type: ignore[no-untyped-call]  # ray.nodes() has no annotations
-        nodes = sorted(node["NodeID"] for node in alive if node.get("Alive"))
-        if not nodes:
-            return "SPREAD"
-        self._placed += 1
-        return NodeAffinitySchedulingStrategy(nodes[(self._placed - 1) % len(nodes)], soft=True)
 
     def started(self, process: _Process, answer: dict[str, Any]) -> None:
         if answer.get("failed") is not None:
@@ -758,9 +753,8 @@ class ActorCluster:
             if name == process.name:
                 continue
             for store in core.stores:
-                for key in self._keys(name, store, 1000, None, passivated=False):
-                    if owner(core.processes, store, key) == process.name:
-                        self._stop(name, store, key)
+                keys = self._keys(name, store, 1000, None, passivated=False)
+                self._stop_all(name, store, [key for key in keys if owner(core.processes, store, key) == process.name])
         return process.name
 
     def remove_process(self, name: str) -> None:
@@ -821,13 +815,23 @@ class ActorCluster:
                 return outcome.value
 
     def _revive(self, process: _Process) -> None:
-        """After a loss: the process's actor answers (restarted, perhaps) or leaves the cluster."""
-        try:
-            answer = self._get(process.handle.ready.remote(), RESTART_SECONDS)
-        except _RAY_LOSSES:
-            self._core.drop(process.name)
+        """After a loss: the process's actor answers (restarted, perhaps) or leaves the cluster.
+        An actor Ray is restarting is asked again until `RESTART_SECONDS` have passed."""
+        deadline = time.monotonic() + RESTART_SECONDS
+        while True:
+            try:
+                answer = self._get(process.handle.ready.remote(), max(0.0, deadline - time.monotonic()))
+            except ray.exceptions.ActorUnavailableError:
+                if time.monotonic() < deadline:
+                    time.sleep(REVIVE_INTERVAL)  # Ray tells of no restart's end: ask again
+                    continue
+                self._core.drop(process.name)
+                return
+            except _RAY_LOSSES:
+                self._core.drop(process.name)
+                return
+            process.suspect = answer.get("failed") is not None
             return
-        process.suspect = answer.get("failed") is not None
 
     def _stop(self, name: str, store: str, instance: str | None) -> None:
         core = self._core
@@ -841,6 +845,21 @@ class ActorCluster:
             process.suspect = process.resend = True
             return
         core.absorb(process, answer)
+
+    def _stop_all(self, name: str, store: str, keys: list[str]) -> None:
+        """Stops the instances at process `name` in one burst of calls, not a round trip each."""
+        core = self._core
+        process = core.processes.get(name)
+        if process is None or not keys:
+            return
+        refs = [core.remote_call(process, _Request("stop", store, key, {}, None)) for key in keys]
+        try:
+            answers = self._get(refs, core.call_seconds(None))
+        except _RAY_LOSSES:
+            process.suspect = process.resend = True
+            return
+        for answer in answers:
+            core.absorb(process, answer)
 
     def _keys(self, name: str, store: str, page: int, timeout: float | None, *, passivated: bool) -> list[str]:
         core = self._core
@@ -1013,9 +1032,8 @@ class AsyncActorCluster:
             if name == process.name:
                 continue
             for store in core.stores:
-                for key in await self._keys(name, store, 1000):
-                    if owner(core.processes, store, key) == process.name:
-                        await self._stop(name, store, key)
+                keys = await self._keys(name, store, 1000)
+                await self._stop_all(name, store, [key for key in keys if owner(core.processes, store, key) == process.name])
         return process.name
 
     async def remove_process(self, name: str) -> None:
@@ -1080,12 +1098,22 @@ class AsyncActorCluster:
         async with self._lock:
             if not process.suspect or process.name not in self._core.processes:
                 return
-            try:
-                answer = await self._get(process.handle.ready.remote(), RESTART_SECONDS)
-            except _RAY_LOSSES:
-                self._core.drop(process.name)
+            deadline = time.monotonic() + RESTART_SECONDS
+            while True:
+                try:
+                    answer = await self._get(
+                        process.handle.ready.remote(), max(0.0, deadline - time.monotonic()))
+                except ray.exceptions.ActorUnavailableError:
+                    if time.monotonic() < deadline:
+                        await asyncio.sleep(REVIVE_INTERVAL)  # Ray tells of no restart's end
+                        continue
+                    self._core.drop(process.name)
+                    return
+                except _RAY_LOSSES:
+                    self._core.drop(process.name)
+                    return
+                process.suspect = answer.get("failed") is not None
                 return
-            process.suspect = answer.get("failed") is not None
 
     async def _stop(self, name: str, store: str, instance: str | None) -> None:
         core = self._core
@@ -1099,6 +1127,21 @@ class AsyncActorCluster:
             process.suspect = process.resend = True
             return
         core.absorb(process, answer)
+
+    async def _stop_all(self, name: str, store: str, keys: list[str]) -> None:
+        """Stops the instances at process `name` in one burst of calls, not a round trip each."""
+        core = self._core
+        process = core.processes.get(name)
+        if process is None or not keys:
+            return
+        refs = [core.remote_call(process, _Request("stop", store, key, {}, None)) for key in keys]
+        try:
+            answers = await self._get(asyncio.gather(*refs), core.call_seconds(None))
+        except _RAY_LOSSES:
+            process.suspect = process.resend = True
+            return
+        for answer in answers:
+            core.absorb(process, answer)
 
     async def _keys(self, name: str, store: str, page: int) -> list[str]:
         core = self._core
