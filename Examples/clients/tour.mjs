@@ -98,9 +98,10 @@ async function websocket(actor) {
   for (const text of ['Hello', 'from Node']) {
     await actor.send('websocket', 'messageToSendChanged', { value: text });
     // The echo is network I/O again, and its line carries connectButtonTapped's id (the socket's
-    // effect started there), not sendButtonTapped's: until matches it all the same.
+    // effect started there), not sendButtonTapped's: anyId lets until match it all the same.
     const lines = await actor.send('websocket', 'sendButtonTapped', {}, {
       until: (line) => line.action?.type === 'receivedSocketMessage.success' && line.action.value.text === text,
+      anyId: true,
     });
     console.log(`websocket: echo of '${text}' with the id of the connect: ${lines.at(-1)?.id === welcome.id}`);
   }

@@ -89,7 +89,7 @@ def websocket(actor: Client) -> None:
         actor.send("websocket", "messageToSendChanged", value=text)
         # The echo is network I/O again. Its line carries the id of connectButtonTapped (whose
         # effect receives the messages), not this send's: `until` matches it all the same.
-        actor.send("websocket", "sendButtonTapped", until=received(text))
+        actor.send("websocket", "sendButtonTapped", until=received(text), any_id=True)
     print("websocket: received", actor.state("websocket")["receivedMessages"])
     actor.send("websocket", "connectButtonTapped")  # connected, the button disconnects
     print("websocket:", actor.state("websocket")["connectivityState"])

@@ -35,6 +35,8 @@ export const ENV_BINARY: "COMPOSABLE_ACTOR_BIN";
  * @property {Until} [until]  also wait for the first line after the action that matches, whatever
  *   its id (an action type matches `action` lines of the same store and instance)
  * @property {boolean} [settle]  also wait until the process is idle (`--clock virtual` only)
+ * @property {boolean} [anyId]  `until` matches a line whatever its id (an effect an earlier action
+ *   started, such as a WebSocket's messages), not only the lines this action caused (its id)
  * @property {number} [timeout]  milliseconds (the client's `timeout`)
  */
 /**
@@ -66,6 +68,8 @@ export const ENV_BINARY: "COMPOSABLE_ACTOR_BIN";
  * @property {unknown} error
  * @property {boolean} finished
  * @property {(() => void) | null} wake
+ * @property {boolean} internal  asked by the client itself: its answer stays out of the backlog
+ * @property {string | null} seeds  a snapshot asked to seed that instance's mirror (its mirrorKey)
  */
 /**
  * @typedef {object} Wait  a `waitFor` still waiting
@@ -83,12 +87,40 @@ export class ComposableActorError extends Error {
     /** @type {string | undefined} */ store: string | undefined;
     /** @type {string | undefined} */ instance: string | undefined;
 }
-/** The process ended (an `exit` line, or its stdout closed) before the call was answered. */
+/**
+ * The process ended (an `exit` line, or its stdout closed) before the call was answered. Without an
+ * exit line (a crash, a signal, bad arguments) it says how the process ended: `exitCode`, `signal`
+ * (such as `'SIGKILL'`) and `stderr`, the last lines it wrote there.
+ */
 export class ProcessExitedError extends Error {
-    /** @param {Line | null} exitLine */
-    constructor(exitLine: Line | null);
+    /**
+     * @param {Line | null} exitLine
+     * @param {{exitCode?: number | null, signal?: string | null, stderr?: string[]}} [how]
+     */
+    constructor(exitLine: Line | null, how?: {
+        exitCode?: number | null | undefined;
+        signal?: string | null | undefined;
+        stderr?: string[] | undefined;
+    } | undefined);
     exitLine: Line | null;
     /** @type {string | undefined} */ reason: string | undefined;
+    /** @type {number | null} its exit status, when it exited without an exit line */ exitCode: number | null;
+    /** @type {string | null} the signal that killed it */ signal: string | null;
+    /** @type {string[]} the last lines of its stderr */ stderr: string[];
+}
+/**
+ * An `events()` iterator fell so far behind that `missed` lines it had not read yet were dropped
+ * from the backlog (which keeps `backlog` lines). The iterator is not ended: its next `next()` goes
+ * on with the oldest line still kept. A reader that keeps its own copy of a state resyncs from a
+ * snapshot: `snapshot(store)` writes a `snapshot` line the iterator yields in its place among the
+ * lines (the client's own `state()` never misses a line).
+ */
+export class MissedLinesError extends Error {
+    /** @param {number} missed @param {string | undefined} store @param {string | undefined} instance */
+    constructor(missed: number, store: string | undefined, instance: string | undefined);
+    missed: number;
+    store: string | undefined;
+    instance: string | undefined;
 }
 /** No answer in time; the message says what was awaited and shows the last lines seen. */
 export class TimeoutError extends Error {
@@ -131,7 +163,8 @@ export class UnknownActionError extends Error {
  *
  * Ids: every line carries the id of the input line that caused it, and the lines of a
  * long-running effect (a socket's messages, a timer's ticks) carry the id of the action that
- * STARTED the effect. `until` and `waitFor` therefore match lines whatever their id.
+ * STARTED the effect. `waitFor` therefore matches lines whatever their id, and so does `until`
+ * with `anyId`.
  *
  * A client nobody closes does not keep Node running: the child and its pipes are unreferenced
  * while no call waits, and the child gets SIGTERM when Node exits.
@@ -156,9 +189,10 @@ export class Client extends EventEmitter {
      * Without `until` or `settle` that is its own line only. `until` (an action type of this store,
      * checked against `describe` before anything is sent, or a predicate on lines) also waits for the
      * first line written after the action that matches (an action type: a line of the same
-     * instance), WHATEVER ITS ID: the lines of a long-running effect carry the id of the action that
-     * started it (a socket's echo carries `connectButtonTapped`'s id). The result then ends with the
-     * matching line, if it carries another id. `settle` waits until the process is idle under the
+     * instance) and that this action caused (it carries its id). With `anyId`, WHATEVER ITS ID: the
+     * lines of a long-running effect carry the id of the action that started it (a socket's echo
+     * carries `connectButtonTapped`'s id). The result then ends with the matching line, if it
+     * carries another id. `settle` waits until the process is idle under the
      * virtual clock. Many sends may be in flight at once. A predicate that throws rejects this call
      * only.
      *
@@ -248,10 +282,15 @@ export class Client extends EventEmitter {
         timeout?: number | undefined;
     } | undefined): Promise<Line[]>;
     /**
-     * Every output line from the backlog's start (lines already dropped from it are skipped), then
-     * the live ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s.
-     * With `store`, only the lines about that store's `instance` (absent: its default), and the
-     * iteration ends with the process.
+     * Every output line from the backlog's start (as it is at the first `next()`), then the live
+     * ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s. With
+     * `store`, only the lines about that store's `instance` (absent: its default).
+     *
+     * An iterator holds no line of its own: it reads the client's backlog, so one never iterated
+     * costs nothing. One that falls more than `backlog` lines behind rejects its next `next()` with
+     * `MissedLinesError` (`missed`: how many it lost), once, then goes on with the oldest line kept
+     * (iterate it again). A process that ends without an exit line (killed, crashed) rejects it
+     * with the `ProcessExitedError` that says how.
      * @param {{store?: string, instance?: string}} [options] @returns {AsyncGenerator<Line>}
      */
     events(options?: {
@@ -315,6 +354,11 @@ export type SendOptions = {
      * also wait until the process is idle (`--clock virtual` only)
      */
     settle?: boolean | undefined;
+    /**
+     * `until` matches a line whatever its id (an effect an earlier action
+     * started, such as a WebSocket's messages), not only the lines this action caused (its id)
+     */
+    anyId?: boolean | undefined;
     /**
      * milliseconds (the client's `timeout`)
      */
@@ -381,6 +425,14 @@ export type Call = {
     error: unknown;
     finished: boolean;
     wake: (() => void) | null;
+    /**
+     * asked by the client itself: its answer stays out of the backlog
+     */
+    internal: boolean;
+    /**
+     * a snapshot asked to seed that instance's mirror (its mirrorKey)
+     */
+    seeds: string | null;
 };
 /**
  * a `waitFor` still waiting

@@ -6,14 +6,16 @@
 // Which lines carry which id: a line the process writes carries the id of the input line that
 // caused it, and the lines of a long-running effect carry the id of the action that STARTED the
 // effect. A WebSocket's received messages echo the id of `connectButtonTapped`, a timer's ticks
-// that of `viewDidAppear`, never the id of a later action. So `until` and `waitFor` match any
-// line, whatever its id.
+// that of `viewDidAppear`, never the id of a later action. So `waitFor` matches any line,
+// whatever its id; a send's `until` matches the lines carrying its own id unless `anyId` asks for
+// any (concurrent sends must not take each other's lines).
 //
 // Instances: a store runs a default instance and any number of named ones (`"instance":"KEY"` on
 // a line). A store and an `instance` option (absent: the default) name one everywhere: `send`,
 // `waitFor`, `state`, `snapshot`, `events`. Every line about a named instance carries its key,
 // so each instance's mirror follows its own patches.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { accessSync, constants, statSync } from 'node:fs';
@@ -48,6 +50,8 @@ const BUILD_BINARY = fileURLToPath(new URL('../../.build/release/composable-acto
  * @property {Until} [until]  also wait for the first line after the action that matches, whatever
  *   its id (an action type matches `action` lines of the same store and instance)
  * @property {boolean} [settle]  also wait until the process is idle (`--clock virtual` only)
+ * @property {boolean} [anyId]  `until` matches a line whatever its id (an effect an earlier action
+ *   started, such as a WebSocket's messages), not only the lines this action caused (its id)
  * @property {number} [timeout]  milliseconds (the client's `timeout`)
  */
 /**
@@ -79,6 +83,8 @@ const BUILD_BINARY = fileURLToPath(new URL('../../.build/release/composable-acto
  * @property {unknown} error
  * @property {boolean} finished
  * @property {(() => void) | null} wake
+ * @property {boolean} internal  asked by the client itself: its answer stays out of the backlog
+ * @property {string | null} seeds  a snapshot asked to seed that instance's mirror (its mirrorKey)
  */
 /**
  * @typedef {object} Wait  a `waitFor` still waiting
@@ -102,14 +108,47 @@ export class ComposableActorError extends Error {
   }
 }
 
-/** The process ended (an `exit` line, or its stdout closed) before the call was answered. */
+/**
+ * The process ended (an `exit` line, or its stdout closed) before the call was answered. Without an
+ * exit line (a crash, a signal, bad arguments) it says how the process ended: `exitCode`, `signal`
+ * (such as `'SIGKILL'`) and `stderr`, the last lines it wrote there.
+ */
 export class ProcessExitedError extends Error {
   name = 'ProcessExitedError';
-  /** @param {Line | null} exitLine */
-  constructor(exitLine) {
-    super(`composable-actor exited ${exitLine ? `with reason ${JSON.stringify(exitLine.reason)}` : 'without an exit line'}`);
+  /**
+   * @param {Line | null} exitLine
+   * @param {{exitCode?: number | null, signal?: string | null, stderr?: string[]}} [how]
+   */
+  constructor(exitLine, how = {}) {
+    const { exitCode = null, signal = null, stderr = [] } = how;
+    let text = exitLine ? `with reason ${JSON.stringify(exitLine.reason)}` : 'without an exit line';
+    if (!exitLine && signal) text += `, killed by ${signal}`;
+    else if (!exitLine && exitCode !== null) text += `, exit status ${exitCode}`;
+    const said = stderr.map((line) => `\n  ${line}`).join('');
+    super(`composable-actor exited ${text}${said ? `; the end of its stderr:${said}` : ''}`);
     this.exitLine = exitLine;
     /** @type {string | undefined} */ this.reason = exitLine?.reason;
+    /** @type {number | null} its exit status, when it exited without an exit line */ this.exitCode = exitCode;
+    /** @type {string | null} the signal that killed it */ this.signal = signal;
+    /** @type {string[]} the last lines of its stderr */ this.stderr = stderr;
+  }
+}
+
+/**
+ * An `events()` iterator fell so far behind that `missed` lines it had not read yet were dropped
+ * from the backlog (which keeps `backlog` lines). The iterator is not ended: its next `next()` goes
+ * on with the oldest line still kept. A reader that keeps its own copy of a state resyncs from a
+ * snapshot: `snapshot(store)` writes a `snapshot` line the iterator yields in its place among the
+ * lines (the client's own `state()` never misses a line).
+ */
+export class MissedLinesError extends Error {
+  name = 'MissedLinesError';
+  /** @param {number} missed @param {string | undefined} store @param {string | undefined} instance */
+  constructor(missed, store, instance) {
+    super(`events() fell behind: ${missed} lines were dropped from the backlog before it read them (iterate on for the oldest line still kept; snapshot to resync)`);
+    this.missed = missed;
+    this.store = store;
+    this.instance = instance;
   }
 }
 
@@ -249,6 +288,17 @@ const NONE = Object.freeze({});
 const MAX_TIMER = 2 ** 31 - 1;
 const ANSWERS = { snapshot: 'snapshot', describe: 'describe', advance: 'advanced', settle: 'settled', instances: 'instances', stop: 'stopped', forget: 'forgotten' };
 const never = () => false;
+/** The lines of the process's stderr kept to say why it ended. */
+const STDERR_LINES = 10;
+/** How long an ended process (its stdout closed) is given to exit, and its stderr to end, before the error says what is known. */
+const REAP_MS = 2000;
+// Each flow of control's waitFor cursor, by client: a flow (an async function and what it awaits)
+// moves its own, and one it starts begins with its cursor, as asyncio's tasks do with contextvars.
+/** @type {AsyncLocalStorage<Map<number, {at: number}>>} */
+const cursors = new AsyncLocalStorage();
+let clients = 0;
+/** @param {string[]} args  whether the process has durable storage (it reads instances back) */
+const storesState = (args) => args.some((arg) => arg === '--state-dir' || arg === '--state-url' || arg.startsWith('--state-dir=') || arg.startsWith('--state-url='));
 /** @param {Line} line  the host's own line: `action`, or under --emit ticks the `state` line naming it */
 const isOwnLine = (line) => line.type === 'action' || line.type === 'state';
 
@@ -351,7 +401,8 @@ function idsOf(line) {
  *
  * Ids: every line carries the id of the input line that caused it, and the lines of a
  * long-running effect (a socket's messages, a timer's ticks) carry the id of the action that
- * STARTED the effect. `until` and `waitFor` therefore match lines whatever their id.
+ * STARTED the effect. `waitFor` therefore matches lines whatever their id, and so does `until`
+ * with `anyId`.
  *
  * A client nobody closes does not keep Node running: the child and its pipes are unreferenced
  * while no call waits, and the child gets SIGTERM when Node exits.
@@ -375,7 +426,11 @@ export class Client extends EventEmitter {
   /** the number (counting every line since ready from 0) of the oldest line kept */ #first = 0;
   /** the number of lines received since ready */ #received = 0;
   /** @type {number} */ #limit;
-  /** the number of the first line the next waitFor looks at */ #cursor = 0;
+  /** this client's key among each flow's waitFor cursors */ #token = ++clients;
+  /** the process has durable storage: mirrors are seeded from snapshots only */ #durable = false;
+  /** @type {Set<string>} mirrorKeys a seeding snapshot was written for, not answered yet */ #seeding = new Set();
+  /** @type {string[]} the last lines of the process's stderr */ #stderr = [];
+  /** @type {Promise<void>} */ #stderrEnded = Promise.resolve();
   /** @type {Promise<Map<string, Set<string>>> | null} each store's action types, from describe */ #loading = null;
   /** @type {Map<string, Set<string>> | null} the same once known */ #types = null;
   /** @type {Promise<void> | null} writes wait for it while describe is fetched for a send */ #gate = null;
@@ -421,8 +476,9 @@ export class Client extends EventEmitter {
     this.timeout = timeout;
     this.#limit = backlog;
     this.#ticks = args.some((arg, i) => arg === '--emit=ticks' || (arg === '--emit' && args[i + 1] === 'ticks'));
+    this.#durable = storesState(args);
     this.#child = spawn(findBinary(binary), args, {
-      stdio: ['pipe', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: env && { ...process.env, ...env },
     });
     running.add(this.#child);
@@ -430,6 +486,26 @@ export class Client extends EventEmitter {
     this.#child.unref();
     this.#child.stdin.unref?.();
     this.#child.stdout.unref?.();
+    // Stderr goes on to this process's, as if inherited, and its last lines are kept to say why
+    // the process ended.
+    const stderr = this.#child.stderr;
+    /** @type {any} */ (stderr).unref?.();
+    let partial = '';
+    stderr.setEncoding('utf8');
+    stderr.on('data', (/** @type {string} */ chunk) => {
+      process.stderr.write(chunk);
+      const lines = (partial + chunk).split('\n');
+      partial = /** @type {string} */ (lines.pop()).slice(-4096);
+      for (const line of lines.slice(-STDERR_LINES)) if (line.trim()) this.#stderr.push(line.replace(/\r$/, ''));
+      if (this.#stderr.length > STDERR_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
+    });
+    this.#stderrEnded = new Promise((resolve) => {
+      stderr.once('close', () => {
+        if (partial.trim()) this.#stderr.push(partial);
+        if (this.#stderr.length > STDERR_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_LINES);
+        resolve();
+      });
+    });
     this.#exited = new Promise((resolve) => {
       /** @param {number | null} code */
       const exited = (code) => {
@@ -456,11 +532,13 @@ export class Client extends EventEmitter {
           lines.on('line', (line) => this.#receive(line));
           resolve(text);
         });
-        lines.once('close', () => reject(this.#failure ?? new ProcessExitedError(null)));
+        lines.once('close', () => this.#exitError().then(reject));
         this.#child.once('error', reject);
         cancel = this.#deadline(this.timeout, () => reject(new TimeoutError(`no ready line in ${this.timeout} ms`)));
       });
-      lines.once('close', () => this.#end(null));
+      lines.once('close', () => {
+        if (!this.#failure) this.#exitError().then((error) => this.#end(this.#exitLine ? null : error));
+      });
       this.ready = parseReady(first);
       this.#stores = new Set(this.stores);
     } finally {
@@ -491,9 +569,10 @@ export class Client extends EventEmitter {
    * Without `until` or `settle` that is its own line only. `until` (an action type of this store,
    * checked against `describe` before anything is sent, or a predicate on lines) also waits for the
    * first line written after the action that matches (an action type: a line of the same
-   * instance), WHATEVER ITS ID: the lines of a long-running effect carry the id of the action that
-   * started it (a socket's echo carries `connectButtonTapped`'s id). The result then ends with the
-   * matching line, if it carries another id. `settle` waits until the process is idle under the
+   * instance) and that this action caused (it carries its id). With `anyId`, WHATEVER ITS ID: the
+   * lines of a long-running effect carry the id of the action that started it (a socket's echo
+   * carries `connectButtonTapped`'s id). The result then ends with the matching line, if it
+   * carries another id. `settle` waits until the process is idle under the
    * virtual clock. Many sends may be in flight at once. A predicate that throws rejects this call
    * only.
    *
@@ -505,7 +584,7 @@ export class Client extends EventEmitter {
    */
   async send(store, action, payload = NONE, options = NONE) {
     // The plain case on a path of its own, small enough to be optimized after a few calls.
-    if (payload === NONE && options === NONE && typeof action === 'string' && action && !this.#gate && this.#stores.has(store)) {
+    if (payload === NONE && options === NONE && typeof action === 'string' && action && !this.#gate && this.#stores.has(store) && (!this.#durable || this.#mirror.has(store))) {
       const call = this.#request({ store, action }, isOwnLine);
       return this.#wait(call, call, undefined, () => `send(${JSON.stringify(store)}, ${JSON.stringify(action)})`);
     }
@@ -527,8 +606,8 @@ export class Client extends EventEmitter {
     if (payload !== NONE && !isPlainObject(payload)) {
       throw new TypeError(`payload must be an object of the action's fields, e.g. { value: ${JSON.stringify(payload)} }, not ${describeValue(payload)}`);
     }
-    checkOptions(options, ['instance', 'until', 'settle', 'timeout'], 'send');
-    const { instance, until, settle = false, timeout } = options;
+    checkOptions(options, ['instance', 'until', 'settle', 'anyId', 'timeout'], 'send');
+    const { instance, until, settle = false, anyId = false, timeout } = options;
     checkInstance(instance, 'send');
     if (until !== undefined && settle) throw new TypeError('pass until or settle, not both');
     // The first action type to check waits for describe, and every write behind it, in order.
@@ -542,7 +621,8 @@ export class Client extends EventEmitter {
     const match = until === undefined ? null : this.#matcher(until, store, instance, `send(${JSON.stringify(store)}, …)`, types);
     const fields = payload !== NONE && Object.keys(payload).length > 0;
     const message = typeof action === 'string' ? (fields ? { type: action, ...payload } : action) : { ...action, ...payload };
-    const call = this.#request({ store, instance, action: message }, match ? never : settle ? never : isOwnLine, match);
+    this.#seed(store, instance);
+    const call = this.#request({ store, instance, action: message }, match ? never : settle ? never : isOwnLine, match, !anyId);
     const what = () => `send(${JSON.stringify(store)}, ${JSON.stringify(typeof action === 'string' ? action : action.type)}${instance === undefined ? '' : `, instance ${JSON.stringify(instance)}`})`;
     if (!settle) {
       return this.#wait(call, call, timeout, () => `${what()}${match ? ` waiting for ${this.#describeUntil(/** @type {Until} */ (until))} after it` : ''}`);
@@ -569,12 +649,17 @@ export class Client extends EventEmitter {
     checkOptions(options, ['store', 'instance', 'timeout'], 'waitFor');
     const { store, instance, timeout = this.timeout } = options;
     this.#checkScope(store, instance, 'waitFor');
+    // This flow's cursor, taken (and installed as its own) before anything is awaited, so that the
+    // caller's code after the await sees where this call left it.
+    const inherited = cursors.getStore();
+    const cursor = { at: inherited?.get(this.#token)?.at ?? 0 };
+    cursors.enterWith(new Map(inherited).set(this.#token, cursor));
     const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
     const match = this.#matcher(until, store, instance, 'waitFor', types);
-    for (let number = Math.max(this.#cursor, this.#first); number < this.#received; number++) {
+    for (let number = Math.max(cursor.at, this.#first); number < this.#received; number++) {
       const line = this.#line(number);
       if (match(line)) {
-        this.#cursor = number + 1;
+        cursor.at = number + 1;
         return line;
       }
     }
@@ -587,7 +672,7 @@ export class Client extends EventEmitter {
         const wait = {
           match,
           found: (line, number) => {
-            this.#cursor = Math.max(this.#cursor, number + 1);
+            cursor.at = Math.max(cursor.at, number + 1);
             resolve(line);
           },
           fail: reject,
@@ -692,13 +777,35 @@ export class Client extends EventEmitter {
   /** @param {{timeout?: number}} [options] @returns {Promise<Line>} */
   async describe(options = NONE) {
     checkOptions(options, ['timeout'], 'describe');
-    const description = /** @type {Line} */ ((await this.#command('describe', {}, options.timeout)).at(-1));
+    return this.#learn(/** @type {Line} */ ((await this.#command('describe', {}, options.timeout)).at(-1)));
+  }
+
+  /**
+   * Keeps the action types of a `describe` answer, to check the action types given to until and
+   * waitFor.
+   * @param {Line} description @returns {Line}
+   */
+  #learn(description) {
     // Kept to check the action types given to until and waitFor.
     /** @type {Map<string, Set<string>>} */
     const types = new Map();
     for (const store of description.stores) types.set(store.name, new Set(store.actions.map((/** @type {{type: string}} */ action) => action.type)));
     this.#types = types;
     return description;
+  }
+
+  /**
+   * Under durable storage, asks for a snapshot of an instance without a mirror just before the
+   * first action to it: nobody waits for it, its line seeds the mirror before the action's patch
+   * comes (the process reads the instance back from storage, not from the initial state).
+   * @param {string} store @param {string | undefined} instance
+   */
+  #seed(store, instance) {
+    const key = mirrorKey(store, instance);
+    if (!this.#durable || this.#mirror.has(key) || this.#seeding.has(key)) return;
+    const call = this.#request({ cmd: 'snapshot', store, instance }, (line) => line.type === 'snapshot');
+    call.seeds = key;
+    this.#seeding.add(key);
   }
 
   /**
@@ -721,10 +828,15 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * Every output line from the backlog's start (lines already dropped from it are skipped), then
-   * the live ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s.
-   * With `store`, only the lines about that store's `instance` (absent: its default), and the
-   * iteration ends with the process.
+   * Every output line from the backlog's start (as it is at the first `next()`), then the live
+   * ones, the exit line last. Each iterator has its own position; none moves `waitFor`'s. With
+   * `store`, only the lines about that store's `instance` (absent: its default).
+   *
+   * An iterator holds no line of its own: it reads the client's backlog, so one never iterated
+   * costs nothing. One that falls more than `backlog` lines behind rejects its next `next()` with
+   * `MissedLinesError` (`missed`: how many it lost), once, then goes on with the oldest line kept
+   * (iterate it again). A process that ends without an exit line (killed, crashed) rejects it
+   * with the `ProcessExitedError` that says how.
    * @param {{store?: string, instance?: string}} [options] @returns {AsyncGenerator<Line>}
    */
   events(options = NONE) {
@@ -732,15 +844,25 @@ export class Client extends EventEmitter {
     const { store, instance } = options;
     this.#checkScope(store, instance, 'events');
     const client = this;
-    let number = this.#first;
-    return (async function* () {
+    let number = -1;
+    let done = false;
+    /** @returns {Promise<IteratorResult<Line, undefined>>} */
+    const next = async () => {
+      if (done) return { value: undefined, done: true };
+      if (number < 0) number = client.#first;
       for (;;) {
-        if (number < client.#first) number = client.#first;
+        if (number < client.#first) {
+          const missed = client.#first - number;
+          number = client.#first;
+          throw new MissedLinesError(missed, store, instance);
+        }
         if (number < client.#received) {
           const line = client.#line(number++);
-          if (store === undefined || (line.store === store && line.instance === instance)) yield line;
+          if (store === undefined || (line.store === store && line.instance === instance)) return { value: line, done: false };
         } else if (client.#failure) {
-          return;
+          done = true;
+          if (client.#exitLine) return { value: undefined, done: true };
+          throw client.#failure;
         } else {
           client.#hold();
           /** @type {() => void} */
@@ -756,7 +878,46 @@ export class Client extends EventEmitter {
           }
         }
       }
-    })();
+    };
+    /** @type {AsyncGenerator<Line, undefined, unknown>} */
+    const iterator = {
+      next,
+      async return() {
+        done = true;
+        return { value: undefined, done: true };
+      },
+      /** @param {unknown} error */
+      async throw(error) {
+        done = true;
+        throw error;
+      },
+      [Symbol.asyncIterator]() {
+        return iterator;
+      },
+    };
+    return iterator;
+  }
+
+  /**
+   * The error of a process whose stdout closed without an exit line: its exit status or signal
+   * (once it exited) and the last lines of its stderr, each awaited at most REAP_MS.
+   * @returns {Promise<ProcessExitedError>}
+   */
+  async #exitError() {
+    /** @param {Promise<unknown>} promise */
+    const within = async (promise) => {
+      /** @type {NodeJS.Timeout | undefined} */
+      let timer;
+      const late = new Promise((resolve) => (timer = setTimeout(resolve, REAP_MS, undefined).unref()));
+      try {
+        await Promise.race([promise, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    await within(this.#exited);
+    await within(this.#stderrEnded);
+    return new ProcessExitedError(null, { exitCode: this.#child.exitCode, signal: this.#child.signalCode, stderr: [...this.#stderr] });
   }
 
   /**
@@ -880,7 +1041,11 @@ export class Client extends EventEmitter {
   /** Each store's action types, from `describe` (asked once, when first needed). */
   #actionTypes() {
     if (!this.#loading) {
-      this.#loading = this.describe().then(() => /** @type {Map<string, Set<string>>} */ (this.#types));
+      // The client's own question: its answer is not one of the user's lines.
+      this.#loading = this.#command('describe', {}, undefined, true).then((lines) => {
+        this.#learn(/** @type {Line} */ (lines.at(-1)));
+        return /** @type {Map<string, Set<string>>} */ (this.#types);
+      });
       // Asked again next time if it failed (it fails only when the process ended).
       this.#loading.catch(() => (this.#loading = null));
     }
@@ -926,22 +1091,29 @@ export class Client extends EventEmitter {
     return new TimeoutError(`${what}: nothing matched in ${ms} ms; the last ${last.length} lines received:${shown}`, last.map((text) => JSON.parse(text)));
   }
 
-  /** @param {string} cmd @param {Record<string, unknown>} fields @param {number} [timeout] */
-  async #command(cmd, fields, timeout) {
+  /**
+   * @param {string} cmd @param {Record<string, unknown>} fields @param {number} [timeout]
+   * @param {boolean} [internal]  the client's own question: its answer is not kept in the backlog
+   */
+  async #command(cmd, fields, timeout, internal = false) {
     const answer = ANSWERS[/** @type {keyof typeof ANSWERS} */ (cmd)];
     if (this.#gate && cmd !== 'describe') await this.#gate;
     const call = this.#request({ cmd, ...fields }, (line) => line.type === answer);
+    call.internal = internal;
     return this.#wait(call, call, timeout, () => `${cmd} waiting for its ${answer} line`);
   }
 
   /**
    * @param {Record<string, unknown>} message @param {(line: Line) => boolean} done
-   * @param {((line: Line) => boolean) | null} [until] @returns {Call}
+   * @param {((line: Line) => boolean) | null} [until]
+   * @param {boolean} [own]  `until` matches only lines carrying this call's id
+   * @returns {Call}
    */
-  #request(message, done, until = null) {
+  #request(message, done, until = null, own = false) {
     if (this.#failure) throw this.#failure;
     /** @type {Call} */
-    const call = { id: this.#write(message), done, until, own: false, matched: null, lines: [], error: null, finished: false, wake: null };
+    const call = { id: this.#write(message), done, until, own: false, matched: null, lines: [], error: null, finished: false, wake: null, internal: false, seeds: null };
+    if (until && own) call.until = (line) => idsOf(line).includes(call.id) && until(line);
     this.#calls.set(call.id, call);
     if (until) this.#watching.add(call);
     return call;
@@ -994,6 +1166,13 @@ export class Client extends EventEmitter {
       return;
     }
     if (line.type === 'snapshot' || line.type === 'stopped' || line.type === 'forgotten') this.#mirrorInstance(line);
+    if (line.type === 'describe' && this.#calls.get(line.id)?.internal) {
+      // The client's own question (the action types): not one of the user's lines, nor ~20 KB of backlog.
+      const call = /** @type {Call} */ (this.#calls.get(line.id));
+      call.lines.push(line);
+      this.#finish(call);
+      return;
+    }
     const number = this.#keep(text);
     for (const id of idsOf(line)) {
       const call = this.#calls.get(/** @type {number} */ (id));
@@ -1019,7 +1198,9 @@ export class Client extends EventEmitter {
     const key = mirrorKey(line.store, line.instance);
     let state = this.#mirror.get(key);
     // A named instance's first line: it was just activated, from the store's initial state.
-    if (state === undefined && line.instance !== undefined && this.#initial.has(line.store)) state = structuredClone(this.#initial.get(line.store));
+    // (Not under durable storage: the process reads an instance back from storage, and the default
+    // instance's first snapshot is its stored state, not the initial one.)
+    if (state === undefined && line.instance !== undefined && this.#initial.has(line.store) && !this.#durable) state = structuredClone(this.#initial.get(line.store));
     if (state !== undefined) this.#mirror.set(key, applyPatch(state, line.patch));
   }
 
@@ -1118,6 +1299,7 @@ export class Client extends EventEmitter {
   /** @param {Call} call */
   #finish(call) {
     call.finished = true;
+    if (call.seeds !== null) this.#seeding.delete(call.seeds);
     this.#calls.delete(call.id);
     this.#watching.delete(call);
     call.wake?.();

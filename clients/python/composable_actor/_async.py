@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import signal
 import subprocess
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from ._session import (
-    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, about, addressed, check_backlog,
-    check_instance, check_key, check_page, check_timeout, command_line, emits_ticks,
+    DEFAULT_BACKLOG, Call, Follower, Line, ProcessExitedError, Session, Until, Waiter, addressed, check_backlog,
+    check_instance, check_key, check_page, check_timeout, command_line, emits_ticks, stores_state,
 )
+from ._sync import _REAP_SECONDS, STDERR_LINES
 
 # Snapshots and `describe` answers are single lines far beyond asyncio's 64 KiB default.
 _LINE_LIMIT = 1 << 26
@@ -51,7 +53,8 @@ class AsyncClient:
     and every line after `ready` is kept, in order, in a backlog of at most `backlog` lines (the
     oldest dropped first) that `wait_for` and `events` read from the start. Lines carry the id
     of the input line that caused them; the lines of a long-running effect carry the id of the
-    action that *started* it, so `until` and `wait_for` match lines whatever their id.
+    action that *started* it, so `wait_for` matches lines whatever their id (a send's `until`
+    with `any_id=True`).
     `instance=` names one of a store's instances, as in `Client`.
     """
 
@@ -76,20 +79,30 @@ class AsyncClient:
         self._session: Session | None = None
         self._reader: asyncio.Task[None] | None = None
         self._waiters: dict[Waiter, asyncio.Future[None]] = {}
-        # Each events() iterator's queue, and which lines it takes (None: every line).
-        self._subscribers: dict[asyncio.Queue[Line | None], Callable[[Line], bool] | None] = {}
+        # Set (and dropped) by the reader when lines arrived: what events() iterators wait on.
+        self._arrival: asyncio.Event | None = None
+        # The one `describe` the client asks for itself (to check action types), while on its way.
+        self._describing: asyncio.Future[None] | None = None
+        self._stderr_lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._stderr_task: asyncio.Task[None] | None = None
 
     async def start(self) -> AsyncClient:
         self._process = process = await asyncio.create_subprocess_exec(
             *self._command_line, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            env=self._env, limit=_LINE_LIMIT,
+            stderr=asyncio.subprocess.PIPE, env=self._env, limit=_LINE_LIMIT,
         )
         transport = getattr(process, "_transport", None)
         popen = transport.get_extra_info("subprocess") if transport is not None else None
         weakref.finalize(self, _kill, popen, process.pid)
+        self._stderr_task = asyncio.create_task(self._copy_stderr())
         try:
             first = await asyncio.wait_for(process.stdout.readline(), self.timeout)  # type: ignore[union-attr]
-            self._session = Session(first or None, backlog=self._backlog_size, ticks=emits_ticks(self._command_line))
+            if not first:
+                raise await self._exited()
+            self._session = Session(
+                first, backlog=self._backlog_size, ticks=emits_ticks(self._command_line),
+                durable=stores_state(self._command_line),
+            )
             self._reader = asyncio.create_task(self._read())
             for store in self._session.stores:
                 await self.snapshot(store)
@@ -100,6 +113,7 @@ class AsyncClient:
             await process.wait()
             if self._reader:
                 await self._reader
+            await self._stderr_task
             raise
         return self
 
@@ -138,24 +152,28 @@ class AsyncClient:
         instance: str | None = None,
         until: Until | None = None,
         settle: bool = False,
+        any_id: bool = False,
         timeout: float | None = None,
         **payload: Any,
     ) -> list[Line]:
-        """Like `Client.send`; many sends may be in flight at once."""
+        """Like `Client.send`; many sends may be in flight at once, and each one's `until`
+        matches only the lines its own action caused unless `any_id=True`."""
         session = self._started
         session.check_store(store)
         check_instance(instance, store)
         check_timeout(timeout)
         if until is not None:
             await self._check_until(until, store)
-        data, waited, answer = session.send(store, instance, action, payload, until, settle)
+        data, waited, answer = session.send(store, instance, action, payload, until, settle, any_id)
         return await self._call(data, waited, answer, timeout)
 
     async def wait_for(
         self, until: Until, *, store: str | None = None, instance: str | None = None, timeout: float | None = None,
     ) -> Line:
         """Like `Client.wait_for`: the first line from the cursor on, whatever its id, that
-        matches `until`; a predicate that raises ends this call only."""
+        matches `until`; a predicate that raises ends this call only. The cursor is the calling
+        task's: a task starts from the cursor of the code that created it, and its waits move
+        only its own, so concurrent tasks each see every line from where they started."""
         session = self._started
         session.check_scope(store, instance)
         check_timeout(timeout)
@@ -163,7 +181,9 @@ class AsyncClient:
         watch = session.wait_for(until, store, instance)
         if not watch.done:
             await self._until_done(watch, watch.what, timeout)
-        return Session.watched(watch)
+        line = Session.watched(watch)
+        session.passed(watch)
+        return line
 
     def state(self, store: str, *, instance: str | None = None) -> Any:
         """Like `Client.state`; current with every line read."""
@@ -214,22 +234,16 @@ class AsyncClient:
         return await self._command("settle", timeout)
 
     def events(self, *, store: str | None = None, instance: str | None = None) -> AsyncIterator[Line]:
-        """Every line from the backlog's start (as it is now), then every new line, the exit
-        line last. Each iterator queues the new lines for itself: none is lost however late it
-        reads them. With `store`, only the lines about that store's `instance` (None: its
-        default) are queued, and the iteration ends with the process."""
+        """Like `Client.events`: every line from the backlog's start (as it is when iteration
+        starts), then every new line, the exit line last; with `store`, only the lines about
+        that store's `instance` (None: its default). The iterator holds no line of its own: it
+        reads the client's backlog, so one never iterated costs nothing, and one that falls
+        more than `backlog` lines behind raises `MissedLinesError` once, then goes on with the
+        oldest line kept. A process that ends without an exit line makes it raise the
+        `ProcessExitedError` that says how."""
         session = self._started
         session.check_scope(store, instance)
-        ours = about(store, instance)
-        queue: asyncio.Queue[Line | None] = asyncio.Queue()
-        for line in session.backlog:
-            if ours is None or ours(line):
-                queue.put_nowait(line)
-        if session.ended:
-            queue.put_nowait(None)
-        else:
-            self._subscribers[queue] = ours
-        return self._follow(queue)
+        return _AsyncEvents(self, Follower(session, store, instance))
 
     async def close(self, timeout: float = 2.0) -> int | None:
         """Asks the process to quit, then terminates or kills it if it lingers; its exit status."""
@@ -250,6 +264,9 @@ class AsyncClient:
                     await process.wait()
         if self._reader:
             await self._reader
+        if self._stderr_task is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_task), _REAP_SECONDS)
         return process.returncode
 
     @property
@@ -260,8 +277,22 @@ class AsyncClient:
 
     async def _check_until(self, until: Until, store: str | None) -> None:
         if self._started.needs_description(until):
-            await self.describe()
+            # Asked once per client, however many calls need it at once; the answer is the
+            # client's, not one of the user's lines.
+            if self._describing is None:
+                self._describing = asyncio.ensure_future(self._learn())
+            describing = self._describing
+            try:
+                await asyncio.shield(describing)
+            except BaseException:
+                if describing.done() and self._describing is describing:
+                    self._describing = None  # asked again next time (the process ended, or it timed out)
+                raise
         self._started.check_until(until, store)
+
+    async def _learn(self) -> None:
+        data, call = self._started.ask("describe")
+        self._started.learn((await self._call(data, call, call, None))[-1])
 
     async def _command(self, cmd: str, timeout: float | None, **fields: Any) -> list[Line]:
         check_timeout(timeout)
@@ -274,7 +305,11 @@ class AsyncClient:
             stdin.write(data)  # type: ignore[union-attr]
             await stdin.drain()  # type: ignore[union-attr]
         except (BrokenPipeError, ConnectionResetError):
-            raise ProcessExitedError(self._started.exit_line) from None
+            # Gone: the reader learns how it ended from its stdout and stderr.
+            if self._reader is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self._reader), 2 * _REAP_SECONDS + 1)
+            raise self._started.failure or ProcessExitedError(self._started.exit_line) from None
 
     async def _call(self, data: bytes, waited: Call, answer: Call, timeout: float | None) -> list[Line]:
         try:
@@ -313,18 +348,48 @@ class AsyncClient:
         failure: Exception | None = None
         try:
             while text := await stdout.readline():  # type: ignore[union-attr]
-                line, finished = session.receive(text)
+                _, finished = session.receive(text)
                 if finished:
                     self._wake(finished)
-                for queue, ours in self._subscribers.items():
-                    if ours is None or ours(line):
-                        queue.put_nowait(line)
+                if self._arrival is not None:
+                    self._arrival.set()
+                    self._arrival = None
         except Exception as error:  # a line that cannot be followed: fail the calls with it
             failure = error
+        if failure is None and not session.ended:
+            failure = await self._exited()
         self._wake(session.end(failure))
-        for queue in self._subscribers:
-            queue.put_nowait(None)
-        self._subscribers.clear()
+        if self._arrival is not None:
+            self._arrival.set()
+            self._arrival = None
+
+    async def _copy_stderr(self) -> None:
+        """Copies the process's stderr to this one's (file descriptor 2, as if inherited),
+        keeping its last lines to say why it ended."""
+        stderr = self._process.stderr  # type: ignore[union-attr]
+        with contextlib.suppress(Exception):
+            while text := await stderr.readline():  # type: ignore[union-attr]
+                with contextlib.suppress(OSError):
+                    os.write(2, text)
+                self._stderr_lines.append(text.decode(errors="replace").rstrip("\r\n"))
+
+    async def _exited(self) -> ProcessExitedError:
+        """The error of a process whose stdout closed without an exit line: its exit status
+        (once reaped) and the last lines of its stderr, each awaited at most _REAP_SECONDS."""
+        process = self._process
+        assert process is not None
+        await _exits(process, _REAP_SECONDS)
+        if self._stderr_task is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_task), _REAP_SECONDS)
+        said = [text for text in self._stderr_lines if text.strip()]
+        return ProcessExitedError(None, process.returncode, said)
+
+    async def _arrived(self) -> None:
+        """Returns once the reader received more lines (or the output ended)."""
+        if self._arrival is None:
+            self._arrival = asyncio.Event()
+        await self._arrival.wait()
 
     def _wake(self, waiters: list[Waiter]) -> None:
         for waiter in waiters:
@@ -332,9 +397,22 @@ class AsyncClient:
             if future and not future.done():
                 future.set_result(None)
 
-    async def _follow(self, queue: asyncio.Queue[Line | None]) -> AsyncIterator[Line]:
-        try:
-            while (line := await queue.get()) is not None:
-                yield line
-        finally:
-            self._subscribers.pop(queue, None)
+
+
+class _AsyncEvents(AsyncIterator[Line]):
+    """`AsyncClient.events()`: steps a Follower, waiting for the reader when it needs a new line.
+    A class, not an async generator, so that it goes on after a `MissedLinesError`."""
+
+    def __init__(self, client: AsyncClient, follower: Follower):
+        self._client = client
+        self._follower = follower
+
+    async def __anext__(self) -> Line:
+        while True:
+            try:
+                line = self._follower.step()
+            except StopIteration:
+                raise StopAsyncIteration from None
+            if line is not None:
+                return line
+            await self._client._arrived()

@@ -8,7 +8,8 @@ line the client writes takes the next one), so an error the process could not at
 Which lines carry which id: a line carries the id of the input line that caused it. The lines of
 a long-running effect (a timer's ticks, a WebSocket's messages, an HTTP response) carry the id of
 the action that *started* the effect, not the id of whatever the host sent last. That is why
-`until` and `wait_for` match lines whatever their id.
+`wait_for` matches lines whatever their id. A send's `until` matches only the lines that carry
+its own id unless asked for any (`any_id`): concurrent sends must not take each other's lines.
 
 Instances: a store runs a default instance and any number of named ones (`"instance":"KEY"` on a
 line). A store and an instance (None: the default) name one everywhere: `send`, the `store` of
@@ -19,11 +20,13 @@ instance's mirror follows its own patches.
 from __future__ import annotations
 
 import collections
+import contextvars
 import copy
 import itertools
 import json
 import os
 import shutil
+import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
@@ -40,6 +43,10 @@ Instance = tuple[str, Union[str, None]]
 ENV_BINARY = "COMPOSABLE_ACTOR_BIN"
 BINARY_NAME = "composable-actor"
 DEFAULT_BACKLOG = 10_000
+# Each flow of control's `wait_for` cursor, by session: a context variable, so that every asyncio
+# task (and thread) has its own, starting from the one of the code that created it.
+_CURSORS: contextvars.ContextVar[dict[int, int]] = contextvars.ContextVar("composable_actor_cursors")
+_SESSIONS = itertools.count(1)
 _ANSWERS = {
     "snapshot": "snapshot", "describe": "describe", "advance": "advanced", "settle": "settled",
     "instances": "instances", "stop": "stopped", "forget": "forgotten",
@@ -68,13 +75,50 @@ class ComposableActorError(Exception):
 
 
 class ProcessExitedError(Exception):
-    """The process ended (an `exit` line, or its stdout closed) before the call was answered."""
+    """The process ended (an `exit` line, or its stdout closed) before the call was answered.
 
-    def __init__(self, exit_line: Line | None):
+    Without an exit line (a crash, a signal, bad arguments) it says how the process ended when
+    the client saw it end: `returncode` (its exit status, None if unknown), `signal` (the name of
+    the signal that killed it, such as "SIGKILL") and `stderr`, the last lines it wrote there."""
+
+    def __init__(self, exit_line: Line | None, returncode: int | None = None, stderr: Sequence[str] = ()):
         self.exit_line = exit_line
         self.reason: str | None = exit_line["reason"] if exit_line else None
-        how = f"with reason {self.reason!r}" if exit_line else "without an exit line"
-        super().__init__(f"composable-actor exited {how}")
+        self.returncode = returncode
+        self.signal: str | None = None
+        self.stderr = list(stderr)
+        if returncode is not None and returncode < 0:
+            try:
+                self.signal = signal.Signals(-returncode).name
+            except ValueError:
+                self.signal = f"signal {-returncode}"
+        if exit_line:
+            how = f"with reason {self.reason!r}"
+        else:
+            how = "without an exit line"
+            if self.signal is not None:
+                how += f", killed by {self.signal}"
+            elif returncode is not None:
+                how += f", exit status {returncode}"
+        said = "".join(f"\n  {text}" for text in self.stderr)
+        super().__init__(f"composable-actor exited {how}" + (f"; the end of its stderr:{said}" if said else ""))
+
+
+class MissedLinesError(Exception):
+    """An `events()` iterator fell so far behind that `missed` lines it had not read yet were
+    dropped from the backlog (which keeps `backlog` lines). The iterator is not ended: iterated
+    again, it goes on with the oldest line still kept. A reader that keeps its own copy of a
+    state resyncs from a snapshot: `snapshot(store)` writes a `snapshot` line that the iterator
+    yields in its place among the lines (the client's own `state()` never misses a line)."""
+
+    def __init__(self, missed: int, store: str | None = None, instance: str | None = None):
+        self.missed = missed
+        self.store = store
+        self.instance = instance
+        super().__init__(
+            f"events() fell behind: {missed} lines were dropped from the backlog before it read them "
+            "(iterate on for the oldest line still kept; snapshot to resync)"
+        )
 
 
 def _close_matches(word: str, candidates: Sequence[str], n: int) -> list[str]:
@@ -168,6 +212,8 @@ class Call:
     answered: bool = False
     finished: bool = False
     watch: Watch | None = None
+    internal: bool = False  # asked by the client itself: its answer stays out of the backlog
+    seeds: Instance | None = None  # a snapshot asked to seed that instance's mirror
 
     @property
     def what(self) -> str:
@@ -301,6 +347,12 @@ def check_backlog(backlog: int) -> None:
         raise TypeError(f"backlog must be a positive int (lines kept), not {backlog!r}")
 
 
+def stores_state(args: Sequence[str]) -> bool:
+    """Whether the command line gives the process durable storage (`--state-dir`, `--state-url`):
+    it then reads instances back from storage, so a mirror cannot start from the initial state."""
+    return any(arg in ("--state-dir", "--state-url") or arg.startswith(("--state-dir=", "--state-url=")) for arg in args)
+
+
 def emits_ticks(args: Sequence[str]) -> bool:
     """Whether the command line says `--emit ticks` (its lines then name no action types)."""
     return any(
@@ -334,8 +386,16 @@ class Session:
     """One process's protocol state: ids, pending calls, the mirror, the backlog of lines, and
     how it ended."""
 
-    def __init__(self, first_line: str | bytes | None, *, backlog: int = DEFAULT_BACKLOG, ticks: bool = False):
-        """Starts from the process's first output line (None: it closed stdout at once)."""
+    def __init__(
+        self, first_line: str | bytes | None, *, backlog: int = DEFAULT_BACKLOG, ticks: bool = False,
+        durable: bool = False,
+    ):
+        """Starts from the process's first output line (None: it closed stdout at once).
+
+        `durable`: the process has durable storage, so an instance's state is whatever it reads
+        back: the mirror of an instance is only ever seeded from a snapshot (the first `send` to
+        an instance without a mirror writes one just before the action), never from the store's
+        initial state."""
         if first_line is None:
             raise ProcessExitedError(None)
         try:
@@ -348,6 +408,7 @@ class Session:
         self.stores: list[str] = list(self.ready["stores"])
         self._store_set = frozenset(self.stores)
         self.ticks = ticks
+        self.durable = durable
         # Each instance's state, by store and key; a named instance joins with the first line
         # about it and leaves with its `stopped` or `forgotten` line.
         self.mirror: dict[Instance, Any] = {}
@@ -361,8 +422,10 @@ class Session:
         # line at backlog[k] has the index received - len(backlog) + k.
         self.backlog: collections.deque[Line] = collections.deque(maxlen=backlog)
         self.received = 0
-        # Where `wait_for` starts: just past the line the last successful one matched.
-        self.cursor = 0
+        # Where `wait_for` starts is each flow's own (`cursor()`): this session's key in _CURSORS.
+        self._token = next(_SESSIONS)
+        # The instances a seeding snapshot was written for, not answered yet.
+        self._seeding: set[Instance] = set()
         # Action types by store, from `describe` (fetched once, when an action type is awaited).
         self.actions: dict[str, list[str]] | None = None
         self._calls: dict[int, Call] = {}
@@ -417,22 +480,25 @@ class Session:
 
     # Writing: each method returns the bytes to write and the calls to wait on.
 
-    def request(self, message: Mapping[str, Any], answers: Callable[[Line], bool], subject: str) -> tuple[bytes, Call]:
+    def request(
+        self, message: Mapping[str, Any], answers: Callable[[Line], bool], subject: str, internal: bool = False,
+    ) -> tuple[bytes, Call]:
         if self.failure:
             raise self.failure
         self._last_id += 1
-        call = Call(self._last_id, answers, subject)
+        call = Call(self._last_id, answers, subject, internal=internal)
         data = encode({**message, "id": call.id})
         self._calls[call.id] = call
         return data, call
 
     def send(
         self, store: str, instance: str | None, action: str | Mapping[str, Any], payload: Mapping[str, Any],
-        until: Until | None, settle: bool,
+        until: Until | None, settle: bool, any_id: bool = False,
     ) -> tuple[bytes, Call, Call]:
         """The bytes, the call whose end ends the wait, and the call whose lines answer it.
 
-        `until` (checked with `check_until` first) watches every line read from now on."""
+        `until` (checked with `check_until` first) watches the lines read from now on that carry
+        the action's id, or with `any_id` every line."""
         if until is not None and settle:
             raise ValueError("pass until or settle, not both")
         if isinstance(action, str):
@@ -445,11 +511,13 @@ class Session:
             raise TypeError(f"action must be an action type (str) or an action object (dict), not {type(action).__name__}")
         # The host's own line is an `action` line, or under --emit ticks the `state` line naming it.
         answers = _never if settle else _is_own_line
+        seed = self.seed(store, instance)
         data, call = self.request({**addressed(store, instance), "action": message_action}, answers, kind)
+        data = seed + data
         call.store = store
         call.instance = instance
         if until is not None:
-            watch = self._watch(until, store, instance, self.received)
+            watch = self._watch(until, store, instance, self.received, None if any_id else call.id)
             watch.call = call
             call.watch = watch
             self._watches.append(watch)
@@ -460,6 +528,33 @@ class Session:
 
     def command(self, cmd: str, **fields: Any) -> tuple[bytes, Call]:
         return self.request({"cmd": cmd, **fields}, _is_type(_ANSWERS[cmd]), cmd)
+
+    def ask(self, cmd: str) -> tuple[bytes, Call]:
+        """A command the client writes for itself: its answer is not kept in the backlog."""
+        return self.request({"cmd": cmd}, _is_type(_ANSWERS[cmd]), cmd, internal=True)
+
+    def seed(self, store: str, instance: str | None) -> bytes:
+        """Under durable storage, the snapshot to write just before the first action to an
+        instance without a mirror (nobody waits for it: its line seeds the mirror before the
+        action's patch comes); nothing otherwise, and nothing while one is on its way."""
+        key = (store, instance)
+        if not self.durable or key in self.mirror or key in self._seeding:
+            return b""
+        data, call = self.command("snapshot", **addressed(store, instance))
+        call.seeds = key
+        self._seeding.add(key)
+        return data
+
+    def cursor(self) -> int:
+        """Where this flow's next `wait_for` starts (0, the first line, for a flow that has not
+        waited yet, nor the code that started it)."""
+        return _CURSORS.get({}).get(self._token, 0)
+
+    def passed(self, watch: Watch) -> None:
+        """Moves this flow's cursor just past the line a `wait_for` returned."""
+        cursors = _CURSORS.get({})
+        if watch.line is not None and watch.index + 1 > cursors.get(self._token, 0):
+            _CURSORS.set({**cursors, self._token: watch.index + 1})
 
     def state(self, store: str, instance: str | None) -> Any:
         """A copy of the instance's mirror."""
@@ -488,10 +583,11 @@ class Session:
         return self.request({"cmd": "quit"}, _never, "quit")[0]
 
     def wait_for(self, until: Until, store: str | None, instance: str | None) -> Watch:
-        """A watch from the `wait_for` cursor on: done at once if a line still in the backlog
+        """A watch from this flow's `wait_for` cursor on (the caller moves it with `passed` once
+        the watch matched): done at once if a line still in the backlog
         matches (a predicate that raises here raises to the caller), else registered so that
         `receive` offers it every new line. Raises the session's failure when it ended."""
-        watch = self._watch(until, store, instance, self.cursor)
+        watch = self._watch(until, store, instance, self.cursor())
         base = self.received - len(self.backlog)
         start = max(watch.start, base)
         for index, line in enumerate(itertools.islice(self.backlog, start - base, None), start):
@@ -513,7 +609,7 @@ class Session:
         if kind in ("action", "state"):
             key = (line["store"], line.get("instance"))
             state = self.mirror.get(key)
-            if state is None and key[1] is not None and key[0] in self.initial:
+            if state is None and key[1] is not None and key[0] in self.initial and not self.durable:
                 state = copy.deepcopy(self.initial[key[0]])  # its first line: just activated
             if state is not None:
                 self.mirror[key] = apply_patch(state, line["patch"])
@@ -532,8 +628,13 @@ class Session:
             # the key starts it afresh.
             self.mirror.pop((line["store"], line["instance"]), None)
         index = self.received
-        self.received = index + 1
-        self.backlog.append(line)
+        if kind == "describe" and (asked := self._calls.get(line.get("id", -1))) is not None and asked.internal:
+            # The client's own question (the action types to check `until` with): the answer
+            # is not one of the user's lines, and ~20 KB of backlog.
+            index = -1
+        else:
+            self.received = index + 1
+            self.backlog.append(line)
         finished: list[Waiter] = []
         if kind != "exit":
             for id in (line["id"],) if "id" in line else _ids(line):
@@ -547,7 +648,7 @@ class Session:
                     call.answered = True
                 if call.error or (call.answered and (call.watch is None or call.watch.done)):
                     finished.append(self._finish(call))
-        if self._watches:
+        if self._watches and index >= 0:
             for watch in list(self._watches):
                 if index >= watch.start and self._offer(watch, line, index):
                     self._watches.remove(watch)
@@ -614,8 +715,17 @@ class Session:
             f"(of {self.received}):{last}"
         )
 
-    def _watch(self, until: Until, store: str | None, instance: str | None, start: int) -> Watch:
-        """With a store, only the lines of that store's `instance` (None: its default) match."""
+    def _watch(self, until: Until, store: str | None, instance: str | None, start: int, own: int | None = None) -> Watch:
+        """With a store, only the lines of that store's `instance` (None: its default) match;
+        with `own`, only lines carrying that id (a send's `until`)."""
+        watch = self._any_watch(until, store, instance, start)
+        if own is not None:
+            matches = watch.matches
+            watch.matches = lambda line: own in _ids(line) and matches(line)
+            watch.what += f" caused by input line {own}"
+        return watch
+
+    def _any_watch(self, until: Until, store: str | None, instance: str | None, start: int) -> Watch:
         if callable(until):
             name = getattr(until, "__qualname__", None) or repr(until)
             what = f"a line matching {name}"
@@ -647,15 +757,54 @@ class Session:
     def _matched(self, watch: Watch, line: Line, index: int) -> None:
         watch.line = line
         watch.index = index
-        if watch.call is None:
-            self.cursor = max(self.cursor, index + 1)
 
     def _finish(self, call: Call) -> Call:
         call.finished = True
+        if call.seeds is not None:
+            self._seeding.discard(call.seeds)
         self._calls.pop(call.id, None)
         if call.watch is not None and call.watch in self._watches:
             self._watches.remove(call.watch)
         return call
+
+
+class Follower:
+    """An `events()` iterator's place in the backlog. It holds no line of its own, so it costs
+    nothing however far behind it is or whether it is iterated at all: it takes its place (the
+    oldest line kept) on its first step, and reads the session's backlog from there."""
+
+    def __init__(self, session: Session, store: str | None, instance: str | None):
+        self.session = session
+        self.store = store
+        self.instance = instance
+        self.ours = about(store, instance)
+        self.position: int | None = None
+
+    def step(self) -> Line | None:
+        """The next line for the iterator, or None when it must wait for one. Raises
+        `MissedLinesError` when lines it had not read were dropped (and moves on to the oldest
+        kept), and at the end the session's failure, unless the process wrote its exit line
+        (then StopIteration, as a plain end)."""
+        session = self.session
+        base = session.received - len(session.backlog)
+        if self.position is None:
+            self.position = base
+        while True:
+            if self.position < base:
+                missed, self.position = base - self.position, base
+                raise MissedLinesError(missed, self.store, self.instance)
+            if self.position < session.received:
+                line = session.backlog[self.position - base]
+                self.position += 1
+                if self.ours is None or self.ours(line):
+                    return line
+                continue
+            if not session.ended:
+                return None
+            if session.exit_line is not None and isinstance(session.failure, ProcessExitedError):
+                raise StopIteration
+            assert session.failure is not None
+            raise session.failure
 
 
 def _ids(line: Line) -> list[Any]:

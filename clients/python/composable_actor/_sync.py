@@ -3,18 +3,54 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import select
 import subprocess
+import threading
 import time
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from ._session import (
-    DEFAULT_BACKLOG, Call, Line, ProcessExitedError, Session, Until, Waiter, about, addressed, check_backlog,
-    check_instance, check_key, check_page, check_timeout, command_line, emits_ticks,
+    DEFAULT_BACKLOG, Call, Follower, Line, ProcessExitedError, Session, Until, Waiter, addressed, check_backlog,
+    check_instance, check_key, check_page, check_timeout, command_line, emits_ticks, stores_state,
 )
+
+# The lines of the process's stderr kept to say why it ended (it still goes to this stderr).
+STDERR_LINES = 10
+# How long an ended process (its stdout closed) is given to be reaped, and its stderr to end,
+# before the error says what is known without them.
+_REAP_SECONDS = 2.0
+
+
+class StderrTail:
+    """Copies the process's stderr to this process's stderr (file descriptor 2, as if
+    inherited) as it comes, keeping its last lines, from a thread of its own: nothing else
+    reads it, so the process never blocks on it."""
+
+    def __init__(self, stream: IO[bytes]):
+        self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._thread = threading.Thread(target=self._copy, args=(stream,), name="composable-actor stderr", daemon=True)
+        self._thread.start()
+
+    def _copy(self, stream: IO[bytes]) -> None:
+        partial = b""
+        with stream, contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(stream.fileno(), 1 << 16):
+                with contextlib.suppress(OSError):
+                    os.write(2, chunk)
+                *complete, partial = (partial + chunk).split(b"\n")
+                self.lines.extend(text.decode(errors="replace").rstrip("\r") for text in complete[-STDERR_LINES:])
+                partial = partial[-4096:]
+        if partial:
+            self.lines.append(partial.decode(errors="replace"))
+
+    def wait(self, timeout: float) -> list[str]:
+        """Its last lines, once it ended (or `timeout` passed)."""
+        self._thread.join(timeout)
+        return [text for text in self.lines if text.strip()]
 
 
 def _reap(process: subprocess.Popen[bytes]) -> None:
@@ -46,7 +82,8 @@ class Client:
 
     Lines carry the id of the input line that caused them; the lines of a long-running effect
     (a timer, a WebSocket, an HTTP request) carry the id of the action that *started* it. So
-    `until` and `wait_for` match lines whatever their id.
+    `wait_for` matches lines whatever their id; a send's `until` matches the lines its action
+    caused, or with `any_id=True` any line.
 
     `instance=` names one of a store's instances wherever a store is named (`send`, `wait_for`,
     `state`, `snapshot`); None, the default, is the store's default instance.
@@ -75,9 +112,11 @@ class Client:
         self.timeout = timeout
         command = command_line(binary, args)
         self._process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if self._stderr is None else self._stderr,
             env=None if env is None else {**os.environ, **env},
         )
+        self._tail = None if self._process.stderr is None else StderrTail(self._process.stderr)
         self._finalizer = weakref.finalize(self, _reap, self._process)
         self._partial = b""
         self._texts: collections.deque[bytes] = collections.deque()
@@ -85,7 +124,9 @@ class Client:
             first = self._read_text(self._deadline(None))
             if first is False:
                 raise TimeoutError(f"composable-actor wrote no ready line within {self.timeout} s")
-            self._session = Session(first, backlog=backlog, ticks=emits_ticks(command))
+            if first is None:
+                raise self._exited(None)
+            self._session = Session(first, backlog=backlog, ticks=emits_ticks(command), durable=stores_state(command))
             for store in self._session.stores if self._seeds_mirrors else ():
                 self.snapshot(store)
         except BaseException:
@@ -127,6 +168,7 @@ class Client:
         instance: str | None = None,
         until: Until | None = None,
         settle: bool = False,
+        any_id: bool = False,
         timeout: float | None = None,
         **payload: Any,
     ) -> list[Line]:
@@ -134,11 +176,13 @@ class Client:
         activates one) and returns the lines that echo its id, its own line first.
 
         Without `until` or `settle` that is its own line only. `until` also waits for the first
-        line read after the action was written that matches, whatever its id: an action type
-        of this store's instance (checked against `describe` first: an unknown one raises
+        line read after the action was written that matches and that this action caused (it
+        carries its id: the action's own line, the lines of the effects it started): an action
+        type of this store's instance (checked against `describe` first: an unknown one raises
         `UnknownActionError` at once) or a predicate on lines (any line type: a predicate that
-        raises ends this call with its exception). When the line that matched carries another
-        id (an effect started earlier, such as a WebSocket's messages), it comes last.
+        raises ends this call with its exception). `any_id=True` matches a line whatever its
+        id instead, such as a message of a WebSocket an earlier action opened; when the line
+        that matched carries another id, it comes last.
         `settle` waits until the process is idle under the virtual clock. `action` is a type or
         a whole action object (for payload fields named like these keywords).
         """
@@ -150,7 +194,7 @@ class Client:
         if until is not None:
             self._check_until(until, store)
             self.poll()  # lines already waiting came before the action: `until` must not see them
-        data, waited, answer = session.send(store, instance, action, payload, until, settle)
+        data, waited, answer = session.send(store, instance, action, payload, until, settle, any_id)
         return self._call(data, waited, answer, timeout)
 
     def wait_for(
@@ -164,7 +208,8 @@ class Client:
         seen again, but lines still in the backlog that arrived before this call are (a welcome
         message already read is found). Then it reads on until a line matches, the process
         ends (`ProcessExitedError`) or `timeout` passes (`TimeoutError`, which shows the last
-        lines read). A wait that fails does not move the cursor.
+        lines read). A wait that fails does not move the cursor. The cursor is the calling
+        thread's (each thread, and each asyncio task, has its own).
         """
         session = self._session
         session.check_scope(store, instance)
@@ -175,7 +220,9 @@ class Client:
             self._wait(watch, self._deadline(timeout), timeout)
         finally:
             session.forget(watch)
-        return Session.watched(watch)
+        line = Session.watched(watch)
+        session.passed(watch)
+        return line
 
     def poll(self) -> list[Line]:
         """Reads every output line already waiting, without blocking: they update the mirror and
@@ -186,7 +233,7 @@ class Client:
             if not self._texts:
                 filled = self._fill(0)
                 if filled is None:
-                    session.end()
+                    self._output_ended()
                     break
                 if not filled:
                     break
@@ -195,31 +242,17 @@ class Client:
         return lines
 
     def events(self, *, store: str | None = None, instance: str | None = None) -> Iterator[Line]:
-        """Every line from the backlog's start (as it is now), then each new line as it arrives
-        (blocking), the exit line last. Lines dropped from the backlog before the iterator
-        reached them are skipped. With `store`, only the lines about that store's `instance`
-        (None: its default), and the iteration ends with the process."""
-        session = self._session
-        session.check_scope(store, instance)
-        ours = about(store, instance)
-        position = session.received - len(session.backlog)
+        """Every line from the backlog's start (as it is at the first `next`), then each new line
+        as it arrives (blocking), the exit line last. With `store`, only the lines about that
+        store's `instance` (None: its default).
 
-        def follow() -> Iterator[Line]:
-            nonlocal position
-            while True:
-                base = session.received - len(session.backlog)
-                position = max(position, base)
-                if position < session.received:
-                    position += 1
-                    line = session.backlog[position - 1 - base]
-                    if ours is None or ours(line):
-                        yield line
-                elif session.ended:
-                    return
-                else:
-                    self._read_line(None)
-
-        return follow()
+        The iterator reads the client's backlog and holds no line of its own. When it falls more
+        than `backlog` lines behind (other calls read on meanwhile), `next` raises
+        `MissedLinesError` (`missed`: how many it lost) once, then goes on with the oldest line
+        kept. A process that ends without an exit line (killed, crashed) makes it raise the
+        `ProcessExitedError` that says how."""
+        self._session.check_scope(store, instance)
+        return _Events(self, Follower(self._session, store, instance))
 
     def state(self, store: str, *, instance: str | None = None) -> Any:
         """The local mirror of the state of the store's `instance` (a copy), after reading the
@@ -305,7 +338,9 @@ class Client:
 
     def _check_until(self, until: Until, store: str | None) -> None:
         if self._session.needs_description(until):
-            self.describe()
+            # The client's own question: once per client, and its answer is not kept as a line.
+            data, call = self._session.ask("describe")
+            self._session.learn(self._call(data, call, call, None)[-1])
         self._session.check_until(until, store)
 
     def _command(self, cmd: str, timeout: float | None, **fields: Any) -> list[Line]:
@@ -330,7 +365,9 @@ class Client:
             self._process.stdin.write(data)  # type: ignore[union-attr]
             self._process.stdin.flush()  # type: ignore[union-attr]
         except BrokenPipeError:
-            raise ProcessExitedError(self._session.exit_line) from None
+            # Gone: what it wrote last, and how it ended, say why.
+            self.poll()
+            raise self._session.failure or ProcessExitedError(self._session.exit_line) from None
 
     def _wait(self, waiter: Waiter, deadline: float | None, timeout: float | None) -> None:
         """Reads lines until `waiter` is done; a TimeoutError past the deadline."""
@@ -351,7 +388,21 @@ class Client:
                         return
                     raise session.timed_out(waiter.what, self.timeout if timeout is None else timeout)
             if self._fill(remaining) is None:
-                session.end()
+                self._output_ended()
+
+    def _output_ended(self) -> None:
+        """Stdout closed: ends the session, saying how the process ended when it wrote no exit
+        line."""
+        if not self._session.ended:
+            self._session.end(self._exited(None))
+
+    def _exited(self, exit_line: Line | None) -> ProcessExitedError:
+        """The error of a process whose stdout closed: its exit status (once reaped, within
+        _REAP_SECONDS) and the last lines of its stderr."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(_REAP_SECONDS)
+        said = self._tail.wait(_REAP_SECONDS) if self._tail is not None else []
+        return ProcessExitedError(exit_line, self._process.returncode, said)
 
     def _read_line(self, deadline: float | None) -> bool:
         """Reads and receives one line; False when the deadline passed first."""
@@ -359,7 +410,7 @@ class Client:
         if text is False:
             return False
         if text is None:
-            self._session.end()
+            self._output_ended()
         else:
             self._session.receive(text)
         return True
@@ -392,3 +443,17 @@ class Client:
         *complete, self._partial = (self._partial + chunk).split(b"\n")
         self._texts.extend(complete)
         return bool(complete)
+
+
+class _Events(Iterator[Line]):
+    """`Client.events()`: steps a Follower, reading stdout when it needs a new line. A class, not
+    a generator, so that it goes on after a `MissedLinesError`."""
+
+    def __init__(self, client: Client, follower: Follower):
+        self._client = client
+        self._follower = follower
+
+    def __next__(self) -> Line:
+        while (line := self._follower.step()) is None:
+            self._client._read_line(None)
+        return line

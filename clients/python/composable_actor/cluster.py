@@ -259,7 +259,8 @@ class _Host:
                 if op == "send":
                     result["value"] = client.send(
                         store, params["action"], instance=instance, until=params.get("until"),
-                        settle=params.get("settle", False), timeout=timeout, **params["payload"],
+                        settle=params.get("settle", False), any_id=params.get("any_id", False), timeout=timeout,
+                        **params["payload"],
                     )
                 elif not fresh:
                     result["value"] = client.snapshot(store, instance=instance, timeout=timeout)
@@ -657,13 +658,13 @@ class ActorCluster:
 
     def send(
         self, store: str, action: _Payload, *, instance: str | None = None, until: Until | None = None,
-        settle: bool = False, timeout: float | None = None, **payload: Any,
+        settle: bool = False, any_id: bool = False, timeout: float | None = None, **payload: Any,
     ) -> list[Line]:
         """As `Client.send`, through the process that owns the instance. `ProcessLostError`: the
         process was lost in flight, and the action may or may not have been applied."""
         self._core.check_store(store)
         check_instance(instance, store)
-        params = {"action": action, "until": until, "settle": settle, "payload": payload}
+        params = {"action": action, "until": until, "settle": settle, "any_id": any_id, "payload": payload}
         lines: list[Line] = self._run(_Request("send", store, instance, params, timeout))
         return lines
 
@@ -960,11 +961,11 @@ class AsyncActorCluster:
 
     async def send(
         self, store: str, action: _Payload, *, instance: str | None = None, until: Until | None = None,
-        settle: bool = False, timeout: float | None = None, **payload: Any,
+        settle: bool = False, any_id: bool = False, timeout: float | None = None, **payload: Any,
     ) -> list[Line]:
         self._core.check_store(store)
         check_instance(instance, store)
-        params = {"action": action, "until": until, "settle": settle, "payload": payload}
+        params = {"action": action, "until": until, "settle": settle, "any_id": any_id, "payload": payload}
         lines: list[Line] = await self._run(_Request("send", store, instance, params, timeout))
         return lines
 

@@ -102,7 +102,7 @@ async def test_errors_and_timeouts(start):
         await actor.send("primes", "counter.countChanged", value=None)
     assert raised.value.code == "invalid_action" and raised.value.id == raised.value.line
     with pytest.raises(TimeoutError):
-        await actor.send("primes", "counter.incrTapped", until="counter.nthPrimeResponse", timeout=0.2)
+        await actor.send("primes", "counter.incrTapped", until="counter.nthPrimeResponse", any_id=True, timeout=0.2)
     assert (await actor.send("primes", "counter.incrTapped"))[0]["patch"][0]["value"] == 2
 
 

@@ -15,6 +15,7 @@ declare namespace NodeJS {
     setEncoding(encoding: 'utf8'): this;
     on(event: 'data', listener: (chunk: string) => void): this;
     off(event: 'data', listener: (chunk: string) => void): this;
+    once(event: 'close' | 'end', listener: () => void): this;
     pipe<T extends WritableStream>(destination: T): T;
     resume(): this;
     ref?(): this;
@@ -58,6 +59,14 @@ declare module 'node:events' {
     once(event: string | symbol, listener: (...args: any[]) => void): this;
     off(event: string | symbol, listener: (...args: any[]) => void): this;
     emit(event: string | symbol, ...args: any[]): boolean;
+  }
+}
+
+declare module 'node:async_hooks' {
+  class AsyncLocalStorage<T> {
+    getStore(): T | undefined;
+    enterWith(store: T): void;
+    run<R>(store: T, callback: () => R): R;
   }
 }
 
