@@ -247,7 +247,7 @@ def test_sigkill_of_a_binary_during_a_burst_loses_no_change_that_was_read(start,
     assert cluster.processes == sorted([victim, cluster.processes[1]])
 
 
-def test_removing_a_node_during_a_burst_loses_no_change_that_was_read(ray_cluster, start, postgres, storage):
+def test_removing_a_node_during_a_burst_and_adding_one_loses_no_change_that_was_read(ray_cluster, start, postgres, storage):
     # The processes are placed round the nodes, so that removing a worker node takes one.
     cluster = start(3)
     by_node = {cluster.node(name): name for name in cluster.processes}
@@ -262,8 +262,17 @@ def test_removing_a_node_during_a_burst_loses_no_change_that_was_read(ray_cluste
     check_never_active_twice(postgres, storage)
     # Its process restarted elsewhere under its name, or left the cluster.
     assert by_node[victim.node_id] not in cluster.processes or cluster.node(by_node[victim.node_id]) != victim.node_id
+    # A node comes back, with a process on it: the instances that move there keep their state.
     ray_cluster.add_node(num_cpus=1)  # the next test gets three nodes again
     ray_cluster.wait_for_nodes()
+    added = cluster.add_process()
+    moved = [key for key in keys if cluster.owner("primes", key) == added]
+    assert moved
+    for key in moved:
+        cluster.send("primes", "counter.incrTapped", instance=key)
+        sure[key] += 1
+    check(cluster, sure, maybe)
+    check_never_active_twice(postgres, storage)
 
 
 @needs_postgres
