@@ -361,7 +361,7 @@ def rebalance(binary: str, databases: Databases, options) -> None:
                 print(f"- moved to the new process: {len(moved):,} of {len(keys):,} ({len(moved) / len(keys):.1%}); "
                       f"to another: {len(elsewhere)}")
                 print(f"- `add_process()`: {adding:.2f} s (a new Ray actor and binary, then the old processes' "
-                      f"active instances listed and each moved one stopped, one call at a time: {stopped:,} "
+                      f"active instances listed and the moved ones stopped, in one call per process: {stopped:,} "
                       f"stopped)")
                 print(f"- the first send to each moved instance, on the new process: {sending:.2f} s "
                       f"({sending * 1e6 / max(1, len(moved)):.0f} µs each by wall time); counts not 2 (state lost "
@@ -479,8 +479,6 @@ def failover(binary: str, databases: Databases, ray_cluster: Cluster, options) -
             print(f"| {round} | {layout} | {took:.2f} s | {shown(errors)} | {count} (2"
                   f"{f' to {2 + maybe}' if maybe else ''}) | {len(theirs) - 1} in {rest:.2f} s"
                   f"{', errors: ' + str(dict(later)) if later else ''} | {where} |")
-    print("(Ray places a process's actor, which needs no CPU, on a random node: the soft node affinity "
-          "ActorCluster gives it is not followed for such actors, hence the layouts above.)")
 
     three_nodes(ray_cluster)
     print(f"\n### SIGKILL of a binary (its Ray actor lives on and starts a new binary at its next call); a send to "

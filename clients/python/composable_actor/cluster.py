@@ -268,6 +268,20 @@ class _Host:
                 assert store is not None and instance is not None
                 self._seen.discard(key)
                 result["value"] = client.stop(store, instance, timeout=timeout)
+            elif op == "stop_all":
+                # Many stops in one Ray call: each is then a round trip on the local pipe, not
+                # a Ray task (about 1.6 ms each on this machine).
+                assert store is not None
+                stopped = 0
+                for name in params["instances"]:
+                    self._seen.discard((store, name))
+                    try:
+                        client.stop(store, name, timeout=timeout)
+                        stopped += 1
+                    except ComposableActorError as error:
+                        if error.code != "unknown_instance":  # already out of memory: let go
+                            raise
+                result["value"] = stopped
             elif op == "instances":
                 assert store is not None
                 result["value"] = client._command(
@@ -848,19 +862,18 @@ class ActorCluster:
         core.absorb(process, answer)
 
     def _stop_all(self, name: str, store: str, keys: list[str]) -> None:
-        """Stops the instances at process `name` in one burst of calls, not a round trip each."""
+        """Stops the instances at process `name` in one Ray call, not one each."""
         core = self._core
         process = core.processes.get(name)
         if process is None or not keys:
             return
-        refs = [core.remote_call(process, _Request("stop", store, key, {}, None)) for key in keys]
+        request = _Request("stop_all", store, None, {"instances": keys}, None)
         try:
-            answers = self._get(refs, core.call_seconds(None))
+            answer = self._get(core.remote_call(process, request), core.call_seconds(None))
         except _RAY_LOSSES:
             process.suspect = process.resend = True
             return
-        for answer in answers:
-            core.absorb(process, answer)
+        core.absorb(process, answer)
 
     def _keys(self, name: str, store: str, page: int, timeout: float | None, *, passivated: bool) -> list[str]:
         core = self._core
@@ -1130,19 +1143,18 @@ class AsyncActorCluster:
         core.absorb(process, answer)
 
     async def _stop_all(self, name: str, store: str, keys: list[str]) -> None:
-        """Stops the instances at process `name` in one burst of calls, not a round trip each."""
+        """Stops the instances at process `name` in one Ray call, not one each."""
         core = self._core
         process = core.processes.get(name)
         if process is None or not keys:
             return
-        refs = [core.remote_call(process, _Request("stop", store, key, {}, None)) for key in keys]
+        request = _Request("stop_all", store, None, {"instances": keys}, None)
         try:
-            answers = await self._get(asyncio.gather(*refs), core.call_seconds(None))
+            answer = await self._get(core.remote_call(process, request), core.call_seconds(None))
         except _RAY_LOSSES:
             process.suspect = process.resend = True
             return
-        for answer in answers:
-            core.absorb(process, answer)
+        core.absorb(process, answer)
 
     async def _keys(self, name: str, store: str, page: int) -> list[str]:
         core = self._core
