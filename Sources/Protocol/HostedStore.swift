@@ -129,6 +129,9 @@ public struct StoreOutput {
   public let labelsEffects: Bool
   /// The instance whose lines these are: nil for a store's default instance.
   public private(set) var instance: InstanceKey?
+  /// What every host of one store shares (see ``sharingHostState()``); nil, each host has its
+  /// own.
+  public private(set) var hostState: SharedHostState?
 
   public init(
     lines: OutputLines, sequence: ActionSequence, mode: EmitMode,
@@ -143,12 +146,30 @@ public struct StoreOutput {
     self.effectTraceTime = effectTraceTime
   }
 
+  /// The same output, for hosts that share what is the same for every instance of one store
+  /// (the actions decoded so far, who may send which): call it once per store, so that
+  /// activating an instance does not decode and describe them again.
+  public func sharingHostState() -> StoreOutput {
+    var output = self
+    output.hostState = SharedHostState()
+    return output
+  }
+
   /// The same output, for the lines of the instance `key`.
   public func about(_ key: InstanceKey?) -> StoreOutput {
     var output = self
     output.instance = key
     return output
   }
+}
+
+/// What the hosts of one store share, made by the first of them: a box, because the hosts'
+/// types are generic and this module's `StoreOutput` is not.
+@StoreActor
+public final class SharedHostState {
+  var value: AnyObject?
+
+  nonisolated init() {}
 }
 
 /// How reductions reach the host.

@@ -52,9 +52,8 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
     self.store = store
     let fields = fields
     detectors = fields.map { $0.changeDetector(initial) }
-    members = encode(store: store) {
-      try JSONMemberPatchEncoder(keys: fields.map(\.key), values: fields.map { $0.value(initial) })
-    }
+    members = JSONMemberPatchEncoder(
+      keys: fields.map(\.key), values: fields.map { $0.value(initial) })
   }
 
   func writePatch(to new: State, into bytes: inout [UInt8]) {

@@ -17,10 +17,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private let sequence: ActionSequence
   private let mode: EmitMode
   private let stateJSON: StateJSON<State>
+  /// What every host of the store shares: the actions decoded so far, who may send which.
+  private let shared: Shared
   /// The payload-free actions sent so far, with the text of their action lines: decoding and
   /// echoing one is a lookup after the first time. Bounded by the number of payload-free
-  /// cases, so comparing the types' bytes in turn finds one sooner than hashing would.
-  private var knownActions: [KnownAction] = []
+  /// cases, so comparing the types' bytes in turn finds one sooner than hashing would. A new
+  /// host starts with those the store's other hosts decoded (``Shared/knownActions``); its own
+  /// copy keeps the lookup, which every payload-free line makes, off a shared object's
+  /// property.
+  private var knownActions: [KnownAction]
   /// The position in `knownActions` of the host action being sent, while it is. (Positions,
   /// not entries, are passed around: copying an entry retains its arrays.)
   private var sendingKnownAction: Int?
@@ -29,10 +34,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private var tick = Tick()
   /// Whether effects are traced (`--trace effects`): an effect's action line names it.
   private let tracesEffects: Bool
-  /// The types a host may send: those described as sent by a host, or nil when it may send any
-  /// (`--allow-effect-actions`). An action the definition does not describe is not among them:
-  /// who sends it was never said, so it is not taken from a host.
-  private let hostTypes: Set<String>?
+  /// The types a host may send (``Shared/hostTypes``).
+  private var hostTypes: Set<String>? { shared.hostTypes }
   /// `send` and `sendKnownAction`, made in `init`. Through `HostedStore` a generic class's
   /// methods run unspecialized code, which looks up type metadata at run time; a closure made
   /// where the store's types are known runs code specialized for them, down through the store
@@ -73,9 +76,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     self.actionLinePrefix = OutputLines.actionLinePrefix(
       store: descriptor.name, instance: output.instance)
     tracesEffects = output.effectTraceTime != nil
-    hostTypes =
-      output.acceptsEffectActions
-      ? nil : Set(descriptor.actions.filter { $0.sentBy == .host }.map(\.type))
+    if let existing = output.hostState?.value as? Shared {
+      shared = existing
+    } else {
+      shared = Shared(
+        hostTypes: output.acceptsEffectActions
+          ? nil : Set(descriptor.actions.filter { $0.sentBy == .host }.map(\.type)))
+      output.hostState?.value = shared
+    }
+    knownActions = shared.knownActions
     sendFromHost = { host, action, id throws(ProtocolError) in
       let (decoded, known) = try host.decodeHostAction(action)
       host.sendingKnownAction = known
@@ -255,6 +264,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     if let known = payloadFreeType?.withUTF8({ knownAction(type: UnsafeRawBufferPointer($0)) }) {
       return (knownActions[known].action, known)
     }
+    if let type = payloadFreeType,
+      let entry = type.utf8.withContiguousStorageIfAvailable({ bytes in
+        shared.knownActions.first { UnsafeRawBufferPointer(bytes).hasSameBytes(as: $0.type) }
+      }) ?? nil
+    {
+      // Another host of the store decoded it since this one was made.
+      knownActions.append(entry)
+      return (entry.action, knownActions.count - 1)
+    }
     do {
       let decoded = try ActionCoding.decode(Action.self, from: action)
       guard let payloadFreeType else { return (decoded, nil) }
@@ -263,6 +281,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
         hostActionText: OutputLines.hostActionText(ActionCoding.encode(decoded)),
         isHostAction: hostTypes?.contains(payloadFreeType) ?? true)
       knownActions.append(known)
+      shared.knownActions.append(known)
       return (decoded, knownActions.count - 1)
     } catch {
       switch error.kind {
@@ -315,6 +334,20 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       return nil
     default:
       return nil
+    }
+  }
+
+  /// What is the same for every host of a store, made by its first host.
+  private final class Shared {
+    /// The types a host may send: those described as sent by a host, or nil when it may send
+    /// any (`--allow-effect-actions`). An action the definition does not describe is not among
+    /// them: who sends it was never said, so it is not taken from a host.
+    let hostTypes: Set<String>?
+    /// The payload-free actions any host of the store decoded (``StoreHost/knownActions``).
+    var knownActions: [KnownAction] = []
+
+    init(hostTypes: Set<String>?) {
+      self.hostTypes = hostTypes
     }
   }
 

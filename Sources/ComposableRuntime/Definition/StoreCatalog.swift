@@ -193,6 +193,7 @@ extension StoreDefinition {
     state: Feature.State
   ) -> StoreFactory {
     let options = options as? Options ?? Options()
+    let output = output.sharingHostState()
     let storedState = StoredStateCoding(
       initialState: { initialStateJSON }, stateSchema: { stateSchema },
       decode: { json in try decodeState(json) })
