@@ -26,13 +26,28 @@ final class StreamOutput: LoopHandleOwner {
   private var writer: StdoutWriter?
   private var stream: UnsafeMutablePointer<uv_stream_t>?
   private var inFlight: [Write] = []
+  /// Notices the reader of a pipe or socket going away while nothing is written.
+  private var hangUpWatch: HangUpWatch?
 
-  /// Writes a pipe or socket through a private descriptor (see `openPrivateDescriptor`).
-  /// Writes a pipe or socket through a private descriptor.
+  /// Writes a pipe or socket through a private descriptor (see `openPrivateDescriptor`), and
+  /// watches it for its reader going away (see `HangUpWatch`): that fails the writer with
+  /// `EPIPE` as a write would, without waiting for one.
   init(loop: EventLoop, pipe fd: Int32, writer: StdoutWriter) throws(LoopError) {
     self.loop = loop
     self.writer = writer
-    stream = try loop.openStdioPipe(fd, flags: O_WRONLY, owner: self, operation: "open stdout")
+    let stream = try loop.openStdioPipe(
+      fd, flags: O_WRONLY, owner: self, operation: "open stdout")
+    self.stream = stream
+    var descriptor: uv_os_fd_t = -1
+    do {
+      try LoopError.check(uv_fileno(uvHandle(stream), &descriptor), "uv_fileno")
+      hangUpWatch = try HangUpWatch(loop: loop, watching: descriptor) { [weak self] in
+        self?.writer?.fail(LoopError(code: UV_EPIPE.rawValue, operation: "poll stdout"))
+      }
+    } catch {
+      loop.closeHandle(stream)
+      throw error
+    }
   }
 
   /// Writes a terminal.
@@ -96,6 +111,8 @@ final class StreamOutput: LoopHandleOwner {
   }
 
   func close() {
+    hangUpWatch?.close()
+    hangUpWatch = nil
     if let stream { loop.closeHandle(stream) }
   }
 

@@ -177,6 +177,55 @@ final class StdoutWriterTests: XCTestCase {
     XCTAssertTrue(appendsAfterClose.current)
   }
 
+  func testReaderGoingAwayIsNoticedWithoutAWrite() throws {
+    let pipe = TestPipe()
+    let closedMessages = Locked<[String]>([])
+    let noticedAfter = Locked<Duration?>(nil)
+    try runLoop { loop in
+      let writer = try StdoutWriter(loop: loop, fd: pipe.writeEnd)
+      let alive = keepAlive(loop)
+      let closedAt = Locked<ContinuousClock.Instant?>(nil)
+      writer.onClosed = { error in
+        closedMessages.append(error.description)
+        noticedAfter.withValue { $0 = closedAt.current.map { .now - $0 } }
+        alive.cancel()
+      }
+      Task(executorPreference: loop.executor) {
+        try? await loop.clock.sleep(for: .milliseconds(20))
+        closedAt.withValue { $0 = .now }
+        pipe.closeRead()
+      }
+    }
+    XCTAssertEqual(closedMessages.current.count, 1)
+    XCTAssertTrue(
+      closedMessages.current.first?.contains("EPIPE") ?? false, "\(closedMessages.current)")
+    let after = try XCTUnwrap(noticedAfter.current)
+    XCTAssertLessThan(after, .milliseconds(100))
+  }
+
+  func testASocketHalfClosedByItsReaderIsStillWritten() throws {
+    var fds: [Int32] = [-1, -1]
+    XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
+    defer { for fd in fds { Glibc.close(fd) } }
+    let (ours, theirs) = (fds[0], fds[1])
+    shutdown(ours, Int32(SHUT_WR))
+    let closed = Locked(false)
+    try runLoop { loop in
+      let writer = try StdoutWriter(loop: loop, fd: theirs)
+      writer.onClosed = { _ in closed.withValue { $0 = true } }
+      Task(executorPreference: loop.executor) {
+        try? await loop.clock.sleep(for: .milliseconds(20))
+        writer.append("still read\n")
+        try? await loop.clock.sleep(for: .milliseconds(20))
+        writer.close()
+      }
+    }
+    XCTAssertFalse(closed.current)
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let count = read(ours, &buffer, buffer.count)
+    XCTAssertEqual(String(decoding: buffer[..<max(0, count)], as: UTF8.self), "still read\n")
+  }
+
   func testFlushSynchronouslyWritesWhatLibuvStillHolds() throws {
     let pipe = TestPipe()
     let big = lines(1...40_000)  // far more than a pipe buffer holds

@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -86,6 +87,67 @@ def test_a_closed_stdout_ends_the_process_cleanly():
     code = process.wait(timeout=10)
     assert code == 0
     assert b"stdout closed" in process.stderr.read()
+
+
+def test_a_closed_stdout_is_noticed_while_nothing_is_written():
+    # Issue 31 §5: the reader going away used to be noticed only by the next write, so an idle
+    # process (or one whose effects write nothing for a while) ran on until stdin ended.
+    process = subprocess.Popen(
+        [str(BINARY), "--log-level", "notice", "--todos-url", "http://127.0.0.1:9"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert json.loads(process.stdout.readline())["type"] == "ready"
+    # Live, randomTodo's timer is running: an effect that writes nothing for 3 s.
+    process.stdin.write(b'{"store":"randomTodo","action":"viewDidAppear"}\n')
+    process.stdin.flush()
+    assert json.loads(process.stdout.readline())["type"] == "action"
+    time.sleep(0.2)
+    started = time.monotonic()
+    process.stdout.close()
+    try:
+        code = process.wait(timeout=2)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    elapsed = time.monotonic() - started
+    assert code == 0
+    assert elapsed < 0.5, f"took {elapsed:.3f} s to notice"
+    assert b"stdout closed" in process.stderr.read()
+    process.stdin.close()
+
+
+def test_a_socket_on_stdout_is_written_while_half_closed_and_ends_the_process_when_closed():
+    ours, theirs = socket.socketpair()
+    process = subprocess.Popen(
+        [str(BINARY), "--log-level", "notice"],
+        stdin=subprocess.PIPE, stdout=theirs.fileno(), stderr=subprocess.PIPE,
+    )
+    theirs.close()
+    reader = ours.makefile("rb")
+    try:
+        assert json.loads(reader.readline())["type"] == "ready"
+        # The host shuts its own writing only: stdout can still be written, and is.
+        ours.shutdown(socket.SHUT_WR)
+        time.sleep(0.3)
+        process.stdin.write(b'{"store":"primes","action":"counter.incrTapped"}\n')
+        process.stdin.flush()
+        assert json.loads(reader.readline())["type"] == "action"
+        assert process.poll() is None
+        # Then it closes the socket while nothing is written.
+        started = time.monotonic()
+        reader.close()
+        ours.close()
+        code = process.wait(timeout=2)
+        elapsed = time.monotonic() - started
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert code == 0
+    assert elapsed < 0.5, f"took {elapsed:.3f} s to notice"
+    assert b"stdout closed" in process.stderr.read()
+    process.stdin.close()
 
 
 def rss_kib(pid, field="VmRSS"):

@@ -11,7 +11,10 @@ import Protocol
 /// before the next deadline. One advance wakes sleepers at `maximumWakeUps` deadlines at most.
 @StoreActor
 public final class VirtualTimeControl: TimeControl {
-  public nonisolated static let defaultMaximumWakeUps = 1_000_000
+  /// Small enough that an advance ends, and the reader reads the `quit` or the end of input
+  /// behind it, within about half a second: the input waits while an advance runs, and a
+  /// wake-up costs about 100 µs (randomTodo's timer and fetch). 1,000,000 made that a minute.
+  public nonisolated static let defaultMaximumWakeUps = 5_000
 
   public let clock: VirtualClock
   /// The most deadlines one advance wakes sleepers at before it stops short of its target.
