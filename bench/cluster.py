@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints what composable_actor.cluster (ActorCluster over Ray, instances in PostgreSQL) costs and
-how fast it recovers, in one run (issue 30):
+how fast it recovers, in one run:
 
 1. a send's round trip through the cluster (one process) against a plain `Client` on the same
    database and a plain `Client` in memory, sends interleaved one by one so that the machine's

@@ -28,28 +28,12 @@ print = functools.partial(print, flush=True)  # noqa: A001 (each figure as soon 
 sys.path.insert(0, str(ROOT / "Tests/servers"))
 from postgres_server import PostgresServer  # noqa: E402
 
+# The counter lines and the timed piped run are durability.py's, which this compares against.
+from durability import incr, lines, run as piped  # noqa: E402
+
 
 def encode(message) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
-
-
-def incr(key=None, id=None):
-    message = {"store": "primes", "action": "counter.incrTapped"}
-    if key is not None:
-        message["instance"] = key
-    if id is not None:
-        message["id"] = id
-    return message
-
-
-def piped(binary, data: bytes, *args) -> float:
-    start = time.perf_counter()
-    result = subprocess.run(
-        [binary, *args], input=data, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        raise SystemExit(f"{binary} {' '.join(args)} failed: {result.stderr.decode()}")
-    return elapsed
+    return lines([message])
 
 
 class Process:

@@ -90,7 +90,7 @@ def test_a_closed_stdout_ends_the_process_cleanly():
 
 
 def test_a_closed_stdout_is_noticed_while_nothing_is_written():
-    # Issue 31 §5: the reader going away used to be noticed only by the next write, so an idle
+    # The reader going away used to be noticed only by the next write, so an idle
     # process (or one whose effects write nothing for a while) ran on until stdin ended.
     process = subprocess.Popen(
         [str(BINARY), "--log-level", "notice", "--todos-url", "http://127.0.0.1:9"],

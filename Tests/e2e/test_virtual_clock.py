@@ -141,7 +141,7 @@ CENTURY = 3_162_240_000_000
 
 
 def test_a_quit_behind_a_runaway_advance_ends_the_process_promptly():
-    # Issue 31 §5: with the old limit (1,000,000 wake-ups) a quit behind a century-long advance
+    # With the old limit (1,000,000 wake-ups) a quit behind a century-long advance
     # of a 3 s timer waited about a minute of CPU; the default limit now bounds one advance.
     lines = [action("randomTodo", "viewDidAppear"), {"cmd": "advance", "ms": CENTURY, "id": "c"}, {"cmd": "quit"}]
     for ending in ("quit", "eof"):

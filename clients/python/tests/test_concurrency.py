@@ -1,4 +1,4 @@
-"""Issue 34: who sees which line when many callers share one client, what a reader that falls
+"""Who sees which line when many callers share one client, what a reader that falls
 behind gets, how a crash is reported, and mirrors of instances read back from storage. Each test
 failed before its fix, against the real binary."""
 
