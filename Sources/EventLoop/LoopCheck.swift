@@ -3,12 +3,12 @@ import CLibUV
 /// A `uv_check_t`: runs `action` right after the loop's poll phase while started.
 ///
 /// Unreferenced: it never keeps the loop alive by itself.
-final class LoopCheck: LoopHandleOwner {
+public final class LoopCheck: LoopHandleOwner {
   private let loop: EventLoop
   private var handle: UnsafeMutablePointer<uv_check_t>?
   private var action: () -> Void
 
-  init(loop: EventLoop, action: @escaping () -> Void) throws(LoopError) {
+  public init(loop: EventLoop, action: @escaping () -> Void) throws(LoopError) {
     self.loop = loop
     self.action = action
     let handle = try loop.openHandle(uv_check_t.self, owner: self, operation: "uv_check_init") {
@@ -18,15 +18,15 @@ final class LoopCheck: LoopHandleOwner {
     self.handle = handle
   }
 
-  func start() {
+  public func start() {
     if let handle { uv_check_start(handle, runLoopCheck) }
   }
 
-  func stop() {
+  public func stop() {
     if let handle { uv_check_stop(handle) }
   }
 
-  func close() {
+  public func close() {
     if let handle { loop.closeHandle(handle) }
   }
 

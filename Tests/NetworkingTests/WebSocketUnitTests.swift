@@ -192,6 +192,21 @@ final class WebSocketMessageAssemblerTests: XCTestCase {
     XCTAssertEqual(append(&assembler, [1, 2, 3], binary: true, final: false), .incomplete)
     XCTAssertEqual(append(&assembler, [4, 5], binary: true), .failure(.messageTooBig(limit: 4)))
   }
+
+  func testTellsAnAnnouncedFrameOverTheLimitBeforeItsPayload() {
+    var assembler = MessageAssembler(limit: 4)
+    XCTAssertTrue(assembler.fitsFrame(remainingInFrame: 4))
+    XCTAssertFalse(assembler.fitsFrame(remainingInFrame: 5))
+    // The largest length a frame header may announce does not overflow the sum.
+    XCTAssertFalse(assembler.fitsFrame(remainingInFrame: Int.max))
+    // A continuation counts what the message holds already.
+    XCTAssertEqual(append(&assembler, [1, 2, 3], binary: true, final: false), .incomplete)
+    XCTAssertTrue(assembler.fitsFrame(remainingInFrame: 1))
+    XCTAssertFalse(assembler.fitsFrame(remainingInFrame: 2))
+    XCTAssertEqual(
+      append(&assembler, [1, 2], binary: true, final: false, remaining: Int.max),
+      .failure(.messageTooBig(limit: 4)))
+  }
 }
 
 final class WebSocketOutgoingQueueTests: XCTestCase {

@@ -176,6 +176,36 @@ def test_a_server_that_breaks_the_protocol_gets_the_close_code_rfc_6455_asks_for
     assert json.loads(received(other)["text"])["code"] == code
 
 
+# Frames that announce more than a message may hold (16 MiB): the header alone, or with a few
+# bytes, fails the socket with 1009 as soon as it is read, not when 16 MiB arrived or the peer
+# gives up. What lws holds of the frame (up to its 64 KiB buffer) is not counted until it hands
+# it over, so a few bytes sent after the header are only known to exceed the limit by more than
+# that. (2^63 itself breaks the RFC's top-bit rule and gets 1002, above.)
+OVERSIZED = {
+    "2^63 - 1 bytes announced, none sent": "827f7fffffffffffffff",
+    "2^63 - 1 bytes announced, ten sent": "827f7fffffffffffffff" + "61" * 10,
+    "16 MiB + 1 bytes announced, none sent": "827f0000000001000001",
+    "16 MiB + 64 KiB + 1 bytes announced, ten sent": "827f0000000001010001" + "61" * 10,
+    "a continuation past the limit": "0201" + "61" + "807f0000000001000000",
+}
+
+
+@pytest.mark.parametrize("case", list(OVERSIZED))
+def test_a_frame_announcing_more_than_the_limit_fails_at_once_with_1009(process, ws_servers, case):
+    actor, opened = connect(process, f"{ws_servers.url}/raw?hex={OVERSIZED[case]}")
+    assert opened["action"]["type"] == "webSocket.didOpen"
+    started = time.monotonic()
+    lines = actor.read_until(of_type("webSocket.didClose"), timeout=20)
+    closed = lines[-1]["action"]
+    assert closed["code"] == 1009 and "limit" in closed["reason"], closed
+    # At once: lws would have waited for 16 MiB of payload that never comes.
+    assert time.monotonic() - started < 4
+    failure = [line for line in lines if line["action"]["type"] == "receivedSocketMessage.failure"]
+    assert len(failure) == 1 and "16777216" in failure[0]["action"]["value"], failure
+    other, _ = connect(process, f"{ws_servers.url}/lastclose")
+    assert json.loads(received(other)["text"])["code"] == 1009
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="libwebsockets 4.1.6 (and its newest release) unmasks a server's masked frame and "

@@ -34,7 +34,7 @@ struct MessageAssembler {
       isText = !isBinary
       utf8 = UTF8Validator()
     }
-    guard buffer.count + chunk.count + remainingInFrame <= limit else {
+    guard fits(buffer.count + chunk.count, andFrameRemainder: remainingInFrame) else {
       reset()
       return .failure(.messageTooBig(limit: limit))
     }
@@ -47,6 +47,18 @@ struct MessageAssembler {
     guard isLast else { return .incomplete }
     defer { reset() }
     return .message(isText ? .text(String(decoding: buffer, as: UTF8.self)) : .binary(buffer))
+  }
+
+  /// Whether the frame lws is reading, `remainingInFrame` bytes short of its end, still fits
+  /// the message: a frame header announcing more than the limit fails before any of its payload
+  /// arrives, where lws would hand over the first chunk only once its buffer is full.
+  func fitsFrame(remainingInFrame: Int) -> Bool {
+    fits(buffer.count, andFrameRemainder: remainingInFrame)
+  }
+
+  /// `remainingInFrame` is lws's `size_t`, up to 2^63 - 1: added to a count, it would overflow.
+  private func fits(_ count: Int, andFrameRemainder remainingInFrame: Int) -> Bool {
+    remainingInFrame <= limit - count
   }
 
   private mutating func reset() {

@@ -50,6 +50,10 @@ public actor WebSocketClient {
   /// `shutdown` waiting for the last socket to end.
   private var drainWaiters: [CheckedContinuation<Void, Never>] = []
   private var isShutDown = false
+  /// After each poll of the loop while sockets are open, checks the frame each is reading
+  /// (``WebSocketConnection/checkFrameBeingRead()``); closed with the context, so that an idle
+  /// client leaves no handle on the loop.
+  private var frameCheck: LoopCheck?
   /// lws_write's buffer, shared by all sockets: `LWS_PRE` bytes of headroom, then a fragment.
   private let writeBuffer = WriteBuffer(byteCount: cws_lws_pre() + fragmentSize)
 
@@ -402,6 +406,7 @@ public actor WebSocketClient {
     connections[connection.token] = nil
     if sockets[connection.key] === connection { sockets[connection.key] = nil }
     guard connections.isEmpty else { return }
+    frameCheck?.stop()
     let waiters = drainWaiters
     drainWaiters = []
     for waiter in waiters { waiter.resume() }
@@ -434,6 +439,8 @@ public actor WebSocketClient {
     idleTeardown = nil
     context = .destroying
     lws.beginDestroy()
+    frameCheck?.close()
+    frameCheck = nil
     // lws's handles close over the next loop iterations; a millisecond's sleep lets at least
     // one iteration, with its closing phase, pass between checks.
     var checks = 0
@@ -461,6 +468,18 @@ public actor WebSocketClient {
     for waiter in waiters { waiter.resume() }
   }
 
+  private func startFrameCheck() {
+    if frameCheck == nil {
+      // Without a check, an oversized frame is still caught at its first chunk.
+      frameCheck = try? LoopCheck(loop: loop) { [weak self] in
+        self?.assumeIsolated { client in
+          for connection in client.connections.values { connection.checkFrameBeingRead() }
+        }
+      }
+    }
+    frameCheck?.start()
+  }
+
   // MARK: lws callbacks
 
   /// One lws callback for socket `token`; the return value goes back to lws (-1 closes).
@@ -474,6 +493,7 @@ public actor WebSocketClient {
       connection.selectedProtocol = selectedProtocol
     case .established:
       connection.didOpen()
+      startFrameCheck()
     case .received(let wsi, let chunk):
       connection.received(chunk, wsi: wsi)
     case .pong(let payload):

@@ -227,19 +227,41 @@ final class WebSocketConnection {
     let outcome = assembler.append(
       chunk, isBinary: cws_lws_frame_is_binary(wsi) != 0,
       isFinalFragment: cws_lws_is_final_fragment(wsi) != 0,
-      remainingInFrame: Int(cws_lws_remaining_packet_payload(wsi)))
+      remainingInFrame: Self.remainingInFrame(wsi))
     switch outcome {
     case .incomplete:
       break
     case .message(let message):
       deliver(.success(message))
     case .failure(let error):
-      deliver(.failure(error))
-      let code =
-        error == .invalidUTF8
-        ? WebSocketCloseCode.invalidFramePayloadData : WebSocketCloseCode.messageTooBig
-      fail(code: code, reason: error.description)
+      fail(because: error)
     }
+  }
+
+  /// Fails the socket if the frame lws is reading announced more than a message may hold. lws
+  /// hands a frame's payload over only when its buffer is full or the frame is complete, so a
+  /// peer that announces 2^63 - 1 bytes and sends a few (or none) would otherwise hold the
+  /// socket open until it closes; the announced length is known as soon as the header is read.
+  func checkFrameBeingRead() {
+    guard state == .open, !isFailed, let wsi,
+      !assembler.fitsFrame(remainingInFrame: Self.remainingInFrame(wsi))
+    else { return }
+    fail(because: .messageTooBig(limit: assembler.limit))
+  }
+
+  /// What lws still expects of the frame it is reading (while it reads the header's length,
+  /// the part of it read so far, which only grows).
+  private static func remainingInFrame(_ wsi: OpaquePointer) -> Int {
+    Int(clamping: cws_lws_remaining_packet_payload(wsi))
+  }
+
+  /// A received message broke a rule: the receiver gets the error, the peer the close code.
+  private func fail(because error: WebSocketError) {
+    deliver(.failure(error))
+    let code =
+      error == .invalidUTF8
+      ? WebSocketCloseCode.invalidFramePayloadData : WebSocketCloseCode.messageTooBig
+    fail(code: code, reason: error.description)
   }
 
   /// Closes at once with `code`, dropping what was queued and whatever else arrives.
