@@ -38,8 +38,8 @@ extension TestStore {
     assert update: ((inout State) -> Void)? = nil
   ) {
     receive(
-      "an action matching \(actionCase)", timeout: timeout, file: file, line: line,
-      update: update, matches: { $0[keyPath: actionCase] != nil }, mismatch: Self.dump)
+      Self.matching(Value.self), timeout: timeout, file: file, line: line, update: update,
+      matches: { $0[keyPath: actionCase] != nil }, mismatch: Self.dump)
   }
 
   /// Asserts that the next action an effect sent is of the case `actionCase` names, with the
@@ -54,8 +54,8 @@ extension TestStore {
     assert update: ((inout State) -> Void)? = nil
   ) {
     receive(
-      "an action matching \(actionCase) with \(value)", timeout: timeout, file: file,
-      line: line, update: update, matches: { $0[keyPath: actionCase] == value },
+      Self.matching(Value.self) + " with \(value)", timeout: timeout, file: file, line: line,
+      update: update, matches: { $0[keyPath: actionCase] == value },
       mismatch: { received in
         guard let payload = received[keyPath: actionCase] else { return Self.dump(received) }
         return Self.dump(received) + "\n\nIts payload:\n\n" + Self.difference(value, payload)
@@ -71,8 +71,8 @@ extension TestStore {
     assert update: ((inout State) -> Void)? = nil
   ) {
     receive(
-      "an action matching the case path to \(Value.self)", timeout: timeout, file: file,
-      line: line, update: update, matches: { actionCase.extract($0) != nil }, mismatch: Self.dump)
+      Self.matching(Value.self), timeout: timeout, file: file, line: line, update: update,
+      matches: { actionCase.extract($0) != nil }, mismatch: Self.dump)
   }
 
   /// Asserts that the next action an effect sent is `actionCase.embed(value)`, for an action
@@ -159,6 +159,14 @@ extension TestStore {
     return " after \(timeout), with \(running) effect(s) running: one waiting on the "
       + "VirtualClock needs advance(by:), and one working off the store's executor may need a "
       + "longer timeout"
+  }
+
+  /// How a message names an action expected by its case. A key path to a computed property
+  /// does not print its name (only an address), so the payload's type stands for it.
+  private static func matching<Value>(_: Value.Type) -> String {
+    Value.self == Void.self
+      ? "an action matching the case path to a case without payload"
+      : "an action matching the case path to \(Value.self)"
   }
 
   private static func dump(_ action: Action) -> String {
