@@ -158,6 +158,8 @@ final class EffectEventTests: XCTestCase {
     do {
       let store = makeStore(clock: VirtualClock())
       store.reportFailure = { message, _, _ in failures.append(message) }
+      // The effect sleeps on the virtual clock: waiting in real time would not end it.
+      store.timeout = .zero
       store.send(.start)
       store.finish()
     }

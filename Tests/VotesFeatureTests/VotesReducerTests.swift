@@ -71,11 +71,14 @@ final class VotesReducerTests: XCTestCase {
     store.receive(.task(.willRun)) { $0.runningTasks = 3 }
   }
 
-  /// A load's result and its `didFinish`, which leaves `stillRunning` loads.
-  private func receiveCategories(_ store: TestStore<VotesState, VotesAction>, stillRunning: Int) {
-    store.receive(.inner(.updateVoteHeaderCategory(.success(Self.categories)))) {
-      $0.categories = Self.categories
-    }
+  /// A load's result and its `didFinish`, which leaves `stillRunning` loads. Categories loaded
+  /// again (`reloaded`) change nothing.
+  private func receiveCategories(
+    _ store: TestStore<VotesState, VotesAction>, stillRunning: Int, reloaded: Bool = false
+  ) {
+    store.receive(
+      .inner(.updateVoteHeaderCategory(.success(Self.categories))),
+      assert: reloaded ? nil : { $0.categories = Self.categories })
     store.receive(.task(.didFinish)) { $0.runningTasks = stillRunning }
   }
 
@@ -156,8 +159,10 @@ final class VotesReducerTests: XCTestCase {
   }
 
   /// The rest of a default-latency initial load, once 300 ms have passed.
-  private func finishInitialLoad(_ store: TestStore<VotesState, VotesAction>) {
-    receiveCategories(store, stillRunning: 2)
+  private func finishInitialLoad(
+    _ store: TestStore<VotesState, VotesAction>, reloaded: Bool = false
+  ) {
+    receiveCategories(store, stillRunning: 2, reloaded: reloaded)
     receiveFirstPage(store, stillRunning: 1)
     receivePopular(store, stillRunning: 0)
     store.receive(.isLoading(false)) { $0.isLoading = false }
@@ -244,7 +249,7 @@ final class VotesReducerTests: XCTestCase {
     store.advance(by: .milliseconds(100))
     store.receive(.isLoading(true))
     store.advance(by: .milliseconds(200))
-    finishInitialLoad(store)
+    finishInitialLoad(store, reloaded: true)
     store.finish()
     XCTAssertEqual(votesRequests.value, ["1 all", "1 all"])
   }

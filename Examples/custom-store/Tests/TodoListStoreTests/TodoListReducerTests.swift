@@ -27,10 +27,11 @@ final class TodoListReducerTests: XCTestCase {
   }
 
   /// A store whose saves and syncs take `latency` of virtual time, and whose loads take
-  /// `loadLatency`.
+  /// `loadLatency`, with the dependencies a test replaces.
   private func makeStore(
     _ state: TodoListState = TodoListState(), latency: Duration = .zero,
-    loadLatency: Duration = .zero, failSaves: Bool = false
+    loadLatency: Duration = .zero,
+    withDependencies prepare: (inout TodoListDependencies) -> Void = { _ in }
   ) -> TestStore<TodoListState, TodoListAction> {
     let dependencies = TodoListDependencies(
       load: { [clock, file] in
@@ -40,7 +41,6 @@ final class TodoListReducerTests: XCTestCase {
       },
       save: { [clock, file] todos in
         if latency > .zero { try await clock.sleep(for: latency) }
-        if failSaves { throw DiskFull() }
         file.set(todos)
       },
       sync: { [clock, server, sent] todos in
@@ -51,7 +51,8 @@ final class TodoListReducerTests: XCTestCase {
       },
       clock: clock, now: { Self.now })
     return TestStore(
-      initialState: state, reducer: TodoListReducer(dependencies: dependencies), clock: clock)
+      initialState: state, dependencies: dependencies, clock: clock,
+      reducer: { TodoListReducer(dependencies: $0) }, withDependencies: prepare)
   }
 
   private static let milk = Todo(id: 1, title: "Buy milk")
@@ -253,7 +254,7 @@ final class TodoListReducerTests: XCTestCase {
   }
 
   func testStorageFailuresKeepTheListUntilAnOperationSucceeds() {
-    let store = makeStore(Self.three, failSaves: true)
+    let store = makeStore(Self.three) { $0.save = { _ in throw DiskFull() } }
     store.send(.load)
     store.receive(
       .storageFailed(operation: .load, message: "No todos saved yet at /data/todos.json.")
@@ -359,8 +360,29 @@ final class TodoListReducerTests: XCTestCase {
     store.finish()
   }
 
+  /// A non-exhaustive test asserts what it is about and lets the rest happen: a sync while a
+  /// filter is applied shows the server's todos that match it, whatever else changed on the
+  /// way (the debounced filter's own action, `isSyncing`, `nextID`).
+  func testASyncShowsTheServersTodosThatMatchTheFilter() {
+    server.set([Todo(id: 7, title: "Walk the cat"), Todo(id: 8, title: "Buy bread")])
+    let store = makeStore(Self.three)
+    store.exhaustivity = .off
+    store.send(.filterChanged(text: "walk"))
+    store.advance(by: TodoListDependencies.filterDebounce)
+    store.send(.sync)
+    store.receive(\.synced) { $0.visibleIDs = [2, 7] }
+    store.finish()
+  }
+
   /// The definition describes every case of the action type, with its fields.
   func testTheDescriptionMatchesTheActionType() {
     XCTAssertEqual(TodoListStore.actionDescriptionProblems, [])
+  }
+}
+
+extension TodoListAction {
+  /// The case `synced`, for `receive(\.synced)`.
+  fileprivate var synced: [Todo]? {
+    if case .synced(let todos) = self { todos } else { nil }
   }
 }
