@@ -47,7 +47,7 @@ import ComposableRuntime
   public static func readRecording(_ bytes: [UInt8], scripted: Set<String>) -> String? {
     let recording: RecordingFile
     do {
-      recording = try RecordingFile(bytes: bytes, name: "fuzz.jsonl", keepingLines: true)
+      recording = try RecordingFile(bytes: bytes, name: "fuzz.jsonl")
     } catch {
       return error.description
     }
@@ -56,7 +56,9 @@ import ComposableRuntime
       lanes: TextTimeline.lanes(of: recording, stores: recording.header.stores, instances: []),
       width: 120
     ).render()
-    _ = TimelinePage.html(for: recording, title: "fuzz", initialStates: [:])
+    _ = try? TimelinePage.html(
+      reading: RecordingReader(bytes: bytes, name: "fuzz.jsonl"), title: "fuzz",
+      initialStates: [:])
     let time = ActionTime.replayed(start: recording.header.startTime)
     for action in recording.actions {
       time.replay(elapsed: action.elapsed)

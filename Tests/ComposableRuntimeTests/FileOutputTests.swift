@@ -7,17 +7,15 @@ import XCTest
 
 /// `FileIO.writeOutput(_:to:)`: what a path names keeps being what it was.
 final class FileOutputTests: XCTestCase {
-  private var directory = ""
+  private var folder: TemporaryFolder!
+  private var directory: String { folder.path }
 
   override func setUp() {
-    var template = Array("/tmp/file-output-XXXXXX".utf8CString)
-    directory = template.withUnsafeMutableBufferPointer {
-      String(cString: mkdtemp($0.baseAddress!))
-    }
+    folder = TemporaryFolder(prefix: "file-output")
   }
 
   override func tearDown() {
-    _ = system("rm -rf '\(directory)'")
+    folder.remove()
   }
 
   private func read(_ path: String) throws -> String {

@@ -6,20 +6,18 @@ import XCTest
 #endif
 
 final class SavedFileTests: XCTestCase {
-  private var directory = ""
+  private var folder: TemporaryFolder!
+  private var directory: String { folder.path }
   private var loop: EventLoop!
 
   override func setUpWithError() throws {
+    folder = TemporaryFolder(prefix: "saved-file")
     loop = try EventLoop()
-    var template = Array("/tmp/saved-file-XXXXXX".utf8CString)
-    directory = template.withUnsafeMutableBufferPointer {
-      String(cString: mkdtemp($0.baseAddress!))
-    }
   }
 
   override func tearDown() {
     try? loop.shutdown()
-    _ = system("rm -rf '\(directory)'")
+    folder.remove()
   }
 
   private func file(_ name: String) -> SavedFile {

@@ -18,12 +18,15 @@ struct RecordedAction {
   let action: JSONValue
   /// With `--trace effects`: the number of the effect that sent it.
   let effectNumber: Int?
+  /// Null when the line was read without it (``RecordingReader/keepsPatches``).
   let patch: JSONValue
   /// Milliseconds since the header's `startTime`.
   let elapsed: Int
 
   /// `json` parsed from `text`, line `line` of the file.
-  init(_ json: JSONValue, text: ArraySlice<UInt8>, line: Int) throws(RecordingError) {
+  init(_ json: JSONValue, text: ArraySlice<UInt8>, line: Int, keepingPatch: Bool = true)
+    throws(RecordingError)
+  {
     guard case .object(let object) = json, object["type"] == "action" else {
       throw RecordingError(line: line, "expected an action or effect line")
     }
@@ -41,7 +44,7 @@ struct RecordedAction {
     self.id = object["id"].flatMap { id in text.withUnsafeBytes { MessageID(id, in: $0) } }
     self.action = action
     self.effectNumber = object["effect"]?.intValue
-    self.patch = object["patch"]!
+    self.patch = keepingPatch ? object["patch"]! : .null
     self.elapsed = try checkedTime(elapsed, line: line)
   }
 }
@@ -144,9 +147,148 @@ private func checkedTime(_ elapsed: Int, line: Int) throws(RecordingError) -> In
   return elapsed
 }
 
-/// A recording read whole from disk.
+/// One line of a recording after its header.
+enum RecordingEntry {
+  case action(RecordedAction)
+  case effect(RecordedEffect)
+  case answer(RecordedAnswer)
+
+  /// `json` parsed from `text`, line `line` of the file.
+  init(_ json: JSONValue, text: ArraySlice<UInt8>, line: Int, keepingPatch: Bool)
+    throws(RecordingError)
+  {
+    switch json["type"] {
+    case "effect": self = .effect(try RecordedEffect(json, line: line))
+    case "answer": self = .answer(try RecordedAnswer(json, line: line))
+    default:
+      self = .action(try RecordedAction(json, text: text, line: line, keepingPatch: keepingPatch))
+    }
+  }
+}
+
+/// A recording read one line at a time, from a file or from bytes: a command that handles one
+/// line after another holds the line it is at and what it made of the earlier ones, never the
+/// file (``FileLines``).
+final class RecordingReader {
+  let header: RecordingHeader
+  /// The size of what is read: the file's when it was opened.
+  let byteCount: Int
+  /// The number of the line last read.
+  private(set) var lineNumber = 0
+  /// Whether actions keep their patches: what only draws the actions leaves them, which are
+  /// most of what a recording holds.
+  var keepsPatches = true
+  private let source: Source
+
+  private enum Source {
+    case file(FileLines)
+    case bytes(Lines)
+  }
+
+  /// The lines of bytes in memory, as ``FileLines`` hands out those of a file.
+  private final class Lines {
+    let bytes: [UInt8]
+    var position = 0
+
+    init(_ bytes: [UInt8]) {
+      self.bytes = bytes
+    }
+
+    func next() -> (line: ArraySlice<UInt8>, ending: FileLines.Ending)? {
+      guard position < bytes.count else { return nil }
+      let rest = bytes[position...]
+      guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+        position = bytes.count
+        return (rest, .endOfFile)
+      }
+      position = newline + 1
+      return (bytes[rest.startIndex..<newline], .newline)
+    }
+  }
+
+  /// `maximumFileBytes` refuses a larger file before it is read.
+  convenience init(path: String, maximumFileBytes: Int = .max) throws(RecordingError) {
+    let lines: FileLines
+    do {
+      lines = try FileLines(path: path, maximumLineBytes: RecordingFile.maximumBytes)
+    } catch {
+      throw RecordingError(line: nil, "cannot read \(path): \(error.reason)")
+    }
+    guard lines.fileBytes <= maximumFileBytes else {
+      throw RecordingError(
+        line: nil,
+        "cannot read \(path): it is larger than the limit of \(maximumFileBytes) bytes")
+    }
+    try self.init(.file(lines), name: path)
+  }
+
+  /// A recording's bytes; `name` names it in errors.
+  convenience init(bytes: [UInt8], name: String) throws(RecordingError) {
+    try self.init(.bytes(Lines(bytes)), name: name)
+  }
+
+  private init(_ source: Source, name: String) throws(RecordingError) {
+    self.source = source
+    switch source {
+    case .file(let lines): byteCount = lines.fileBytes
+    case .bytes(let lines): byteCount = lines.bytes.count
+    }
+    var header: RecordingHeader?
+    while header == nil, let (json, _) = try Self.nextLine(of: source, counting: &lineNumber) {
+      header = try RecordingHeader(json)
+    }
+    guard let header else { throw RecordingError(line: nil, "\(name) is empty") }
+    self.header = header
+  }
+
+  /// The next line's entry with its text as written, which is valid until the next call; nil
+  /// at the end.
+  func next() throws(RecordingError) -> (entry: RecordingEntry, text: ArraySlice<UInt8>)? {
+    guard let (json, text) = try Self.nextLine(of: source, counting: &lineNumber) else {
+      return nil
+    }
+    return (
+      try RecordingEntry(json, text: text, line: lineNumber, keepingPatch: keepsPatches), text
+    )
+  }
+
+  /// The next line that is not empty, parsed.
+  private static func nextLine(of source: Source, counting lineNumber: inout Int)
+    throws(RecordingError) -> (JSONValue, ArraySlice<UInt8>)?
+  {
+    while true {
+      let read: (line: ArraySlice<UInt8>, ending: FileLines.Ending)?
+      switch source {
+      case .file(let lines):
+        do {
+          read = try lines.next()
+        } catch {
+          throw RecordingError(line: lineNumber + 1, error.reason)
+        }
+      case .bytes(let lines):
+        read = lines.next()
+      }
+      guard let (line, ending) = read else { return nil }
+      lineNumber += 1
+      if line.isEmpty { continue }
+      do {
+        return (try line.withUnsafeBytes { try JSONParser.parse($0) }, line)
+      } catch {
+        throw RecordingError(
+          line: lineNumber,
+          lineNumber > 1 && ending == .endOfFile
+            ? "the last line is cut short (was the recording interrupted?): \(error)"
+            : "not JSON: \(error)")
+      }
+    }
+  }
+}
+
+/// A recording read whole, for what needs all of it at once (a scenario written from it, the
+/// timeline's lanes); a replay reads it line by line (``RecordingReader``).
 struct RecordingFile {
-  /// The largest recording read: about five million actions.
+  /// The longest line of a recording, and the largest recording read whole: about five million
+  /// actions.
   static let maximumBytes = 1 << 30
 
   let header: RecordingHeader
@@ -158,62 +300,39 @@ struct RecordingFile {
   /// The positions of the answers among the actions: `answers[i]` came before
   /// `actions[answerPositions[i]]` (the count of actions when there is none after it).
   let answerPositions: [Int]
-  /// Every action and effect line after the header, as written: what the timeline page embeds. Empty unless
-  /// asked for, since the slices keep the whole file in memory beside what was parsed.
-  let lines: [ArraySlice<UInt8>]
 
-  init(path: String, keepingLines: Bool = false) throws(RecordingError) {
-    let bytes: [UInt8]
-    do {
-      bytes = try FileIO.readAll(path, limit: Self.maximumBytes)
-    } catch {
-      throw RecordingError(line: nil, "cannot read \(path): \(error.reason)")
-    }
-    try self.init(bytes: bytes, name: path, keepingLines: keepingLines)
+  /// `keepingPatches: false` reads the actions without their patches (``RecordedAction/patch``
+  /// is null).
+  init(path: String, keepingPatches: Bool = true) throws(RecordingError) {
+    let reader = try RecordingReader(path: path, maximumFileBytes: Self.maximumBytes)
+    reader.keepsPatches = keepingPatches
+    try self.init(reading: reader)
   }
 
   /// A recording's bytes; `name` names it in errors.
-  init(bytes: [UInt8], name path: String, keepingLines: Bool = false) throws(RecordingError) {
-    var header: RecordingHeader?
+  init(bytes: [UInt8], name: String) throws(RecordingError) {
+    try self.init(reading: RecordingReader(bytes: bytes, name: name))
+  }
+
+  /// The rest of what `reader` reads.
+  init(reading reader: RecordingReader) throws(RecordingError) {
     var actions: [RecordedAction] = []
     var effects: [RecordedEffect] = []
     var answers: [RecordedAnswer] = []
     var answerPositions: [Int] = []
-    var lines: [ArraySlice<UInt8>] = []
-    var lineNumber = 0
-    for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-      lineNumber += 1
-      if line.isEmpty { continue }
-      let json: JSONValue
-      do {
-        json = try line.withUnsafeBytes { try JSONParser.parse($0) }
-      } catch {
-        throw RecordingError(
-          line: lineNumber,
-          lineNumber > 1 && bytes.last != UInt8(ascii: "\n")
-            ? "the last line is cut short (was the recording interrupted?): \(error)"
-            : "not JSON: \(error)")
-      }
-      if header == nil {
-        header = try RecordingHeader(json)
-        continue
-      } else if json["type"] == "effect" {
-        effects.append(try RecordedEffect(json, line: lineNumber))
-      } else if json["type"] == "answer" {
-        answers.append(try RecordedAnswer(json, line: lineNumber))
+    while let (entry, _) = try reader.next() {
+      switch entry {
+      case .action(let action): actions.append(action)
+      case .effect(let effect): effects.append(effect)
+      case .answer(let answer):
+        answers.append(answer)
         answerPositions.append(actions.count)
-        continue
-      } else {
-        actions.append(try RecordedAction(json, text: line, line: lineNumber))
       }
-      if keepingLines { lines.append(line) }
     }
-    guard let header else { throw RecordingError(line: nil, "\(path) is empty") }
-    self.header = header
+    header = reader.header
     self.actions = actions
     self.effects = effects
     self.answers = answers
     self.answerPositions = answerPositions
-    self.lines = lines
   }
 }

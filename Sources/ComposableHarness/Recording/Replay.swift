@@ -45,17 +45,14 @@ public struct Replay: Sendable {
   }
 
   private func replay() throws(ReplayExit) {
-    let recording: RecordingFile
-    do {
-      recording = try RecordingFile(path: file)
-    } catch {
-      throw failure("\(file): \(error)", code: 65)
+    // A replay holds the line it is at; a scenario is written from the whole recording.
+    let reader = try read { () throws(RecordingError) in
+      try RecordingReader(
+        path: file, maximumFileBytes: toScenario ? RecordingFile.maximumBytes : .max)
     }
-    if let until, !recording.actions.contains(where: { $0.seq == until }) {
-      throw failure("--until \(until): the recording has no action with that seq", code: 64)
-    }
-    if toScenario { try checkScenarioCanStart(from: recording.header.initialStates) }
-    let changes = changedStores(since: recording.header)
+    let header = reader.header
+    if toScenario { try checkScenarioCanStart(from: header.initialStates) }
+    let changes = changedStores(since: header)
     if !changes.isEmpty && !json {
       StandardStreams.error(
         "\(harness.name) replay: \(file) was recorded by stores that differ from this "
@@ -65,7 +62,7 @@ public struct Replay: Sendable {
     let configuration: RunConfiguration
     do {
       configuration = try harness.configuration(
-        arguments: recording.header.arguments, dataDirectory: "/nonexistent")
+        arguments: header.arguments, dataDirectory: "/nonexistent")
     } catch {
       throw failure("\(file): the recorded arguments do not parse: \(error)", code: 65)
     }
@@ -83,12 +80,14 @@ public struct Replay: Sendable {
         do throws(StateDecodingError) {
           stores = try ScriptedSession(
             loop: loop, stores: harness.stores, configuration: configuration,
-            seed: recording.header.seed, startTime: recording.header.startTime, replaysTime: true,
-            initialStates: recording.header.initialStates)
+            seed: header.seed, startTime: header.startTime, replaysTime: true,
+            initialStates: header.initialStates)
         } catch {
           throw failure(error.message, code: 65)
         }
         if toScenario {
+          let recording = try read { () throws(RecordingError) in try RecordingFile(reading: reader)
+          }
           let states = stores.session.storeNames.map {
             ($0, stores.session.store(named: $0)!.snapshot())
           }
@@ -97,22 +96,34 @@ public struct Replay: Sendable {
               from: recording, named: file, initialStates: Dictionary(uniqueKeysWithValues: states))
           )
         } else {
-          try replay(recording, on: stores, changes: changes)
+          try replay(reader, on: stores, changes: changes)
         }
       }
     }
     try outcome.get()
   }
 
+  /// What `body` reads, or the exit for a recording that cannot be read.
+  private func read<T>(_ body: () throws(RecordingError) -> T) throws(ReplayExit) -> T {
+    do {
+      return try body()
+    } catch {
+      throw failure("\(file): \(error)", code: 65)
+    }
+  }
+
   @StoreActor
   private func replay(
-    _ recording: RecordingFile, on stores: ScriptedSession, changes: [String]
+    _ reader: RecordingReader, on stores: ScriptedSession, changes: [String]
   ) throws(ReplayExit) {
     // Each store's state as the recording has it. A patch is one way to write a change: when
     // the replayed one is written differently (a later version writes shorter patches), the
     // step still matches if it leads to the same state.
     var recordedStates: [InstanceAddress: JSONValue] = [:]
-    for recorded in recording.actions {
+    var replayed = 0
+    while let (entry, _) = try read({ () throws(RecordingError) in try reader.next() }) {
+      guard case .action(let recorded) = entry else { continue }
+      replayed += 1
       guard stores.session.storeNames.contains(recorded.store),
         let store = stores.session.store(named: recorded.store, instance: recorded.address.instance)
       else {
@@ -160,16 +171,17 @@ public struct Replay: Sendable {
         return
       }
     }
+    if let until {
+      throw failure("--until \(until): the recording has no action with that seq", code: 64)
+    }
     if json {
-      let replayed: JSONValue = [
-        "type": "replayed", "file": .string(file), "actions": .int(recording.actions.count),
+      let outcome: JSONValue = [
+        "type": "replayed", "file": .string(file), "actions": .int(replayed),
         "changedSinceRecording": .array(changes.map(JSONValue.string)),
       ]
-      try write(replayed.serialized + [UInt8(ascii: "\n")])
+      try write(outcome.serialized + [UInt8(ascii: "\n")])
     } else if !emit {
-      try write(
-        Array(
-          "\(file): \(recording.actions.count) actions replayed, every state matched\n".utf8))
+      try write(Array("\(file): \(replayed) actions replayed, every state matched\n".utf8))
     }
   }
 

@@ -39,24 +39,31 @@ public struct Timeline: Sendable {
   /// for a store or an instance the recording does not have, 65 for an unreadable recording,
   /// 73 when the output (the file, or standard output) cannot be written.
   public func run() -> Int32 {
-    let recording: RecordingFile
-    do {
-      recording = try RecordingFile(path: file, keepingLines: format == .html)
-    } catch {
-      return failure("\(file): \(error)", code: 65)
-    }
     let title = file.split(separator: "/").last.map(String.init) ?? file
     let bytes: [UInt8]
     switch format {
     case .html:
-      var initialStates: [String: JSONValue] = [:]
-      for definition in harness.stores.definitions {
-        initialStates[definition.name] = definition.initialStateJSON
+      do {
+        // The page is built as the lines are read.
+        let reader = try RecordingReader(path: file, maximumFileBytes: RecordingFile.maximumBytes)
+        var initialStates: [String: JSONValue] = [:]
+        for definition in harness.stores.definitions {
+          initialStates[definition.name] = definition.initialStateJSON
+        }
+        // An exported history's first patch applies to the snapshot it starts at.
+        initialStates.merge(reader.header.initialStates) { _, recorded in recorded }
+        bytes = try TimelinePage.html(reading: reader, title: title, initialStates: initialStates)
+      } catch {
+        return failure("\(file): \(error)", code: 65)
       }
-      // An exported history's first patch applies to the snapshot it starts at.
-      initialStates.merge(recording.header.initialStates) { _, recorded in recorded }
-      bytes = TimelinePage.html(for: recording, title: title, initialStates: initialStates)
     case .text:
+      let recording: RecordingFile
+      do {
+        // The lanes draw actions, not what they changed.
+        recording = try RecordingFile(path: file, keepingPatches: false)
+      } catch {
+        return failure("\(file): \(error)", code: 65)
+      }
       if let unknown = stores.first(where: { !recording.header.stores.contains($0) }) {
         return failure(
           "--store \(unknown): the recording's stores are "
