@@ -31,7 +31,7 @@ public struct ComposableActorCommand: ParsableCommand {
       abstract: "Drive TCA-style feature stores over JSON lines on stdin and stdout.",
       version: identity.version,
       subcommands: [
-        Run.self, Test.self, Replay.self, Timeline.self, Export.self, Describe.self, Schemas.self,
+        Run.self, MCP.self, Test.self, Replay.self, Timeline.self, Export.self, Describe.self, Schemas.self,
         Types.self,
       ],
       defaultSubcommand: Run.self)

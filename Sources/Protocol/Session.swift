@@ -94,6 +94,9 @@ public final class Session {
     storeNames.firstIndex(of: name).flatMap { try? instance(key, ofStoreAt: $0) }
   }
 
+  /// Each store's description, in the order `ready` lists the stores.
+  public var descriptors: [StoreDescriptor] { stores.map(\.factory.descriptor) }
+
   /// The keys of the store's named instances in memory, in byte order.
   public func instanceKeys(of name: String) -> [InstanceKey] {
     guard let index = storeNames.firstIndex(of: name) else { return [] }
