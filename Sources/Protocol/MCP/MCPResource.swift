@@ -15,7 +15,8 @@ public enum MCPResource: Equatable, Sendable {
   /// caller, against the session).
   public init?(uri: String) {
     guard uri.hasPrefix(Self.scheme) else { return nil }
-    let path = uri.dropFirst(Self.scheme.count).split(separator: "/", omittingEmptySubsequences: false)
+    let path = uri.dropFirst(Self.scheme.count).split(
+      separator: "/", omittingEmptySubsequences: false)
     switch path.count {
     case 1 where path[0] == "describe":
       self = .describe

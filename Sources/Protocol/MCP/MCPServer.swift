@@ -242,8 +242,7 @@ public final class MCPServer {
 
   // MARK: Tool calls
 
-  private func call(_ params: JSONObject, id: JSONValue, lineNumber: Int) throws(JSONRPC.Failure)
-  {
+  private func call(_ params: JSONObject, id: JSONValue, lineNumber: Int) throws(JSONRPC.Failure) {
     guard case .string(let toolName)? = params["name"] else {
       throw JSONRPC.Failure(.invalidParams, "tools/call: \"name\" (a string) is required", id: id)
     }
@@ -256,7 +255,8 @@ public final class MCPServer {
     case .object(let given)?: arguments = given
     case let other?:
       throw JSONRPC.Failure(
-        .invalidParams, "tools/call: \"arguments\" must be an object, got \(other.briefDescription)",
+        .invalidParams,
+        "tools/call: \"arguments\" must be an object, got \(other.briefDescription)",
         id: id)
     }
     var line: JSONObject = ["store": .string(tool.store)]
@@ -266,7 +266,8 @@ public final class MCPServer {
       instance = (try? InputMessage.instance(given)) ?? nil
     }
     if arguments["type"] != nil {
-      return toolError(id, "\(tool.store): \(tool.action): \"type\" is not an argument of this tool")
+      return toolError(
+        id, "\(tool.store): \(tool.action): \"type\" is not an argument of this tool")
     }
     var action: JSONObject = ["type": .string(tool.action)]
     for (key, value) in arguments { action[key] = value }
@@ -436,9 +437,11 @@ public final class MCPServer {
       ]
     ]
     for store in session.storeNames {
-      let keys = [nil] + session.instanceKeys(of: store).prefix(Self.listedInstances).map {
-        Optional($0)
-      }
+      let keys =
+        [nil]
+        + session.instanceKeys(of: store).prefix(Self.listedInstances).map {
+          Optional($0)
+        }
       for key in keys {
         list.append([
           "uri": .string(MCPResource.state(store: store, instance: key).uri),
