@@ -278,6 +278,30 @@ final class MCPServerTests: XCTestCase {
       }??["count"], 1)
   }
 
+  func testWhatACallHoldsIsBounded() {
+    var configuration = MCPConfiguration()
+    configuration.maxStateBytes = 10
+    configuration.maxResultLines = 1
+    configuration.maxPendingCalls = 1
+    let call =
+      #"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"primes__counter_nthPrimeButtonTapped"}}"#
+    let answers = serve(
+      [Self.initialize, call, call.replacingOccurrences(of: #""id":2"#, with: #""id":3"#)],
+      configuration: configuration)
+    XCTAssertEqual(answers.map { $0["id"] }, [1, 3, 2])
+    XCTAssertEqual(answers[1]["result"]?["isError"], true)
+    XCTAssertEqual(
+      answers[1]["result"]?["content"]?.arrayValue?.first?["text"],
+      "1 calls are waiting for their effects: wait for one to answer")
+    let structured = answers[2]["result"]?["structuredContent"]
+    XCTAssertEqual(structured?["lines"]?.arrayValue?.count, 1)
+    XCTAssertEqual(structured?["omittedLines"], 1)
+    XCTAssertNil(structured?["state"])
+    XCTAssertEqual(structured?["stateSummary"]?["uri"], "composable-actor://primes/state")
+    XCTAssertEqual(structured?["stateSummary"]?["members"]?.arrayValue?.first, "count")
+    XCTAssertGreaterThan(structured?["stateSummary"]?["bytes"]?.intValue ?? 0, 10)
+  }
+
   static let instanceDescription = JSONValue.string(
     "The named instance of the store to send the action to; the store's default instance "
       + "when absent.")
@@ -289,7 +313,8 @@ final class MCPServerTests: XCTestCase {
   /// hands the server what the session wrote, as one loop iteration would; with `endingWaits`,
   /// then ends every call's wait. Returns every message written.
   private func serve(
-    _ lines: [String], dependencies: PrimesDependencies = .instant, endingWaits: Bool = false
+    _ lines: [String], dependencies: PrimesDependencies = .instant, endingWaits: Bool = false,
+    configuration: MCPConfiguration = MCPConfiguration()
   ) -> [JSONValue] {
     let executor = ManualExecutor()
     StoreActor.install(executor: executor)
@@ -298,7 +323,7 @@ final class MCPServerTests: XCTestCase {
       var written: [UInt8] = []
       let session = Session.primes(recordingBuildsIn: built, dependencies: dependencies)
       let server = MCPServer(
-        session: session, name: "test", version: "1", configuration: MCPConfiguration())
+        session: session, name: "test", version: "1", configuration: configuration)
       var waits: [@StoreActor () -> Void] = []
       server.startTimer = { _, body in
         waits.append(body)

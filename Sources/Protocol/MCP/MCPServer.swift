@@ -7,8 +7,13 @@ public struct MCPConfiguration: Sendable {
   public var callWait: Duration = .seconds(5)
   /// A result's state is given whole up to this many bytes of JSON, and summarized past it.
   public var maxStateBytes = 65_536
-  /// A result lists at most this many lines; it counts the rest.
+  /// A result lists at most this many lines, of at most this many bytes together; it counts
+  /// the rest.
   public var maxResultLines = 1000
+  public var maxResultLineBytes = 262_144
+  /// Calls waiting for their effects at once; one more is a tool error until one answers.
+  /// With the bounds above, what waiting calls hold stays within 64 MiB.
+  public var maxPendingCalls = 256
 
   public init() {}
 }
@@ -44,6 +49,7 @@ public final class MCPServer {
     let progressToken: JSONValue?
     var lines: [JSONValue] = []
     var omittedLines = 0
+    var lineBytes = 0
     var errors: [JSONValue] = []
     var cancelTimer: (() -> Void)?
   }
@@ -259,11 +265,19 @@ public final class MCPServer {
         "tools/call: \"arguments\" must be an object, got \(other.briefDescription)",
         id: id)
     }
+    guard pending.count < configuration.maxPendingCalls else {
+      return toolError(
+        id,
+        "\(configuration.maxPendingCalls) calls are waiting for their effects: wait for one "
+          + "to answer")
+    }
     var line: JSONObject = ["store": .string(tool.store)]
     var instance: InstanceKey?
+    var isValidInstance = true
     if tool.takesInstance, let given = arguments.removeValue(forKey: MCPTools.instanceArgument) {
       line["instance"] = given
       instance = (try? InputMessage.instance(given)) ?? nil
+      isValidInstance = instance != nil
     }
     if arguments["type"] != nil {
       return toolError(
@@ -275,15 +289,17 @@ public final class MCPServer {
     let callID = "mcp-\(callCount)"
     line["action"] = .object(action)
     line["id"] = .string(callID)
+    // A key the session will refuse activates nothing here either.
     let effectsBefore =
-      session.store(named: tool.store, instance: instance)?.effectsInFlight ?? 0
+      isValidInstance
+      ? session.store(named: tool.store, instance: instance)?.effectsInFlight ?? 0 : 0
     let start = session.output.bytes.count
     JSONValue.object(line).serialized.withUnsafeBytes {
       session.handleLine($0, lineNumber: lineNumber)
     }
     // A refused line writes its error at once and no action line: the call fails with that
     // error's message, as a host's line would.
-    let written = sessionLines(session.output.bytes[start...])
+    let written = sessionLines(session.output.bytes[start...]).map(\.value)
     let isOurs = { (line: JSONValue) in
       line["id"] == nil || line["id"] == .string(callID)
     }
@@ -357,8 +373,8 @@ public final class MCPServer {
   /// are answered.
   public func takeSessionOutput(_ output: UnsafeRawBufferPointer) {
     var changed: [String] = []
-    for line in sessionLines(output) {
-      route(line, changed: &changed)
+    for (line, size) in sessionLines(output) {
+      route(line, size: size, changed: &changed)
     }
     for uri in changed {
       bytes += JSONRPC.notification("notifications/resources/updated", ["uri": .string(uri)])
@@ -371,7 +387,7 @@ public final class MCPServer {
     }
   }
 
-  private func route(_ line: JSONValue, changed: inout [String]) {
+  private func route(_ line: JSONValue, size: Int, changed: inout [String]) {
     let type = line["type"]?.stringValue
     if type == "action" || type == "state", let store = line["store"]?.stringValue {
       let instance = line["instance"]?.stringValue.flatMap { try? InstanceKey(validating: $0) }
@@ -399,8 +415,11 @@ public final class MCPServer {
       return
     }
     guard type == "action" || type == "state" else { return }
-    if pending[callID]!.lines.count < configuration.maxResultLines {
+    if pending[callID]!.lines.count < configuration.maxResultLines,
+      pending[callID]!.lineBytes + size <= configuration.maxResultLineBytes
+    {
       pending[callID]!.lines.append(line)
+      pending[callID]!.lineBytes += size
     } else {
       pending[callID]!.omittedLines += 1
     }
@@ -419,10 +438,11 @@ public final class MCPServer {
       ["level": .string(level.rawValue), "logger": .string(name), "data": data])
   }
 
-  private func sessionLines(_ output: some Collection<UInt8>) -> [JSONValue] {
+  /// Each line the session wrote, parsed, with its length in bytes.
+  private func sessionLines(_ output: some Collection<UInt8>) -> [(value: JSONValue, size: Int)] {
     output.split(separator: UInt8(ascii: "\n")).compactMap { line in
       // The session's own lines: they parse, as its tests check, whatever their depth.
-      try? JSONParser.parse(Array(line), maxDepth: 10_000)
+      (try? JSONParser.parse(Array(line), maxDepth: 10_000)).map { ($0, line.count) }
     }
   }
 
