@@ -355,3 +355,29 @@ def test_closing_stdin_cancels_a_running_socket_and_exits_at_once(data_dir, ws_s
     assert raw.process.wait(WAIT) == 0
     # Far below run's --linger of 10 s, which would wait for the socket.
     assert time.monotonic() - started < 8
+
+
+def test_the_example_agent_runs_and_its_configuration_starts_this_server(data_dir):
+    example = actor.ROOT / "Examples/mcp"
+    output = subprocess.run(
+        [sys.executable, str(example / "agent.py"), "--binary", str(actor.BINARY)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout.splitlines()
+    assert output[1:] == [
+        "actions: ['counter.nthPrimeButtonTapped', 'counter.nthPrimeResponse']",
+        "the 7th prime: 17",
+        'refused: True primes: counter.countChanged: field "value": expected an integer, got "seven"',
+        "alice's count: 1",
+        "count: 7",
+        "updates heard: True",
+    ]
+    (server,) = json.loads((example / "client-config.json").read_text())["mcpServers"].values()
+    assert server["command"] == "composable-actor" and server["args"][0] == "mcp"
+    # The configuration's arguments are ones the binary takes.
+    raw = Raw(data_dir, *server["args"][1:])
+    assert raw.request(INITIALIZE)["result"]["serverInfo"]["name"] == "composable-actor"
+    raw.process.stdin.close()
+    assert raw.process.wait(WAIT) == 0
