@@ -278,6 +278,21 @@ final class MCPServerTests: XCTestCase {
       }??["count"], 1)
   }
 
+  func testACallWaitsForItsOwnEffectsNotItsNeighbours() {
+    let lines = [
+      Self.initialize,
+      #"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"primes__counter_incrTapped"}}"#,
+      #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"primes__counter_nthPrimeButtonTapped"}}"#,
+    ]
+    let answers = serve(lines, dependencies: .neverAnswering)
+    XCTAssertEqual(answers.map { $0["id"] }, [1, 2])
+    XCTAssertEqual(answers[1]["result"]?["structuredContent"]?["settled"], true)
+    XCTAssertEqual(answers[1]["result"]?["structuredContent"]?["effectsInFlight"], 1)
+    // The nth prime's call answers once its effect ended, here by the instance's end.
+    XCTAssertEqual(
+      serve(lines).map { $0["id"] }, [1, 2, 3])
+  }
+
   func testWhatACallHoldsIsBounded() {
     var configuration = MCPConfiguration()
     configuration.maxStateBytes = 10
@@ -310,8 +325,9 @@ final class MCPServerTests: XCTestCase {
     #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#
 
   /// Hands `lines` to a server over the primes session one by one, runs the effects, and
-  /// hands the server what the session wrote, as one loop iteration would; with `endingWaits`,
-  /// then ends every call's wait. Returns every message written.
+  /// hands the server what the session wrote (its stores tracing effects, as under `mcp`), as
+  /// one loop iteration would; with `endingWaits`, then ends every call's wait. Returns every
+  /// message written.
   private func serve(
     _ lines: [String], dependencies: PrimesDependencies = .instant, endingWaits: Bool = false,
     configuration: MCPConfiguration = MCPConfiguration()
@@ -321,7 +337,8 @@ final class MCPServerTests: XCTestCase {
     let built = LockedBox<[String]>([])
     let written = StoreActor.assumeIsolated {
       var written: [UInt8] = []
-      let session = Session.primes(recordingBuildsIn: built, dependencies: dependencies)
+      let session = Session.primes(
+        recordingBuildsIn: built, dependencies: dependencies, tracesEffects: true)
       let server = MCPServer(
         session: session, name: "test", version: "1", configuration: configuration)
       var waits: [@StoreActor () -> Void] = []

@@ -381,3 +381,31 @@ def test_the_example_agent_runs_and_its_configuration_starts_this_server(data_di
     assert raw.request(INITIALIZE)["result"]["serverInfo"]["name"] == "composable-actor"
     raw.process.stdin.close()
     assert raw.process.wait(WAIT) == 0
+
+
+def test_a_tap_beside_a_request_does_not_wait_for_it_and_closing_stdin_answers_the_request(
+    data_dir, fixture_server
+):
+    raw = Raw(data_dir, "--wolfram-app-id", "a", "--wolfram-url", fixture_server.failing("delay=60000"))
+    raw.request(INITIALIZE)
+    call = {"jsonrpc": "2.0", "method": "tools/call"}
+    lines = [
+        {**call, "id": 2, "params": {"name": "primes__counter_countChanged", "arguments": {"value": 10}}},
+        {**call, "id": 3, "params": {"name": "primes__counter_incrTapped"}},
+        {**call, "id": 4, "params": {"name": "primes__counter_nthPrimeButtonTapped"}},
+    ]
+    # One write: the three calls are read in one batch, and the request's effect is running
+    # when the tap's call is looked at.
+    raw.send(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    changed, tap = raw.read(), raw.read()
+    assert [changed["id"], tap["id"]] == [2, 3]
+    tap = tap["result"]["structuredContent"]
+    assert tap["settled"] is True and tap["state"]["count"] == 11 and tap["effectsInFlight"] == 1
+    raw.process.stdin.close()
+    request = raw.read()
+    assert request["id"] == 4
+    # The end of input cancelled the request's effect: its call ends with what happened.
+    assert [line["action"]["type"] for line in request["result"]["structuredContent"]["lines"]] == [
+        "counter.nthPrimeButtonTapped"
+    ]
+    assert raw.process.wait(WAIT) == 0

@@ -189,7 +189,8 @@ final class ActorProcess {
         output: StoreOutput(
           lines: output, sequence: sequence, mode: options.emit,
           acceptsEffectActions: options.allowEffectActions,
-          effectTraceTime: options.traces.contains(.effects)
+          // MCP follows each call's effects by their lines.
+          effectTraceTime: options.traces.contains(.effects) || options.mcp != nil
             ? { [time] in time.now() - time.start } : nil,
           labelsEffects: recorder != nil)),
       output: output, sequence: sequence, maxDepth: options.maxDepth,
@@ -431,6 +432,7 @@ final class ActorProcess {
       logger.notice("stdout closed (\(error)); exiting")
     }
     if cancelled > 0 { logger.info("cancelled \(cancelled) effect(s)") }
+    mcp?.answerWaitingCalls()
     handOutputToWriter()
     if let failure = recorder?.close() {
       logger.error("the recording is incomplete: \(failure)")

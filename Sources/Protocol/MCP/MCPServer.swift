@@ -50,6 +50,16 @@ public final class MCPServer {
     var lines: [JSONValue] = []
     var omittedLines = 0
     var lineBytes = 0
+    /// The `seq`s of the actions the call caused: effects whose cause is one of them are its.
+    var sequence = Set<Int>()
+    /// Its effects started and not yet ended, by number.
+    var running = Set<Int>()
+
+    /// Settled once no effect it started runs. Without action lines (`--emit ticks`) or effect
+    /// lines to go by, once the instance runs no more effects than before the call.
+    func isSettled(effectsInFlight: @autoclosure () -> Int) -> Bool {
+      sequence.isEmpty ? effectsInFlight() <= effectsBefore : running.isEmpty
+    }
     var errors: [JSONValue] = []
     var cancelTimer: (() -> Void)?
   }
@@ -373,7 +383,14 @@ public final class MCPServer {
   /// are answered.
   public func takeSessionOutput(_ output: UnsafeRawBufferPointer) {
     var changed: [String] = []
-    for (line, size) in sessionLines(output) {
+    let lines = sessionLines(output)
+    // An effect's `started` line may come before the line of the action that returned it.
+    for (line, _) in lines where line["type"] == "action" {
+      if let id = line["id"]?.stringValue, pending[id] != nil, let seq = line["seq"]?.intValue {
+        pending[id]!.sequence.insert(seq)
+      }
+    }
+    for (line, size) in lines {
       route(line, size: size, changed: &changed)
     }
     for uri in changed {
@@ -381,9 +398,27 @@ public final class MCPServer {
     }
     for callID in pendingOrder {
       guard let call = pending[callID] else { continue }
-      let inFlight =
-        session.store(named: call.tool.store, instance: call.instance)?.effectsInFlight ?? 0
-      if inFlight <= call.effectsBefore { finish(callID, settled: true) }
+      let isSettled = call.isSettled(
+        effectsInFlight: session.store(named: call.tool.store, instance: call.instance)?
+          .effectsInFlight ?? 0)
+      if isSettled { finish(callID, settled: true) }
+    }
+  }
+
+  /// Answers every waiting call with what happened so far: the process is ending.
+  public func answerWaitingCalls() {
+    for callID in pendingOrder { finish(callID, settled: false) }
+  }
+
+  /// Follows an effect's life to the call that caused it.
+  private func track(effect line: JSONValue) {
+    guard let cause = line["cause"]?.intValue, let effect = line["effect"]?.intValue,
+      let callID = pendingOrder.first(where: { pending[$0]?.sequence.contains(cause) == true })
+    else { return }
+    switch line["event"]?.stringValue {
+    case "started": pending[callID]!.running.insert(effect)
+    case "finished", "failed", "cancelled": pending[callID]!.running.remove(effect)
+    default: break  // sleeping: still its
     }
   }
 
@@ -399,13 +434,14 @@ public final class MCPServer {
         changed.append(uri)
       }
     }
+    if type == "effect" { return track(effect: line) }
     let ids = (line["ids"]?.arrayValue ?? []) + (line["id"].map { [$0] } ?? [])
     let callID = ids.lazy.compactMap { $0.stringValue }.first { self.pending[$0] != nil }
     guard let callID else {
       if let id = line["id"]?.stringValue, refusedCalls.remove(id) != nil { return }
       switch type {
       case "error": log(.error, line)
-      case "action", "state", "effect": log(.debug, line)
+      case "action", "state": log(.debug, line)
       default: break  // ready, exit: the JSON-lines protocol's framing
       }
       return
