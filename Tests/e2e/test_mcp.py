@@ -184,7 +184,7 @@ def test_the_websocket_store_connects_echoes_and_shows_it_in_its_state(data_dir,
 
     async def body():
         async with mcp_session(
-            data_dir, "--websocket-url", ws_servers.url + "/echo", "--call-wait", "3", logging_callback=on_log
+            data_dir, "--websocket-url", ws_servers.url + "/echo", "--call-wait", "5", logging_callback=on_log
         ) as session:
             # Actions that come after their call answered are logged at debug.
             await session.set_logging_level("debug")
