@@ -293,6 +293,17 @@ final class MCPServerTests: XCTestCase {
       serve(lines).map { $0["id"] }, [1, 2, 3])
   }
 
+  func testACancelledCallIsNeverAnswered() {
+    let answers = serve(
+      [
+        Self.initialize,
+        #"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"primes__counter_nthPrimeButtonTapped"}}"#,
+        #"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        #"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+      ], dependencies: .neverAnswering, endingWaits: true)
+    XCTAssertEqual(answers.map { $0["id"] }, [1, 3])
+  }
+
   func testWhatACallHoldsIsBounded() {
     var configuration = MCPConfiguration()
     configuration.maxStateBytes = 10
