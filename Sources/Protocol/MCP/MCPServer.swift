@@ -308,14 +308,16 @@ public final class MCPServer {
       session.handleLine($0, lineNumber: lineNumber)
     }
     // A refused line writes its error at once and no action line: the call fails with that
-    // error's message, as a host's line would.
-    let written = sessionLines(session.output.bytes[start...]).map(\.value)
-    let isOurs = { (line: JSONValue) in
-      line["id"] == nil || line["id"] == .string(callID)
-    }
-    if !written.contains(where: { $0["type"] == "action" && isOurs($0) }),
-      let refusal = written.first(where: { $0["type"] == "error" && isOurs($0) })
-    {
+    // error's message, as a host's line would. Every line starts with its type, so only an
+    // error line is parsed here (the rest are, with the iteration's output).
+    let written = session.output.bytes[start...].split(separator: UInt8(ascii: "\n"))
+    let refusal =
+      written.contains { $0.starts(with: Self.actionLineStart) }
+      ? nil
+      : written.lazy.filter { $0.starts(with: Self.errorLineStart) }
+        .compactMap { try? JSONParser.parse(Array($0), maxDepth: 10_000) }
+        .first { $0["id"] == nil || $0["id"] == .string(callID) }
+    if let refusal {
       refusedCalls.insert(callID)
       return toolError(id, refusal["message"]?.stringValue ?? "refused", line: refusal)
     }
@@ -329,6 +331,9 @@ public final class MCPServer {
     pending[callID] = call
     pendingOrder.append(callID)
   }
+
+  private static let actionLineStart = Array(#"{"type":"action""#.utf8)
+  private static let errorLineStart = Array(#"{"type":"error""#.utf8)
 
   private func toolError(_ id: JSONValue, _ message: String, line: JSONValue? = nil) {
     var result: JSONObject = [
