@@ -409,3 +409,16 @@ def test_a_tap_beside_a_request_does_not_wait_for_it_and_closing_stdin_answers_t
         "counter.nthPrimeButtonTapped"
     ]
     assert raw.process.wait(WAIT) == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--max-line-bytes", "10"], "--max-line-bytes must be at least 64"),
+        (["--call-wait=-1"], "--call-wait must be between 0 and 86400 seconds"),
+        (["--no-such-option", "1"], "unknown option '--no-such-option'"),
+    ],
+)
+def test_run_s_options_are_checked_as_run_checks_them(args, message):
+    result = subprocess.run([str(actor.BINARY), "mcp", *args], capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
+    assert result.returncode == 64 and message in result.stderr, result.stderr
