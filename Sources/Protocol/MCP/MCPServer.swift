@@ -500,7 +500,7 @@ public final class MCPServer {
     for store in session.storeNames {
       let keys =
         [nil]
-        + session.instanceKeys(of: store).prefix(Self.listedInstances).map {
+        + session.instanceKeys(of: store, limit: Self.listedInstances).map {
           Optional($0)
         }
       for key in keys {
