@@ -422,3 +422,24 @@ def test_a_tap_beside_a_request_does_not_wait_for_it_and_closing_stdin_answers_t
 def test_run_s_options_are_checked_as_run_checks_them(args, message):
     result = subprocess.run([str(actor.BINARY), "mcp", *args], capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL)
     assert result.returncode == 64 and message in result.stderr, result.stderr
+
+
+def test_a_recording_made_under_mcp_replays(data_dir, tmp_path):
+    recording = tmp_path / "calls.jsonl"
+    raw = Raw(data_dir, "--record", str(recording), "--call-wait", "2")
+    raw.request(INITIALIZE)
+    call = {"jsonrpc": "2.0", "method": "tools/call"}
+    for id, name, arguments in [
+        (2, "primes__counter_countChanged", {"value": 7}),
+        (3, "primes__counter_nthPrimeButtonTapped", {}),
+        (4, "primes__counter_incrTapped", {"instance": "k"}),
+    ]:
+        answer = raw.request(json.dumps({**call, "id": id, "params": {"name": name, "arguments": arguments}}).encode())
+        assert answer["result"]["isError"] is False
+    raw.process.stdin.close()
+    assert raw.process.wait(WAIT) == 0
+    header = json.loads(recording.read_text().splitlines()[0])
+    # Replayed as `run` would be: without mcp's own command and option.
+    assert "mcp" not in header["arguments"] and "--call-wait" not in header["arguments"]
+    replayed = subprocess.run([str(actor.BINARY), "replay", str(recording)], capture_output=True, text=True, timeout=WAIT)
+    assert replayed.returncode == 0 and "4 actions replayed, every state matched" in replayed.stdout, replayed
