@@ -239,9 +239,18 @@ extension ComposableActorCommand {
     }
 
     func run() throws {
+      try run(mcp: nil, arguments: recordedArguments)
+    }
+
+    /// Runs the stores, speaking MCP instead of JSON lines when `mcp` is given; `arguments`
+    /// are what a recording keeps.
+    func run(mcp: MCPConfiguration?, arguments: [String]) throws {
       let code: Int32
       do {
-        code = try Runtime.run(ComposableActorCommand.catalog, configuration())
+        var configuration = try configuration()
+        configuration.mcp = mcp
+        configuration.recordedArguments = arguments
+        code = try Runtime.run(ComposableActorCommand.catalog, configuration)
       } catch let error as InstanceStorageError {
         let option = stateDir != nil ? "--state-dir" : "--state-url"
         let message = Array(
@@ -326,14 +335,14 @@ extension ComposableActorCommand.Run {
   /// The longest `--linger` and `--http-timeout`, in seconds: a day.
   static let longestWait = 86_400.0
 
-  /// The long names of run's own options, which no store may declare.
+  /// The long names of run's own options and mcp's, which no store may declare.
   static let ownOptionNames: Set<String> = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
     "http-timeout", "seed", "clock", "max-advance-wakeups", "max-instances", "record",
     "state-dir", "state-url", "process-id", "lease-seconds", "fsync", "passivate-after",
     "max-active",
     "allow-effect-actions",
-    "trace", "help",
+    "trace", "help", "call-wait",
     "version",
   ]
 

@@ -94,10 +94,13 @@ public final class Session {
     storeNames.firstIndex(of: name).flatMap { try? instance(key, ofStoreAt: $0) }
   }
 
-  /// The keys of the store's named instances in memory, in byte order.
-  public func instanceKeys(of name: String) -> [InstanceKey] {
+  /// Each store's description, in the order `ready` lists the stores.
+  public var descriptors: [StoreDescriptor] { stores.map(\.factory.descriptor) }
+
+  /// The keys of the store's named instances in memory, in byte order: the first `limit`.
+  public func instanceKeys(of name: String, limit: Int = .max) -> [InstanceKey] {
     guard let index = storeNames.firstIndex(of: name) else { return [] }
-    return stores[index].page(after: nil, limit: Int.max).keys
+    return stores[index].page(after: nil, limit: limit).keys
   }
 
   /// The instance `key` of the store at `index`, activated now if it is not in memory; nil

@@ -5,12 +5,13 @@ import Protocol
 
 extension Session {
   /// A session of two stores, "primes" and "other", both the primes feature on `dependencies`:
-  /// each instance built is appended to `built`, as `"primes"` or `"primes/<key>"`.
+  /// each instance built is appended to `built`, as `"primes"` or `"primes/<key>"`. With
+  /// `tracesEffects`, the stores write `effect` lines (all at time 0).
   @StoreActor
   static func primes(
     recordingBuildsIn built: LockedBox<[String]>, dependencies: PrimesDependencies = .instant,
     maxInstances: Int = Session.defaultMaxInstances,
-    maxActiveInstances: Int = Session.defaultMaxActiveInstances
+    maxActiveInstances: Int = Session.defaultMaxActiveInstances, tracesEffects: Bool = false
   ) -> Session {
     let output = OutputLines()
     let sequence = ActionSequence()
@@ -24,7 +25,10 @@ extension Session {
             initialState: parkedState as? PrimesState ?? PrimesState(),
             reducer: PrimesReducer(dependencies: dependencies)),
           descriptor: descriptor,
-          output: StoreOutput(lines: output, sequence: sequence, mode: .actions).about(instance))
+          output: StoreOutput(
+            lines: output, sequence: sequence, mode: .actions,
+            effectTraceTime: tracesEffects ? { 0 } : nil
+          ).about(instance))
       }
     }
     return Session(

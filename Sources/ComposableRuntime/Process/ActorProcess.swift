@@ -82,6 +82,8 @@ final class ActorProcess {
   private let logger: Logger
   private let output = OutputLines()
   private let session: Session
+  /// Set under `mcp`: it reads stdin, and what the session writes goes through it to stdout.
+  private let mcp: MCPServer?
   private let http: HTTPClient
   private let webSocket: WebSocketClient
   private let time: ActionTime
@@ -187,19 +189,34 @@ final class ActorProcess {
         output: StoreOutput(
           lines: output, sequence: sequence, mode: options.emit,
           acceptsEffectActions: options.allowEffectActions,
-          effectTraceTime: options.traces.contains(.effects)
+          // MCP follows each call's effects by their lines.
+          effectTraceTime: options.traces.contains(.effects) || options.mcp != nil
             ? { [time] in time.now() - time.start } : nil,
           labelsEffects: recorder != nil)),
       output: output, sequence: sequence, maxDepth: options.maxDepth,
       maxInstances: options.maxInstances, maxActiveInstances: options.maxActiveInstances,
       durability: durability)
     session.timeControl = virtualTime
+    if let configuration = options.mcp {
+      mcp = MCPServer(
+        session: session, name: options.name, version: options.version,
+        configuration: configuration)
+    } else {
+      mcp = nil
+    }
     writer = try StdoutWriter(loop: loop)
     reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)
   }
 
   func start() {
-    session.writeReady(version: options.version)
+    if let mcp {
+      mcp.startTimer = { [unowned self] duration, body in
+        let timer = after(duration, body)
+        return { timer.cancel() }
+      }
+    } else {
+      session.writeReady(version: options.version)
+    }
     session.didRequestQuit = { [unowned self] in finish(.quit) }
     session.onStoreIdle { [unowned self] in
       if inputEnded && self.session.effectsInFlight == 0 { finish(.endOfInput) }
@@ -241,20 +258,29 @@ final class ActorProcess {
     // pauses the reader at the line that crossed the mark, whatever a line writes.
     let output = output
     let writer = writer
+    let mcp = mcp
     reader.onLine = { line, lineNumber in
       // The callback runs on the loop thread and the session reads the bytes before returning,
       // so the buffer never crosses threads or outlives the call.
       nonisolated(unsafe) let line = line
       StoreActor.assumeIsolated {
-        session.handleLine(line, lineNumber: lineNumber)
-        writer.gatheredBytes = output.bytes.count
+        if let mcp {
+          mcp.handleLine(line, lineNumber: lineNumber)
+        } else {
+          session.handleLine(line, lineNumber: lineNumber)
+        }
+        writer.gatheredBytes = output.bytes.count + (mcp?.bytes.count ?? 0)
       }
     }
     let limit = options.maxLineBytes
     reader.onOverlongLine = { lineNumber, _ in
       StoreActor.assumeIsolated {
-        session.rejectOverlongLine(lineNumber: lineNumber, limit: limit)
-        writer.gatheredBytes = output.bytes.count
+        if let mcp {
+          mcp.rejectOverlongLine(lineNumber: lineNumber, limit: limit)
+        } else {
+          session.rejectOverlongLine(lineNumber: lineNumber, limit: limit)
+        }
+        writer.gatheredBytes = output.bytes.count + (mcp?.bytes.count ?? 0)
       }
     }
     reader.onEnd = { [unowned self] in StoreActor.assumeIsolated { endOfInput() } }
@@ -312,6 +338,17 @@ final class ActorProcess {
     }
   }
 
+  /// Runs `body` once after `interval` of the loop's clock, unless cancelled first.
+  private func after(
+    _ interval: Duration, _ body: @escaping @StoreActor () -> Void
+  ) -> Task<Void, Never> {
+    let clock = loop.clock
+    return Task(executorPreference: loop.executor) {
+      guard (try? await clock.sleep(for: interval)) != nil else { return }
+      await body()
+    }
+  }
+
   private func updateReading() {
     isBackpressured || isHoldingInput ? reader.pause() : reader.resume()
   }
@@ -328,7 +365,14 @@ final class ActorProcess {
     // with them, or it would count them as waiting forever and hold the input back.
     writer.gatheredBytes = output.bytes.count
     recorder?.flush()
-    output.drain { writer.append($0) }
+    handOutputToWriter()
+  }
+
+  /// Under `mcp`, the session's lines go to the MCP server, and its lines to stdout.
+  private func handOutputToWriter() {
+    guard let mcp else { return output.drain { writer.append($0) } }
+    output.drain { mcp.takeSessionOutput($0) }
+    mcp.drain { writer.append($0) }
   }
 
   /// Under the virtual clock, what is left after settling waits for time that will not come:
@@ -336,6 +380,9 @@ final class ActorProcess {
   private func endOfInput() {
     guard !inputEnded else { return }
     inputEnded = true
+    // An MCP client that closes stdin is done with the server: it waits for no effect, and
+    // kills a server that lingers.
+    if mcp != nil { return finish(.endOfInput) }
     guard let virtualTime else { return lingerForEffects() }
     virtualTime.settle { [unowned self] in finish(.endOfInput) }
   }
@@ -385,7 +432,8 @@ final class ActorProcess {
       logger.notice("stdout closed (\(error)); exiting")
     }
     if cancelled > 0 { logger.info("cancelled \(cancelled) effect(s)") }
-    output.drain { writer.append($0) }
+    mcp?.answerWaitingCalls()
+    handOutputToWriter()
     if let failure = recorder?.close() {
       logger.error("the recording is incomplete: \(failure)")
       if exitCode == 0 { exitCode = 74 }

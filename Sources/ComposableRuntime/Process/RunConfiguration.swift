@@ -48,6 +48,8 @@ public struct RunConfiguration: Sendable {
   /// The arguments a recording keeps, to rebuild the stores as they were.
   public var recordedArguments: [String] = []
   public var storeOptions: StoreOptionValues
+  /// Set by `mcp`: stdin and stdout speak the Model Context Protocol instead of JSON lines.
+  public var mcp: MCPConfiguration?
 
   public init(name: String, version: String, storeOptions: StoreOptionValues) {
     self.name = name
