@@ -48,7 +48,7 @@ public final class Store<State, Action: Sendable> {
   /// nothing; on, an allocation per effect.
   public var labelsEffects = false
 
-  private let reducer: (inout State, Action) -> Effect<Action>
+  private var reducer: (inout State, Action) -> Effect<Action>
   private var pending: [ReducedAction<Action>] = []
   private var isReducing = false
 
@@ -75,6 +75,17 @@ public final class Store<State, Action: Sendable> {
   public init<R: Reducer>(initialState: State, reducer: R)
   where R.State == State, R.Action == Action {
     self.state = initialState
+    self.reducer = reducer._makeStoreReduce()
+  }
+
+  /// Starts the store over from `state` with `reducer`, reporting where it reported: what a
+  /// host does to serve another instance with the store it has (its observers stay set). Only
+  /// for a store that is its state alone.
+  @_semantics("optimize.sil.specialize.generic.never")
+  public func restart<R: Reducer>(from state: State, reducer: R)
+  where R.State == State, R.Action == Action {
+    precondition(isOnlyItsState && pending.isEmpty, "restarting a store that is not idle")
+    self.state = state
     self.reducer = reducer._makeStoreReduce()
   }
 

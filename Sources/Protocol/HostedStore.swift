@@ -50,18 +50,26 @@ public struct StoreFactory {
   /// Builds an instance of the store (the default one for a nil key), in the store's initial
   /// state or, for an instance that was parked, in the state it was parked in.
   let make: @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
+  /// Gives a parked instance's host to the instance `key`, in the initial state or the state
+  /// it was parked in, as `make` would build it; false if this host cannot be given (then it
+  /// is freed and `make` builds one).
+  let reuse: @StoreActor (any HostedStore, InstanceKey?, _ parkedState: Any?) -> Bool
 
   /// `describe` runs the first time the description is asked for: one derived from the store's
   /// types walks them (about 10 ms for the four seed stores), which `ready` need not wait for.
   public init(
     name: String, describe: @escaping () -> StoreDescriptor,
     storedState: StoredStateCoding? = nil,
-    make: @escaping @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
+    make: @escaping @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore,
+    reuse: @escaping @StoreActor (any HostedStore, InstanceKey?, _ parkedState: Any?) -> Bool = {
+      _, _, _ in false
+    }
   ) {
     self.name = name
     self.description = DescriptionCache(describe)
     self.storedState = storedState
     self.make = make
+    self.reuse = reuse
   }
 
   public init(

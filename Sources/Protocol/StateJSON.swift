@@ -14,6 +14,8 @@ struct StateJSON<State> {
   /// Appends the patch from the last state to this one, as a JSON array, and makes this one
   /// the last state.
   let writePatch: (_ to: State, _ into: inout [UInt8]) -> Void
+  /// Makes the given state the last one, for a host given to another instance.
+  let reset: (State) -> Void
 }
 
 extension StateJSON where State: Encodable {
@@ -29,14 +31,17 @@ extension StateJSON where State: Encodable {
       current: encodingWhole(store: store),
       writePatch: { state, bytes in
         encode(store: store) { try encoder.writePatch(to: state, into: &bytes) }
-      })
+      },
+      reset: { state in encode(store: store) { try encoder.reset(to: state) } })
   }
 }
 
 extension StateJSON where State: FieldwiseEncodable {
   static func fieldwise(_ initial: State, store: String) -> Self {
     let tracker = FieldwiseTracker(initial, store: store)
-    return StateJSON(current: encodingWhole(store: store), writePatch: tracker.writePatch(to:into:))
+    return StateJSON(
+      current: encodingWhole(store: store), writePatch: tracker.writePatch(to:into:),
+      reset: tracker.reset(to:))
   }
 }
 
@@ -54,6 +59,12 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
     detectors = fields.map { $0.changeDetector(initial) }
     members = JSONMemberPatchEncoder(
       keys: fields.map(\.key), values: fields.map { $0.value(initial) })
+  }
+
+  func reset(to state: State) {
+    // A detector asked about a state remembers it.
+    for detector in detectors { _ = detector.changed(state) }
+    members.reset(values: fields.map { $0.value(state) })
   }
 
   func writePatch(to new: State, into bytes: inout [UInt8]) {

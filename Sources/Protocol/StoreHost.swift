@@ -11,7 +11,7 @@ import JSON
 public final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
   public let descriptor: StoreDescriptor
   /// Which instance of the store this is: nil for the default one.
-  public let instance: InstanceKey?
+  public private(set) var instance: InstanceKey?
   private let store: Store<State, Action>
   private let output: OutputLines
   private let sequence: ActionSequence
@@ -30,7 +30,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// not entries, are passed around: copying an entry retains its arrays.)
   private var sendingKnownAction: Int?
   /// The start of every action line of this store.
-  private let actionLinePrefix: [UInt8]
+  private var actionLinePrefix: [UInt8]
   private var tick = Tick()
   /// Whether effects are traced (`--trace effects`): an effect's action line names it.
   private let tracesEffects: Bool
@@ -116,6 +116,24 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
           store: self.descriptor.name, instance: self.instance, event, t: time())
       }
     }
+  }
+
+  /// Makes this host, which the session parked, the host of another instance of the same store,
+  /// in `state` with `reducer` (built for that instance): what the host is made of is kept,
+  /// rather than freed as one instance leaves memory and made again as the next one comes in,
+  /// which was most of what activating an instance cost. The host must be its state alone
+  /// (``parkableState()``).
+  public func reuse<R: Reducer>(from state: State, reducer: R, output: StoreOutput)
+  where R.State == State, R.Action == Action {
+    precondition(tick.actions == 0, "reusing a host with a state line pending")
+    store.restart(from: state, reducer: reducer)
+    if instance != output.instance {
+      instance = output.instance
+      actionLinePrefix = OutputLines.actionLinePrefix(
+        store: descriptor.name, instance: output.instance)
+    }
+    journal = nil
+    stateJSON.reset(state)
   }
 
   public var journal: InstanceJournal?

@@ -36,6 +36,11 @@ final class StoreInstances {
   private var listedKeys: [InstanceKey] = []
   private var activatedSinceListing: [InstanceKey] = []
   private var stoppedSinceListing = 0
+  /// Hosts of instances parked since the last activation, to be given to the next ones
+  /// (``StoreFactory/reuse``): freeing a host and building the next was most of what an
+  /// activation past `maxActive` cost.
+  private var spareHosts: [any HostedStore] = []
+  static let maxSpareHosts = 8
   /// How many passivation sweeps ran: an instance remembers the sweep it was last used in.
   private var sweep = 0
   private var defaultInstanceUsedInSweep = 0
@@ -91,14 +96,14 @@ final class StoreInstances {
         named.values[index].usedInSweep = sweep
         return host
       }
-      let host = try make(key, named.values[index].parkedState)
       parkIdleInstances(toMake: 1)
+      let host = try make(key, named.values[named.index(forKey: key)!].parkedState)
       activate(key, host)
       return host
     }
     guard named.count < limit else { return nil }
-    let host = try make(key, nil)
     parkIdleInstances(toMake: 1)
+    let host = try make(key, nil)
     activate(key, host)
     activatedSinceListing.append(key)
     return host
@@ -116,6 +121,8 @@ final class StoreInstances {
       host = factory.make(
         key, try json.map { json throws(ProtocolError) in try decode(json, address) })
       host.journal = journal
+    } else if let spare = spareHosts.popLast(), factory.reuse(spare, key, parkedState) {
+      host = spare
     } else {
       host = factory.make(key, parkedState)
     }
@@ -227,6 +234,7 @@ final class StoreInstances {
         } else {
           named.values[index].host = nil
           named.values[index].parkedState = state
+          if spareHosts.count < Self.maxSpareHosts { spareHosts.append(host) }
         }
         activeCount -= 1
         continue

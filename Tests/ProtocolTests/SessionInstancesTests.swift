@@ -163,10 +163,12 @@ final class SessionInstancesTests: XCTestCase {
           #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
           #"{"cmd":"instances","store":"primes"}"#,
         ], maxActiveInstances: 2))
-    // c's activation parked a; d's could park neither b (its nth prime is in flight) nor c
-    // (just used), so three were active; a's return parked c.
+    // c's activation parked a and took its host; d's could not park b (its nth prime is in
+    // flight), so the hand's second turn parked c; a's return parked d. Each took the host of
+    // the instance it parked, and a resumed in the state it was parked in.
     XCTAssertEqual(
-      built.value, ["primes/a", "primes/b", "primes/c", "primes/d", "primes/a"])
+      built.value,
+      ["primes/a", "primes/b", "primes/c (reused)", "primes/d (reused)", "primes/a (reused)"])
     XCTAssertEqual(
       lines[6],
       [
@@ -184,9 +186,53 @@ final class SessionInstancesTests: XCTestCase {
       keys.map { #"{"store":"primes","instance":"\#($0)","action":"counter.incrTapped"}"# },
       maxActiveInstances: 3)
     // d's activation parked a and cleared the marks of b and c; b was used again, so e's
-    // parked c, which its next line rebuilt, and b stayed.
+    // parked c, whose next line gave it a parked host again, and b stayed.
     XCTAssertEqual(
-      built.value, ["primes/a", "primes/b", "primes/c", "primes/d", "primes/e", "primes/c"])
+      built.value,
+      [
+        "primes/a", "primes/b", "primes/c", "primes/d (reused)", "primes/e (reused)",
+        "primes/c (reused)",
+      ])
+  }
+
+  func testAParkedHostGivenToAnotherInstanceStartsItInItsOwnStateUnderItsOwnKey() {
+    let lines = lines(
+      run(
+        [
+          #"{"store":"primes","instance":"a","action":{"type":"counter.countChanged","value":2}}"#,
+          #"{"store":"primes","instance":"a","action":"primeModal.saveFavoritePrimeTapped"}"#,
+          #"{"store":"primes","instance":"b","action":"counter.incrTapped"}"#,
+          #"{"store":"primes","instance":"b","action":"counter.incrTapped"}"#,
+          #"{"store":"primes","instance":"b","action":"primeModal.saveFavoritePrimeTapped"}"#,
+          #"{"store":"primes","instance":"a","action":"counter.incrTapped"}"#,
+          #"{"cmd":"snapshot","store":"primes","instance":"b"}"#,
+        ], maxActiveInstances: 1))
+    XCTAssertEqual(
+      built.value, ["primes/a", "primes/b (reused)", "primes/a (reused)", "primes/b (reused)"])
+    // b's lines patch b's initial state, not a's, and name b.
+    XCTAssertEqual(lines[3]["instance"], "b")
+    XCTAssertEqual(
+      lines[3]["patch"], [["op": "replace", "path": "/count", "value": 1]])
+    XCTAssertEqual(
+      lines[5]["patch"],
+      [
+        ["op": "add", "path": "/favoritePrimes/0", "value": 2],
+        [
+          "op": "add", "path": "/activityFeed/0",
+          "value": ["timestamp": 0, "type": "addedFavoritePrime", "prime": 2],
+        ],
+        ["op": "replace", "path": "/isFavorite", "value": true],
+      ])
+    // a goes on from where it was parked, b's state is its own.
+    XCTAssertEqual(lines[6]["instance"], "a")
+    XCTAssertEqual(
+      lines[6]["patch"],
+      [
+        ["op": "replace", "path": "/count", "value": 3],
+        ["op": "replace", "path": "/isFavorite", "value": false],
+      ])
+    XCTAssertEqual(lines[7]["state"]?["count"], 2)
+    XCTAssertEqual(lines[7]["state"]?["favoritePrimes"], [2])
   }
 
   func testAStoppedParkedInstanceHadNoEffectsToCancel() {

@@ -210,6 +210,10 @@ extension StoreDefinition {
       return _makeHostedStore(
         options: options, services: services.about(instance), output: output.about(instance),
         initialState: parkedState as? Feature.State ?? state)
+    } reuse: { host, instance, parkedState in
+      _reuseHostedStore(
+        host, options: options, services: services.about(instance),
+        output: output.about(instance), initialState: parkedState as? Feature.State ?? state)
     }
   }
 }

@@ -58,6 +58,14 @@ public protocol StoreDefinition: Sendable {
   static func _makeHostedStore(
     options: Options, services: Services, output: StoreOutput, initialState: Feature.State
   ) -> any HostedStore
+
+  /// Gives `host`, one this definition made, to another instance as ``_makeHostedStore`` would
+  /// make it; false if it cannot. Not for definitions to implement, as that one.
+  @StoreActor
+  static func _reuseHostedStore(
+    _ host: any HostedStore, options: Options, services: Services, output: StoreOutput,
+    initialState: Feature.State
+  ) -> Bool
 }
 
 extension StoreDefinition {
@@ -104,6 +112,17 @@ extension StoreDefinition {
     StoreHost(
       store: makeStore(options, services, initialState), descriptor: hostDescriptor,
       output: output)
+  }
+
+  @StoreActor
+  public static func _reuseHostedStore(
+    _ host: any HostedStore, options: Options, services: Services, output: StoreOutput,
+    initialState: Feature.State
+  ) -> Bool {
+    guard let host = host as? StoreHost<Feature.State, Feature.Action> else { return false }
+    host.reuse(
+      from: initialState, reducer: reducer(options: options, services: services), output: output)
+    return true
   }
 
   @StoreActor

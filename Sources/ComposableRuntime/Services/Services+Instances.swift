@@ -1,3 +1,4 @@
+import Logging
 import Protocol
 
 extension Services {
@@ -11,7 +12,15 @@ extension Services {
     var services = self
     services.dataDirectory = "\(dataDirectory)/instances/\(instance.fileName)"
     services.webSocket = webSocket.scoped(to: instance)
-    services.log[metadataKey: "instance"] = "\(instance.value)"
+    // A metadata provider, not metadata: the stream handler formats its metadata whenever it
+    // is set, which cost most of an instance's services; a provider is asked when a line is
+    // logged, which a store rarely does.
+    let key = instance.value
+    let instanceMetadata = Logger.MetadataProvider { ["instance": .string(key)] }
+    var handler = services.log.handler
+    handler.metadataProvider =
+      handler.metadataProvider.flatMap { .multiplex([$0, instanceMetadata]) } ?? instanceMetadata
+    services.log.handler = handler
     return services
   }
 }
@@ -35,13 +44,12 @@ extension InstanceKey {
   /// digits, `-` and `_` are written `%XX`, and a name that would pass 200 bytes is cut and
   /// ends with `~` and a 64-bit FNV-1a hash of the whole key, as a file name may not pass 255.
   public var fileName: String {
+    if value.utf8.count <= 200, value.utf8.allSatisfy(Self.isKeptInFileNames) { return value }
     var name = ""
     for byte in value.utf8 {
-      switch byte {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+      if Self.isKeptInFileNames(byte) {
         name.unicodeScalars.append(Unicode.Scalar(byte))
-      default:
+      } else {
         name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
       }
     }
@@ -55,6 +63,18 @@ extension InstanceKey {
     }
     return String(decoding: cut, as: UTF8.self) + "~"
       + String(hash, radix: 16).leftPadded(to: 16)
+  }
+}
+
+extension InstanceKey {
+  fileprivate static func isKeptInFileNames(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+      true
+    default:
+      false
+    }
   }
 }
 

@@ -36,6 +36,14 @@ public final class JSONMemberPatchEncoder {
     isPending = Array(repeating: true, count: values.count)
   }
 
+  /// Takes `values` as the members' values the next patches start from, whatever was patched
+  /// before; each is walked when its member is first patched again, from what the member held.
+  public func reset(values: [any Encodable]) {
+    precondition(values.count == members.count, "one value per member")
+    firstValues = values
+    for index in isPending.indices { isPending[index] = true }
+  }
+
   /// Appends the operations that bring member `index` to `value`, each after a comma unless
   /// `isFirstOperation`, which is false afterwards if one was written.
   public func writePatch(

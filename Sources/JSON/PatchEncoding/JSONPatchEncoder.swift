@@ -33,6 +33,11 @@ public final class JSONPatchEncoder<Value: Encodable> {
   }
 
   /// Appends the patch from the last value to `value`, as a JSON array, and remembers `value`.
+  /// Remembers `value` as the value the next patch starts from, whatever was patched before.
+  public func reset(to value: Value) throws {
+    try walk.remember(value)
+  }
+
   public func writePatch(to value: Value, into bytes: inout [UInt8]) throws {
     try walk.writePatch(to: value, into: &bytes)
   }
