@@ -343,3 +343,35 @@ def test_a_scenario_drives_several_instances_and_checks_each(tmp_path):
     scenario.write_text("".join(json.dumps(line) + "\n" for line in lines))
     ran = run_binary("test", str(scenario))
     assert ran.returncode == 1 and f'{scenario}:8: "instance" must not be empty' in ran.stdout
+
+
+def test_a_parked_hosts_next_instance_patches_from_its_own_state():
+    # Past 1,024 active instances the least recently used are parked, and their hosts serve the
+    # next activations: each instance's patches must start from its own state, never from the
+    # state of the instance the host served before.
+    def typed(instance, value, id=None):
+        message = {"store": "websocket", "instance": instance,
+                   "action": {"type": "messageToSendChanged", "value": value}}
+        return {**message, "id": id} if id else message
+
+    inputs = [typed(f"k{i}", f"message {i}") for i in range(1_100)]
+    inputs += [
+        typed("new", "", "unchanged"),  # the initial state's own value: nothing to patch
+        typed("k3", "message 3", "resumed"),  # parked with it, so nothing to patch either
+        typed("k4", "other", "changed"),
+        {"cmd": "snapshot", "store": "websocket", "instance": "new", "id": "state"},
+    ]
+    lines, code, _ = run_lines(inputs, timeout=120)
+    assert code == 0
+    by_id = {line["id"]: line for line in lines if "id" in line}
+    assert by_id["unchanged"]["patch"] == [] and by_id["unchanged"]["instance"] == "new"
+    assert by_id["resumed"]["patch"] == []
+    assert by_id["changed"]["patch"] == [{"op": "replace", "path": "/messageToSend", "value": "other"}]
+    assert by_id["state"]["state"]["messageToSend"] == ""
+    # Every instance's first line patched the initial state.
+    first = [line for line in lines if line.get("type") == "action" and "id" not in line]
+    assert len(first) == 1_100
+    assert all(
+        line["patch"] == [{"op": "replace", "path": "/messageToSend", "value": f"message {line['instance'][1:]}"}]
+        for line in first
+    )
