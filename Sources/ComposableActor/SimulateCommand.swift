@@ -112,7 +112,7 @@ extension ComposableActorCommand {
       case .json:
         out.append(
           JSONValue.object([
-            "summary": true, "seed": .string(String(seed)), "stores": .int(results.count),
+            "type": "summary", "seed": .string(String(seed)), "stores": .int(results.count),
             "broke": .int(failures.count),
           ]).jsonString)
       }

@@ -85,11 +85,12 @@ public struct SimulationStatistics: Sendable {
 }
 
 extension Simulation.Result {
-  /// `{"store", "steps", "ok", "failure"?, "statistics"}`: a store's line of
+  /// `{"type":"store", "store", "steps", "ok", "failure"?, "statistics"}`: a store's line of
   /// `simulate --format json` (schemas/simulate-result.schema.json).
   public func json(reproduce: String, scenarioFile: String?) -> JSONValue {
     var object: JSONObject = [
-      "store": .string(store), "steps": .int(stepsRun), "ok": .bool(failure == nil),
+      "type": "store", "store": .string(store), "steps": .int(stepsRun),
+      "ok": .bool(failure == nil),
     ]
     if let failure {
       var broken: JSONObject = [

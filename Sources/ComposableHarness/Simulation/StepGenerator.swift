@@ -42,8 +42,12 @@ struct StepGenerator {
   /// The next step for `state`, with the peer as it is.
   mutating func next(state: JSONValue, peerIsOpen: Bool, peerIsConnecting: Bool) -> JSONObject {
     values.read(state)
+    // A socket the store opened is where its faults matter: the peer acts more often then.
+    if (peerIsOpen || peerIsConnecting) && values.chance(25) {
+      return webSocket(isOpen: peerIsOpen, isConnecting: peerIsConnecting)
+    }
     let roll = values.pick(100)
-    if roll < 55 || (actions.isEmpty && roll < 0), let send = send() { return send }
+    if roll < 55, let send = send() { return send }
     if roll < 72 { return advance() }
     if roll < 84 { return http() }
     if roll < 94 || scripted.isEmpty {

@@ -1,0 +1,119 @@
+"""composable-actor simulate: generated steps, invariants after each, shrunk failures."""
+
+import json
+import subprocess
+
+import pytest
+
+from actor import BINARY
+from conftest import validator
+
+RESULT = validator("urn:composable-actor:simulate-result")
+SCENARIO = validator("urn:composable-actor:scenario")
+STORES = ["primes", "randomTodo", "votes", "websocket"]
+
+
+def simulate(*args, timeout=300):
+    result = subprocess.run(
+        [str(BINARY), "simulate", *map(str, args)], capture_output=True, text=True, timeout=timeout
+    )
+    return result.returncode, result.stdout, result.stderr
+
+
+def simulate_json(*args):
+    code, out, err = simulate("--format", "json", *args)
+    lines = [json.loads(line) for line in out.splitlines()]
+    for line in lines:
+        RESULT.validate(line)
+    return code, lines, err
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_store_keeps_every_invariant_for_a_bounded_run(seed):
+    code, lines, err = simulate_json("--seed", seed, "--steps", 400)
+    stores = [line for line in lines if line["type"] == "store"]
+    assert [line["store"] for line in stores] == STORES
+    assert code == 0 and all(line["ok"] for line in stores), (lines, err)
+    assert lines[-1] == {"type": "summary", "seed": str(seed), "stores": 4, "broke": 0}
+    for line in stores:
+        statistics = line["statistics"]
+        assert line["steps"] == 400
+        assert sum(n for key, n in statistics["actions"].items() if key.startswith("host ")) > 100
+        assert statistics["statePaths"], line["store"]
+    faults = {key for line in stores for key in line["statistics"]["faults"]}
+    assert {"http.status", "http.timedOut", "websocket.refusal", "websocket.close"} <= faults
+    effects = stores[STORES.index("randomTodo")]["statistics"]["effects"]
+    assert effects["started"] == sum(effects.get(end, 0) for end in ("finished", "cancelled", "failed"))
+
+
+def test_the_same_seed_prints_the_same_bytes_and_another_seed_other_ones():
+    first = simulate("--seed", 11, "--steps", 300, "--check", "/count <= 30")
+    assert first == simulate("--seed", 11, "--steps", 300, "--check", "/count <= 30")
+    assert first[1] != simulate("--seed", 12, "--steps", 300, "--check", "/count <= 30")[1]
+
+
+def test_a_broken_check_is_shrunk_to_a_scenario_that_test_fails_the_same_way(tmp_path):
+    path = tmp_path / "shrunk.jsonl"
+    code, out, err = simulate(
+        "--store", "primes", "--seed", 1, "--steps", 300, "--check", "/count <= 5",
+        "--shrink-to", path,
+    )
+    assert code == 1, (out, err)
+    lines = out.splitlines()
+    assert lines[0].startswith("BROKE primes after ")
+    assert "check /count <= 5 broke: /count is " in lines[0]
+    assert (
+        "  reproduce: composable-actor simulate --store primes --seed 1 --steps 300 "
+        "--check '/count <= 5'" in lines
+    )
+    assert lines[-1].endswith(f"1 broke; run the shrunk scenarios: composable-actor test {path}")
+    steps = []
+    for text in path.read_text().splitlines():
+        if not text.startswith("#"):
+            line = json.loads(text)
+            SCENARIO.validate(line)
+            steps.append(line)
+    assert steps[-1] == {"quit": True}
+    assert all(step == {"check": "/count <= 5"} for step in steps[2:-1:2])
+    assert len(steps) <= 1 + 2 * 6 + 1, steps
+    test = subprocess.run(
+        [str(BINARY), "test", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert test.returncode == 1
+    assert "check /count <= 5 broke: /count is " in test.stdout
+
+
+def test_a_length_check_reports_the_length_that_broke_it():
+    code, lines, _ = simulate_json(
+        "--store", "primes", "--seed", 3, "--steps", 2000, "--check", "length(/favoritePrimes) <= 1"
+    )
+    failure = lines[0]["failure"]
+    assert code == 1 and failure["invariant"] == "check length(/favoritePrimes) <= 1"
+    assert failure["shrunkMessage"] == (
+        "check length(/favoritePrimes) <= 1 broke: length(/favoritePrimes) is 2"
+    )
+    assert failure["scenario"][-1] == {"quit": True}
+
+
+def test_a_check_that_holds_passes():
+    code, lines, _ = simulate_json(
+        "--store", "websocket", "--seed", 5, "--steps", 300,
+        "--check", '/connectivityState in ["connected","connecting","disconnected"]',
+    )
+    assert code == 0 and lines[0]["ok"], lines
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--seed", 1, "--steps", 5, "--store", "nope"], 'no store named "nope"'),
+        (["--seed", 1, "--steps", 5, "--check", "count <= 5"], "is not a JSON pointer"),
+        (["--seed", 1, "--steps", 5, "--check", "/count ~ 5"], "the operator is one of"),
+        (["--seed", 1, "--steps", 5, "--check", "/count in 5"], "in compares with an array"),
+        (["--steps", 5], "--seed"),
+        (["--seed", 1, "--steps=-1"], "--steps must be at least 0"),
+    ],
+)
+def test_bad_arguments_exit_64(args, message):
+    code, out, err = simulate(*args)
+    assert code == 64 and out == "" and message in err, err
