@@ -321,7 +321,12 @@ struct Shrinker {
   private static func simpler(_ value: JSONValue) -> [JSONValue] {
     switch value {
     case .int(let n) where n != 0:
-      return n / 2 == 0 || n / 2 == n ? [.int(0)] : [.int(0), .int(n / 2)]
+      // Towards 0: halfway, a quarter of the way, one step; each kept change starts again.
+      var forms: [Int] = [0]
+      for smaller in [n / 2, n - n / 4, n - n.signum()] where !forms.contains(smaller) {
+        forms.append(smaller)
+      }
+      return forms.filter { $0 != n }.map(JSONValue.int)
     case .number(let x) where x != 0: return [.int(0)]
     case .string(let text) where !text.isEmpty:
       return text.count > 1 ? [.string(""), .string(String(text.prefix(1)))] : [.string("")]
