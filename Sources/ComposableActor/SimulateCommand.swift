@@ -2,6 +2,10 @@ import ArgumentParser
 import ComposableHarness
 import ComposableRuntime
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 extension ComposableActorCommand {
   /// `composable-actor simulate`: runs the stores with generated steps and checks invariants
   /// after each; a failure is shrunk to a scenario file.
@@ -139,8 +143,18 @@ private final class SimulationResults {
 
   func run(harness: Harness, options: SimulationOptions, loop: EventLoop) async {
     let simulation = Simulation(harness: harness, options: options, loop: loop)
+    // Progress only where someone watches: a log's bytes must not depend on timing.
+    if isatty(STDERR_FILENO) == 1 {
+      simulation.progress = { store, steps in
+        try? FileIO.writeAll(
+          Array("\r\(store): \(steps)/\(options.steps) steps\u{1B}[K".utf8), to: STDERR_FILENO)
+      }
+    }
     for store in options.stores {
       results.append(await simulation.run(store: store))
+    }
+    if simulation.progress != nil {
+      try? FileIO.writeAll(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO)
     }
   }
 }

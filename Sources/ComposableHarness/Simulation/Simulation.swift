@@ -62,6 +62,8 @@ public final class Simulation {
   private let options: SimulationOptions
   private let loop: EventLoop
   private let catalog: StoreCatalog
+  /// Told the store and the steps generated so far, every 100 steps: a terminal's progress.
+  public var progress: ((String, Int) -> Void)?
 
   public init(harness: Harness, options: SimulationOptions, loop: EventLoop) {
     self.harness = harness
@@ -117,6 +119,7 @@ public final class Simulation {
                 state: state, peerIsOpen: session.services.peer.isOpen,
                 peerIsConnecting: session.services.peer.isConnecting)
               generated += 1
+              if generated % 100 == 0 { self.progress?(store, generated) }
               statistics.count(step: line)
               units.append(line)
               pending = ([line] + self.checkLines).map { ($0, units.count - 1) }
