@@ -117,3 +117,8 @@ def test_a_check_that_holds_passes():
 def test_bad_arguments_exit_64(args, message):
     code, out, err = simulate(*args)
     assert code == 64 and out == "" and message in err, err
+
+
+def test_time_bounds_a_run_that_steps_would_not():
+    code, lines, _ = simulate_json("--store", "websocket", "--seed", 1, "--steps", 10**9, "--time", 1)
+    assert code == 0 and 0 < lines[0]["steps"] < 10**9
