@@ -66,11 +66,9 @@ struct SchemaValues {
   }
 
   private func integer(_ schema: JSONObject, name: String) -> Int {
-    if Self.namesElement(name), !stateIDs.isEmpty, chance(90),
-      let id = element(stateIDs).intValue
-    {
-      return id
-    }
+    // An id the state does not hold would rightly be refused: not a valid action.
+    let ids = stateIDs.compactMap(\.intValue)
+    if Self.namesElement(name), !ids.isEmpty { return element(ids) }
     if Self.namesPosition(name), let size = arraySizes.filter({ $0 > 0 }).max(), chance(80) {
       return pick(size)
     }
@@ -88,7 +86,7 @@ struct SchemaValues {
 
   private func string(_ schema: JSONObject, name: String) -> String {
     let ids = stateIDs.compactMap(\.stringValue)
-    if Self.namesElement(name), !ids.isEmpty, chance(90) { return element(ids) }
+    if Self.namesElement(name), !ids.isEmpty { return element(ids) }
     if schema["contentEncoding"]?.stringValue == "base64" {
       return element(["", "AA==", "aGVsbG8=", "/w==", "eyJhIjoxfQ=="])
     }
