@@ -334,7 +334,9 @@ struct Shrinker {
     case .string(let text) where !text.isEmpty:
       return text.count > 1 ? [.string(""), .string(String(text.prefix(1)))] : [.string("")]
     case .array(let items) where !items.isEmpty:
-      return items.count > 1 ? [.array([]), .array(Array(items.dropLast()))] : [.array([])]
+      return items.count > 1
+        ? [.array([]), .array(Array(items.dropLast())), .array(Array(items.dropFirst()))]
+        : [.array([])]
     default: return []
     }
   }
