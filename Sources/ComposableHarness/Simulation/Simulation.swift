@@ -107,33 +107,30 @@ public final class Simulation {
     var statistics = SimulationStatistics()
     let scripted = catalog.scriptedDependencies
     let outOfTime = { deadline.map { ContinuousClock.now >= $0 } ?? false }
-    let scenario = Scenario(file: "simulate", line: 1, name: header["scenario"]!.stringValue!)
     let run = ScenarioRun(
-      configured(scenario, header), harness: harness, loop: loop,
+      scenario(header), harness: harness, loop: loop,
       nextStep: { [options] run, session in
-        while true {
-          if pending.isEmpty {
-            if generated < options.steps && !outOfTime() {
-              let state = run.states[InstanceAddress(store)] ?? .null
-              let line = generator.next(
-                state: state, peerIsOpen: session.services.peer.isOpen,
-                peerIsConnecting: session.services.peer.isConnecting)
-              generated += 1
-              if generated % 100 == 0 { self.progress?(store, generated) }
-              statistics.count(step: line)
-              units.append(line)
-              pending = ([line] + self.checkLines).map { ($0, units.count - 1) }
-            } else if !quitSent {
-              quitSent = true
-              pending = [(["quit": true], units.count - 1)]
-            } else {
-              return nil
-            }
+        if pending.isEmpty {
+          if generated < options.steps && !outOfTime() {
+            let state = run.states[InstanceAddress(store)] ?? .null
+            let line = generator.next(
+              state: state, peerIsOpen: session.services.peer.isOpen,
+              peerIsConnecting: session.services.peer.isConnecting)
+            generated += 1
+            if generated % 100 == 0 { self.progress?(store, generated) }
+            statistics.count(step: line)
+            units.append(line)
+            pending = ([line] + self.checkLines).map { ($0, units.count - 1) }
+          } else if !quitSent {
+            quitSent = true
+            pending = [(["quit": true], units.count - 1)]
+          } else {
+            return nil
           }
-          let (line, unit) = pending.removeFirst()
-          executed.append((line, unit))
-          return Scenario.Step(line: executed.count, action: Self.parse(line, store, scripted))
         }
+        let (line, unit) = pending.removeFirst()
+        executed.append((line, unit))
+        return Scenario.Step(line: executed.count, action: Self.parse(line, store, scripted))
       })
     run.observe = { statistics.observe($0) }
     let outcome = await run.run()
@@ -166,14 +163,16 @@ public final class Simulation {
     [
       "scenario": .string("simulate \(store) --seed \(options.seed)"), "store": .string(store),
       "exhaustive": false,
-      "seed": .int(Int(truncatingIfNeeded: options.seed & 0x7fff_ffff_ffff_ffff)),
+      // A seed past what a double holds exactly is written as a string, as the header allows.
+      "seed": options.seed < 1 << 53 ? .int(Int(options.seed)) : .string(String(options.seed)),
     ]
   }
 
-  private func configured(_ scenario: Scenario, _ header: JSONObject) -> Scenario {
-    var scenario = scenario
+  /// The scenario `header` starts, without its steps.
+  private func scenario(_ header: JSONObject) -> Scenario {
+    var scenario = Scenario(file: "simulate", line: 1, name: header["scenario"]!.stringValue!)
     scenario.exhaustive = false
-    scenario.seed = UInt64(header["seed"]?.intValue ?? 0)
+    scenario.seed = options.seed
     return scenario
   }
 
@@ -191,8 +190,7 @@ public final class Simulation {
     -> StepFailure?
   {
     let lines = scenarioLines(units, header: header)
-    var scenario = configured(
-      Scenario(file: "simulate", line: 1, name: header["scenario"]!.stringValue!), header)
+    var scenario = scenario(header)
     for (index, line) in lines.enumerated().dropFirst() {
       scenario.steps.append(
         Scenario.Step(
