@@ -122,3 +122,46 @@ def test_bad_arguments_exit_64(args, message):
 def test_time_bounds_a_run_that_steps_would_not():
     code, lines, _ = simulate_json("--store", "websocket", "--seed", 1, "--steps", 10**9, "--time", 1)
     assert code == 0 and 0 < lines[0]["steps"] < 10**9
+
+
+def run_scenario(tmp_path, *lines):
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = subprocess.run(
+        [str(BINARY), "test", str(path)], capture_output=True, text=True, timeout=60
+    )
+    return result.returncode, result.stdout
+
+
+def test_check_steps_in_a_scenario_name_the_value_that_broke_them(tmp_path):
+    header = {"scenario": "checks", "store": "primes"}
+    code, out = run_scenario(
+        tmp_path, header,
+        {"send": "counter.incrTapped", "state": {"count": 1}},
+        {"check": "/count == 1"},
+        {"check": "length(/favoritePrimes) == 0", "instance": "alice"},
+        {"check": "/count in [0, 1]", "store": "primes"},
+        {"quit": True},
+    )
+    assert code == 0, out
+    code, out = run_scenario(
+        tmp_path, header, {"send": "counter.incrTapped", "state": {"count": 1}},
+        {"check": "/count > 1"},
+    )
+    assert code == 1 and "a.jsonl:3: check /count > 1: check /count > 1 broke: /count is 1" in out
+
+
+@pytest.mark.parametrize(
+    "step, message",
+    [
+        ({"check": 5}, '"check" is an invariant'),
+        ({"check": "/count <> 5"}, "what < compares with is not JSON"),
+        ({"check": "/count < 5", "extra": 1}, 'check: unknown field "extra"'),
+        ({"quit": False}, '"quit" must be true'),
+        ({"http": {"method": "get", "path": "/x"}}, "or * for any"),
+        ({"http": {"path": "/x", "fallback": 1}}, '"fallback" is true or false'),
+    ],
+)
+def test_bad_check_quit_and_fallback_steps_are_refused_with_their_line(tmp_path, step, message):
+    code, out = run_scenario(tmp_path, {"scenario": "bad", "store": "primes"}, step)
+    assert code == 1 and "a.jsonl:2: " in out and message in out, out
