@@ -39,6 +39,13 @@ extension ComposableActorCommand {
       help: "An invariant of the state: 'POINTER OP JSON' or 'length(POINTER) OP JSON'.")
     var checks: [String] = []
 
+    @Option(
+      help: """
+        A simulation file: per store, the weights of steps and actions, HTTP answers, \
+        scripted answers and fault rates (JSON lines; see docs/SIMULATION.md).
+        """)
+    var file: String?
+
     @Option(help: "Write the shrunk failing runs to this scenario file.")
     var shrinkTo: String?
 
@@ -69,7 +76,17 @@ extension ComposableActorCommand {
       var options = SimulationOptions(
         stores: names, seed: seed, steps: steps, seconds: time,
         checks: try checks.map { try Invariant($0) })
-      options.stores = names
+      if let file {
+        do {
+          let bytes = try FileIO.readAll(file, limit: SimulationSettings.maximumBytes)
+          options.settings = try SimulationSettings.read(
+            bytes, stores: ComposableActorCommand.catalog)
+        } catch let error as FileIO.Failure {
+          throw ValidationError("cannot read \(file): \(error.reason)")
+        } catch {
+          throw ValidationError("\(file): \(error)")
+        }
+      }
       let loop = try EventLoop()
       StoreActor.install(executor: loop.executor)
       let report = StoreActor.assumeIsolated { SimulationResults() }
@@ -126,10 +143,12 @@ extension ComposableActorCommand {
 
     /// The command line that runs this store's simulation again.
     private func reproduce(_ store: String) -> String {
-      var words = [
-        ComposableActorCommand.identity.name, "simulate", "--store", store, "--seed", String(seed),
-        "--steps", String(steps),
-      ]
+      var words =
+        [
+          ComposableActorCommand.identity.name, "simulate", "--store", store, "--seed",
+          String(seed),
+          "--steps", String(steps),
+        ] + (file.map { ["--file", $0] } ?? [])
       for check in checks { words += ["--check", "'\(check.replacingAll("'", with: "'\\''"))'"] }
       return words.joined(separator: " ")
     }

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from actor import BINARY
+from actor import BINARY, ROOT
 from conftest import validator
 
 RESULT = validator("urn:composable-actor:simulate-result")
@@ -165,3 +165,66 @@ def test_check_steps_in_a_scenario_name_the_value_that_broke_them(tmp_path):
 def test_bad_check_quit_and_fallback_steps_are_refused_with_their_line(tmp_path, step, message):
     code, out = run_scenario(tmp_path, {"scenario": "bad", "store": "primes"}, step)
     assert code == 1 and "a.jsonl:2: " in out and message in out, out
+
+
+SIMULATION = validator("urn:composable-actor:simulation")
+EXAMPLE_FILE = ROOT / "Examples" / "simulation" / "stores.jsonl"
+
+
+def test_the_example_simulation_file_validates_and_runs():
+    for text in EXAMPLE_FILE.read_text().splitlines():
+        if text.strip() and not text.startswith("#"):
+            SIMULATION.validate(json.loads(text))
+    code, lines, err = simulate_json("--seed", 4, "--steps", 500, "--file", EXAMPLE_FILE)
+    assert code == 0 and all(line.get("ok", True) for line in lines), (lines, err)
+
+
+def test_a_simulation_file_sets_weights_answers_and_fault_rates(tmp_path):
+    path = tmp_path / "sim.jsonl"
+    lines = [
+        {"store": "randomTodo", "weights": {"action": 50, "http": 50}, "actions": {"viewDidAppear": 0},
+         "http": [{"path": "/todos/*", "body": {"userId": 1, "id": 3, "title": "milk", "completed": False}}],
+         "faults": {"http": 0}},
+        {"store": "primes", "weights": {"action": 1, "answers": 1},
+         "actions": {"counter.incrTapped": 5, "counter.nthPrimeButtonTapped": 5,
+                     "favoritePrimes.saveButtonTapped": 0, "favoritePrimes.loadButtonTapped": 0},
+         "answers": {"nthPrimes": [13]}},
+    ]
+    path.write_text("# settings\n\n" + "".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = simulate_json("--seed", 2, "--steps", 400, "--file", path, "--store", "randomTodo",
+                                   "--store", "primes")
+    todo, primes = out[0]["statistics"], out[1]["statistics"]
+    assert code == 0, (out, err)
+    assert "host viewDidAppear" not in todo["actions"] and todo["faults"].keys() <= {"http.delay"}
+    assert todo["actions"]["effect fetchResult.success"] > 50
+    actions = primes["actions"]
+    assert actions["host counter.incrTapped"] > 2 * actions.get("host counter.decrTapped", 0)
+    assert "host favoritePrimes.saveButtonTapped" not in actions
+    assert "host favoritePrimes.loadButtonTapped" not in actions
+    assert actions["effect counter.nthPrimeResponse"] > 5
+    assert primes["faults"].keys() <= {"answer.delay"}
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ({"store": "nope"}, '"store" names one of the stores'),
+        ({"store": "primes", "speed": 1}, 'unknown field "speed"'),
+        ({"store": "primes", "weights": {"action": 0}}, "needs one kind of step above 0"),
+        ({"store": "primes", "weights": {"jump": 1}}, '"jump" is none of'),
+        ({"store": "primes", "actions": {"counter.nthPrimeResponse": 1}}, 'is none of'),
+        ({"store": "votes", "answers": {"nthPrimes": [1]}}, "a dependency the store scripts"),
+        ({"store": "primes", "faults": {"http": 101}}, "percentages, 0 to 100"),
+        ({"store": "votes", "http": [{"path": "todos"}]}, 'needs a "path" starting with /'),
+    ],
+)
+def test_a_bad_simulation_file_exits_64_naming_the_line(tmp_path, line, message):
+    path = tmp_path / "sim.jsonl"
+    path.write_text("# first\n" + json.dumps(line) + "\n")
+    code, out, err = simulate("--seed", 1, "--steps", 5, "--file", path)
+    assert code == 64 and out == "" and f"line 2: " in err and message in err, err
+
+
+def test_an_unreadable_simulation_file_exits_64(tmp_path):
+    code, _, err = simulate("--seed", 1, "--steps", 5, "--file", tmp_path / "none.jsonl")
+    assert code == 64 and "cannot read" in err and "No such file" in err, err

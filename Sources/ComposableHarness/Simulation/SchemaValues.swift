@@ -16,6 +16,17 @@ struct SchemaValues {
   func pick(_ count: Int) -> Int { random.int(in: 0...(count - 1)) }
   func chance(_ percent: Int) -> Bool { random.int(in: 0...99) < percent }
   func element<T>(_ items: [T]) -> T { items[pick(items.count)] }
+  /// One of `items`, each as likely as its weight; nil when no weight is above 0.
+  func weighted<T>(_ items: [(T, Int)]) -> T? {
+    let total = items.reduce(0) { $0 + $1.1 }
+    guard total > 0 else { return nil }
+    var roll = random.int(in: 0...(total - 1))
+    for (item, weight) in items {
+      if roll < weight { return item }
+      roll -= weight
+    }
+    return nil
+  }
 
   /// A value `schema` accepts, for a member named `name` (how ids and positions are told).
   func value(_ schema: JSONValue, name: String = "", depth: Int = 0) -> JSONValue {

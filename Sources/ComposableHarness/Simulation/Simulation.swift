@@ -13,6 +13,8 @@ public struct SimulationOptions: Sendable {
   /// Wall-clock seconds per store, at most: a bound for CI, which gives up determinism.
   public var seconds: Double?
   public var checks: [Invariant]
+  /// Each store's settings, from a simulation file; the defaults for a store it does not name.
+  public var settings: [String: SimulationSettings] = [:]
   /// How many runs shrinking a failure may take: it stops with the smallest run found by then.
   public var maximumShrinkRuns = 2000
 
@@ -91,7 +93,8 @@ public final class Simulation {
     var result = Result(store: store)
     let random = SeededRandom(seed: options.seed ^ Self.stableHash(store))
     var generator = StepGenerator(
-      store: descriptor, scripted: definition.scriptedDependencies, random: random)
+      store: descriptor, scripted: definition.scriptedDependencies,
+      settings: options.settings[store] ?? SimulationSettings(), random: random)
     let header = self.header(store)
     // The steps generated so far, each with the lines run after it: the checks.
     var units: [JSONObject] = generator.setUp

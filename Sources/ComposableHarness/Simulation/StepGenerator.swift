@@ -9,18 +9,26 @@ import Protocol
 struct StepGenerator {
   let store: StoreDescriptor
   let scripted: [String]
+  let settings: SimulationSettings
   var values: SchemaValues
-  /// The host actions' schemas, `{"type":…}` objects.
-  private let actions: [ActionDescriptor]
+  /// The host actions that may be sent, with their weights.
+  private let actions: [(ActionDescriptor, Int)]
   /// Bodies an HTTP answer may have: the payloads of the store's success actions, which are
   /// what its requests decode, more often than not.
   private let bodies: [JSONValue]
 
-  init(store: StoreDescriptor, scripted: [String], random: SeededRandom) {
+  init(
+    store: StoreDescriptor, scripted: [String], settings: SimulationSettings,
+    random: SeededRandom
+  ) {
     self.store = store
     self.scripted = scripted
+    self.settings = settings
     values = SchemaValues(random: random)
-    actions = store.actions.filter { $0.sentBy == .host }
+    actions = store.actions.filter { $0.sentBy == .host }.map {
+      ($0, settings.actions[$0.type] ?? 1)
+    }
+    .filter { $0.1 > 0 }
     bodies = store.actions.filter { $0.type.hasSuffix(".success") }.compactMap { action in
       action.payload.first { $0.name == "value" }?.schema
     }
@@ -46,19 +54,22 @@ struct StepGenerator {
     if (peerIsOpen || peerIsConnecting) && values.chance(25) {
       return webSocket(isOpen: peerIsOpen, isConnecting: peerIsConnecting)
     }
-    let roll = values.pick(100)
-    if roll < 55, let send = send() { return send }
-    if roll < 72 { return advance() }
-    if roll < 84 { return http() }
-    if roll < 94 || scripted.isEmpty {
-      return webSocket(isOpen: peerIsOpen, isConnecting: peerIsConnecting)
+    let kinds = SimulationSettings.stepKinds.map { ($0, settings.weights[$0] ?? 0) }.filter {
+      $0.0 != "answers" || !scripted.isEmpty
     }
-    return answers()
+    switch values.weighted(kinds) {
+    case "action":
+      // With no action to send (none allowed, or none with an element to name), time passes.
+      return send() ?? advance()
+    case "http": return http()
+    case "websocket": return webSocket(isOpen: peerIsOpen, isConnecting: peerIsConnecting)
+    case "answers": return answers()
+    default: return advance()
+    }
   }
 
   private func send() -> JSONObject? {
-    guard !actions.isEmpty else { return nil }
-    let action = values.element(actions)
+    guard let action = values.weighted(actions) else { return nil }
     // An element action needs an element: without one it would be refused, rightly.
     if action.payload.contains(where: { SchemaValues.namesElement($0.name) && $0.isRequired }),
       values.stateIDs.isEmpty
@@ -79,15 +90,19 @@ struct StepGenerator {
 
   private func http() -> JSONObject {
     var response: JSONObject = ["method": "*", "path": "/*", "times": 1]
-    switch values.pick(10) {
-    case 0, 1:
-      response["failure"] = .string(values.element(["timedOut", "connectionFailed", "tls"]))
-    case 2, 3:
-      response["status"] = .int(values.element([400, 404, 429, 500, 503]))
-      response["body"] = .string(values.element(["", "not found", "{\"error\":\"busy\"}"]))
-    case 4:
-      response["body"] = .string(values.element(["", "not json", "[]", "{}"]))
-    default:
+    if values.chance(settings.httpFaults) {
+      switch values.pick(5) {
+      case 0, 1:
+        response["failure"] = .string(values.element(["timedOut", "connectionFailed", "tls"]))
+      case 2, 3:
+        response["status"] = .int(values.element([400, 404, 429, 500, 503]))
+        response["body"] = .string(values.element(["", "not found", "{\"error\":\"busy\"}"]))
+      default:
+        response["body"] = .string(values.element(["", "not json", "[]", "{}"]))
+      }
+    } else if !settings.httpAnswers.isEmpty {
+      response = values.element(settings.httpAnswers)
+    } else {
       response["body"] = bodies.isEmpty ? [:] : values.value(values.element(bodies))
     }
     if values.chance(30) { response["delay"] = .int(values.element([1, 100, 1000, 5000, 30_000])) }
@@ -95,15 +110,16 @@ struct StepGenerator {
   }
 
   private func webSocket(isOpen: Bool, isConnecting: Bool) -> JSONObject {
+    let fault = values.chance(settings.webSocketFaults)
     if isConnecting {
-      return values.chance(60)
+      return !fault
         ? ["peer": ["accept": true]]
         : [
           "peer": ["refuse": ["code": .int(values.element([1006, 1008, 4000])), "reason": "busy"]]
         ]
     }
     if isOpen, values.chance(80) {
-      switch values.pick(10) {
+      switch fault ? values.pick(2) : 2 {
       case 0:
         return [
           "peer": [
@@ -123,12 +139,11 @@ struct StepGenerator {
       }
     }
     var peer: JSONObject = [:]
-    switch values.pick(4) {
-    case 0:
+    if fault {
       peer["accept"] = false
       peer["refusal"] = ["code": .int(values.element([1006, 1002, 4003])), "reason": "refused"]
-    case 1: peer["accept"] = "later"
-    default: peer["accept"] = true
+    } else {
+      peer["accept"] = values.chance(25) ? "later" : true
     }
     peer["echo"] = .bool(values.chance(30))
     peer["failSends"] = .bool(values.chance(15))
@@ -141,7 +156,9 @@ struct StepGenerator {
     let keys =
       values.stateIDs.map { $0.stringValue ?? $0.jsonString } + values.numbers.map(String.init)
     let key = keys.isEmpty ? "\(values.pick(10))" : values.element(keys)
-    let answer: JSONValue = values.chance(25) ? .null : .int(values.random.int(in: -3...10_000))
+    let answer: JSONValue =
+      settings.answers[name].map { values.element($0) }
+      ?? (values.chance(25) ? .null : .int(values.random.int(in: -3...10_000)))
     var line: JSONObject = [name: .object([key: answer])]
     if values.chance(40) { line["delay"] = .int(values.element([1, 500, 5000])) }
     return line
