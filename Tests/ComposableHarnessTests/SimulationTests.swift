@@ -39,6 +39,35 @@ enum OffByOneStore: StoreDefinition {
   static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
 }
 
+/// Declares that its level stays within 0...3; `raise` forgets the bound.
+enum LevelStore: StoreDefinition {
+  struct State: Codable, Equatable, Sendable { var level = 0 }
+  enum Action: ComposableAction, Equatable {
+    case raise
+    case lower
+  }
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .raise: state.level += 1
+      case .lower: state.level = max(0, state.level - 1)
+      }
+      return .none
+    }
+  }
+  static let name = "level"
+  static let summary = "A level from 0 to 3."
+  static let actions: [ActionDescriptor] = [
+    .init("raise", sentBy: .host, "One up."),
+    .init("lower", sentBy: .host, "One down, not below 0."),
+  ]
+  static let initialState = State()
+  static let invariants: (@Sendable (State) -> [String])? = { state in
+    (0...3).contains(state.level) ? [] : ["the level is \(state.level), outside 0...3"]
+  }
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
 /// Its watch waits on a callback without a cancellation handler: cancelling it does nothing,
 /// and it never ends.
 enum LeakyWatchStore: StoreDefinition {
@@ -111,8 +140,8 @@ enum ReloadingListStore: StoreDefinition {
 final class SimulationTests: XCTestCase {
   private let harness = Harness.forTests(
     StoreCatalog([
-      OffByOneStore.self, LeakyWatchStore.self, ReloadingListStore.self, TallyStore.self,
-      PrimesStore.self,
+      OffByOneStore.self, LeakyWatchStore.self, ReloadingListStore.self, LevelStore.self,
+      TallyStore.self, PrimesStore.self,
     ]))
 
   func testFindsAndShrinksAnOffByOneThatBreaksACheck() throws {
@@ -125,6 +154,17 @@ final class SimulationTests: XCTestCase {
         repeating: [#"{"send":"increment"}"#, #"{"check":"/count <= 3"}"#], count: 4
       ).flatMap { $0 } + [#"{"quit":true}"#])
     try assertScenarioFails(failure, with: "check /count <= 3 broke: /count is 4")
+  }
+
+  func testFindsAndShrinksABrokenInvariantTheStoreDeclares() throws {
+    let failure = try XCTUnwrap(try simulate("level").failure)
+    XCTAssertEqual(failure.kind, "the store's invariants hold")
+    XCTAssertEqual(
+      failure.shrunkMessage, "level: the store's invariant broke: the level is 4, outside 0...3")
+    XCTAssertEqual(
+      failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
+      Array(repeating: #"{"send":"raise"}"#, count: 4) + [#"{"quit":true}"#])
+    try assertScenarioFails(failure, with: "the level is 4, outside 0...3")
   }
 
   func testFindsAndShrinksAnEffectThatCancellingCannotEnd() throws {

@@ -518,6 +518,14 @@ final class ScenarioRun {
   private func checkProblems(_ stores: ScriptedSession) throws(StepFailure) {
     let problems = brokenInvariants + stores.services.problems + refusals
     if !problems.isEmpty { throw failure(problems.joined(separator: "; ")) }
+    for (address, state) in states.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+      let broken =
+        harness.stores.definitions.first { $0.name == address.store }?.brokenInvariants(
+          of: state) ?? []
+      if !broken.isEmpty {
+        throw failure("\(address): the store's invariant broke: \(broken.joined(separator: "; "))")
+      }
+    }
     // The patches printed must add up to the state the store holds.
     for (address, state) in states.sorted(by: { "\($0.key)" < "\($1.key)" }) {
       guard

@@ -225,6 +225,7 @@ public final class Simulation {
       ("but its patch is not empty", "an unchanged state has an empty patch"),
       ("do not give the state it holds", "the patches give the state held"),
       ("did not end after quit", "every effect ends by quit"),
+      ("the store's invariant broke", "the store's invariants hold"),
       ("failed: ", "no effect fails uncaught"),
       ("refused", "no refused line for a valid action"),
     ]
