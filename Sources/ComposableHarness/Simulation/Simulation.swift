@@ -115,9 +115,11 @@ public final class Simulation {
       nextStep: { [options] run, session in
         if pending.isEmpty {
           if generated < options.steps && !outOfTime() {
-            let state = run.states[InstanceAddress(store)] ?? .null
             let line = generator.next(
-              state: state, peerIsOpen: session.services.peer.isOpen,
+              state: { key in
+                let instance = key.flatMap { try? InstanceKey(validating: $0) }
+                return run.states[InstanceAddress(store, instance)] ?? .null
+              }, peerIsOpen: session.services.peer.isOpen,
               peerIsConnecting: session.services.peer.isConnecting)
             generated += 1
             if generated % 100 == 0 { self.progress?(store, generated) }
@@ -290,10 +292,15 @@ struct Shrinker {
     return true
   }
 
-  /// Simpler forms of a step, simplest first: its payload's values, an advance's or a
-  /// delay's milliseconds.
+  /// Simpler forms of a step, simplest first: the default instance for a named one, its
+  /// payload's values, an advance's or a delay's milliseconds.
   static func simpler(_ line: JSONObject) -> [JSONObject] {
     var forms: [JSONObject] = []
+    if line["instance"] != nil {
+      var changed = line
+      changed["instance"] = nil
+      forms.append(changed)
+    }
     if let ms = line["advance"]?.intValue {
       for smaller in [1, ms / 2] where smaller < ms && smaller > 0 {
         forms.append(["advance": .int(smaller)])

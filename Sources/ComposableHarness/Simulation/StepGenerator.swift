@@ -47,9 +47,17 @@ struct StepGenerator {
     ] + scripted.map { [$0: ["*": .null]] }
   }
 
-  /// The next step for `state`, with the peer as it is.
-  mutating func next(state: JSONValue, peerIsOpen: Bool, peerIsConnecting: Bool) -> JSONObject {
-    values.read(state)
+  /// Named instances an action may go to, besides the default one.
+  static let instances = ["a", "b"]
+
+  /// The next step, for the states of the store's instances (by key; nil: the default one)
+  /// and the peer as it is.
+  mutating func next(
+    state: (String?) -> JSONValue, peerIsOpen: Bool, peerIsConnecting: Bool
+  ) -> JSONObject {
+    // Most actions go to the default instance; some to named ones, each from its own state.
+    let instance = values.chance(80) ? nil : values.element(Self.instances)
+    values.read(state(instance))
     // A socket the store opened is where its faults matter: the peer acts more often then.
     if (peerIsOpen || peerIsConnecting) && values.chance(25) {
       return webSocket(isOpen: peerIsOpen, isConnecting: peerIsConnecting)
@@ -60,7 +68,9 @@ struct StepGenerator {
     switch values.weighted(kinds) {
     case "action":
       // With no action to send (none allowed, or none with an element to name), time passes.
-      return send() ?? advance()
+      guard var send = send() else { return advance() }
+      if let instance { send["instance"] = .string(instance) }
+      return send
     case "http": return http()
     case "websocket": return webSocket(isOpen: peerIsOpen, isConnecting: peerIsConnecting)
     case "answers": return answers()
