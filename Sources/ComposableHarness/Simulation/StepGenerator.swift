@@ -7,7 +7,6 @@ import Protocol
 /// answer or a fault of the scripted HTTP service, the WebSocket peer, a scripted dependency).
 @StoreActor
 struct StepGenerator {
-  let store: StoreDescriptor
   let scripted: [String]
   let settings: SimulationSettings
   var values: SchemaValues
@@ -21,7 +20,6 @@ struct StepGenerator {
     store: StoreDescriptor, scripted: [String], settings: SimulationSettings,
     random: SeededRandom
   ) {
-    self.store = store
     self.scripted = scripted
     self.settings = settings
     values = SchemaValues(random: random)
