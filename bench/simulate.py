@@ -20,6 +20,7 @@ PLANTED = {
     "effect that ignores cancellation": "testFindsAndShrinksAnEffectThatCancellingCannotEnd",
     "equal long list assigned": "testFindsAndShrinksAnEqualAssignmentThatPatches",
     "effect failing uncaught": "testFindsAnEffectThatFailsUncaught",
+    "invariant the store declares": "testFindsAndShrinksABrokenInvariantTheStoreDeclares",
 }
 
 
