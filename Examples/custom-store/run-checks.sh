@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every check of the example: builds the package and its tests, runs the reducer tests, the
-# scenario file, the Python client against the fixture server, the patch property test, a
-# recorded sync turned into a scenario, element actions through the binary, the Node client,
-# and 500 users as instances. Exits non-zero on any failure. TEST_STEP_SECONDS (600) bounds
+# scenario file, a bounded simulation, the Python client against the fixture server, the patch
+# property test, a recorded sync turned into a scenario, element actions through the binary,
+# the Node client, and 500 users as instances. Exits non-zero on any failure. TEST_STEP_SECONDS (600) bounds
 # each step, as in the root Makefile.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -31,6 +31,12 @@ step "reducer tests"
 
 step "todo-actor test scenarios/todos.jsonl"
 "${deadline[@]}" "$bin/todo-actor" test scenarios/todos.jsonl
+
+# The framework's simulation on this store: generated actions (element actions on ids the
+# list holds), clock advances and HTTP faults, every invariant checked after each step.
+step "todo-actor simulate --seed 1 --steps 500; --seed 2"
+"${deadline[@]}" "$bin/todo-actor" simulate --seed 1 --steps 500 --check 'length(/todos) <= 1000'
+"${deadline[@]}" "$bin/todo-actor" simulate --seed 2 --steps 500
 
 step "python3 client.py --binary $bin/todo-actor"
 "${deadline[@]}" python3 client.py --binary "$bin/todo-actor"

@@ -6,8 +6,8 @@ import ComposableRuntime
   import Glibc
 #endif
 
-/// The command line of a ComposableActor binary: `run` (the default), `mcp`, `test`, `replay`,
-/// `timeline`, `export`, `describe`, `schemas` and `types`, over the stores it is given.
+/// The command line of a ComposableActor binary: `run` (the default), `mcp`, `test`, `simulate`,
+/// `replay`, `timeline`, `export`, `describe`, `schemas` and `types`, over the stores it is given.
 ///
 /// A team's binary is its stores and one line:
 ///
@@ -31,9 +31,8 @@ public struct ComposableActorCommand: ParsableCommand {
       abstract: "Drive TCA-style feature stores over JSON lines on stdin and stdout.",
       version: identity.version,
       subcommands: [
-        Run.self, MCP.self, Test.self, Replay.self, Timeline.self, Export.self, Describe.self,
-        Schemas.self,
-        Types.self,
+        Run.self, MCP.self, Test.self, Simulate.self, Replay.self, Timeline.self, Export.self,
+        Describe.self, Schemas.self, Types.self,
       ],
       defaultSubcommand: Run.self)
   }

@@ -59,6 +59,11 @@ struct Scenario {
     case expect(requests: [JSONValue]?, files: JSONObject?)
     /// Writes files into the data folder: a string as it is, other JSON serialized.
     case files(JSONObject)
+    /// Fails when the instance's state breaks the invariant.
+    case check(InstanceAddress, Invariant)
+    /// What a host's `quit` does: cancels every effect, lets them end, and fails when one
+    /// still runs.
+    case quit
 
     var name: String {
       switch self {
@@ -74,6 +79,8 @@ struct Scenario {
       case .skipInFlightEffects: "skipInFlightEffects"
       case .expect: "expect"
       case .files: "files"
+      case .check(_, let invariant): "check \(invariant.text)"
+      case .quit: "quit"
       }
     }
 
@@ -304,7 +311,7 @@ enum ScenarioFile {
     return scenario
   }
 
-  private static func step(_ object: JSONObject, defaultStore: String?, scripted: Set<String>)
+  static func step(_ object: JSONObject, defaultStore: String?, scripted: Set<String>)
     throws(ScenarioError) -> Scenario.Action
   {
     let kinds =
@@ -321,15 +328,7 @@ enum ScenarioFile {
         Set(
           [kind, "store", "instance", "state", "edit", "patch", "t", "exhaustive"]
             + (kind == "receive" ? ["match"] : [])), in: kind)
-      guard let store = object["store"]?.stringValue ?? defaultStore else {
-        throw ScenarioError("\(kind) needs a \"store\" (or one in the scenario's header)")
-      }
-      let address: InstanceAddress
-      do {
-        address = InstanceAddress(store, try InstanceAddress.instance(in: .object(object)))
-      } catch {
-        throw ScenarioError(error.message)
-      }
+      let address = try address(object, kind, defaultStore: defaultStore)
       var expectations: [Scenario.Expectation] = []
       if let edit = object["edit"] {
         guard object["exhaustive"] != false else {
@@ -373,9 +372,21 @@ enum ScenarioFile {
           "\"advance\" must be whole milliseconds, 0 to \(Session.maxAdvance) (a century)")
       }
       return .advance(ms)
-    case "settle":
-      try ScenarioError.expectKeys(object, ["settle"], in: kind)
-      return .settle
+    case "settle", "quit":
+      try ScenarioError.expectKeys(object, [kind], in: kind)
+      guard kind == "settle" || value == true else { throw ScenarioError("\"quit\" must be true") }
+      return kind == "settle" ? .settle : .quit
+    case "check":
+      try ScenarioError.expectKeys(object, ["check", "store", "instance"], in: kind)
+      let address = try address(object, kind, defaultStore: defaultStore)
+      guard let text = value.stringValue else {
+        throw ScenarioError("\"check\" is an invariant: \"/count <= 5\", \"length(/items) < 3\"")
+      }
+      do {
+        return .check(address, try Invariant(text))
+      } catch {
+        throw ScenarioError(error.description)
+      }
     case "skipReceivedActions", "skipInFlightEffects":
       try ScenarioError.expectKeys(object, [kind], in: kind)
       guard value == true else { throw ScenarioError("\"\(kind)\" must be true") }
@@ -401,6 +412,21 @@ enum ScenarioFile {
         throw ScenarioError("\"\(kind)\" maps each key to its answer: {\"6\":13}")
       }
       return .answers(name: kind, answers, delay: try delay(object["delay"]))
+    }
+  }
+
+  /// The instance a `send`, `receive` or `check` step names: its `store` (or the header's)
+  /// and `instance`.
+  private static func address(_ object: JSONObject, _ kind: String, defaultStore: String?)
+    throws(ScenarioError) -> InstanceAddress
+  {
+    guard let store = object["store"]?.stringValue ?? defaultStore else {
+      throw ScenarioError("\(kind) needs a \"store\" (or one in the scenario's header)")
+    }
+    do {
+      return InstanceAddress(store, try InstanceAddress.instance(in: .object(object)))
+    } catch {
+      throw ScenarioError(error.message)
     }
   }
 

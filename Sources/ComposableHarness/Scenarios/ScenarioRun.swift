@@ -99,7 +99,15 @@ final class ScenarioRun {
   private let harness: Harness
   private let loop: EventLoop
   /// Each instance's state, as the lines printed so far make it.
-  private var states: [InstanceAddress: JSONValue] = [:]
+  private(set) var states: [InstanceAddress: JSONValue] = [:]
+  /// The built-in invariants the output broke: a patch that does not apply, a non-empty patch
+  /// for a reduction that left the state equal.
+  private var brokenInvariants: [String] = []
+  /// Where the steps come from when not from the scenario's list: a simulation, which picks
+  /// each from the run so far; nil when there are no more.
+  private let nextStep: ((ScenarioRun, ScriptedSession) -> Scenario.Step?)?
+  /// Sees every line the stores print, after the run has read it.
+  var observe: ((JSONValue) -> Void)?
   /// Actions reduced and not asserted yet, oldest first.
   private var received: [Reduced] = []
   private var refusals: [String] = []
@@ -118,10 +126,14 @@ final class ScenarioRun {
   private var currentLine: Int
   private var currentStep = "set-up"
 
-  init(_ scenario: Scenario, harness: Harness, loop: EventLoop) {
+  init(
+    _ scenario: Scenario, harness: Harness, loop: EventLoop,
+    nextStep: ((ScenarioRun, ScriptedSession) -> Scenario.Step?)? = nil
+  ) {
     self.scenario = scenario
     self.harness = harness
     self.loop = loop
+    self.nextStep = nextStep
     currentLine = scenario.line
   }
 
@@ -186,7 +198,8 @@ final class ScenarioRun {
     }
     var outcome: StepFailure?
     do throws(StepFailure) {
-      for step in scenario.steps {
+      var listed = scenario.steps.makeIterator()
+      while let step = nextStep.map({ $0(self, stores) }) ?? listed.next() {
         currentLine = step.line
         currentStep = step.action.name
         exhaustive = step.exhaustive ?? scenario.exhaustive
@@ -294,6 +307,33 @@ final class ScenarioRun {
         } catch {
           throw failure("cannot write the data file \(name): \(error.reason)")
         }
+      }
+    case .check(let address, let invariant):
+      _ = try store(address, in: stores)
+      let state = states[address] ?? .null
+      if !invariant.holds(in: state) {
+        var failure = failure(invariant.brokenMessage(in: state))
+        failure.differences = [
+          .init(path: "\(invariant.pointer)", expected: nil, actual: invariant.subject(in: state))
+        ]
+        throw failure
+      }
+    case .quit:
+      // An effect is reported cancelled when it is asked to stop; it ends when its task
+      // returns, which one that ignores cancellation never does.
+      let running = runningEffects
+      _ = stores.session.cancelAllEffects(because: "quit")
+      await settle(timeControl, collectingFrom: stores)
+      let left = stores.session.effectsInFlight
+      if left > 0 {
+        let effects = running.keys.sorted().compactMap { running[$0] }
+        var failure = failure(
+          "\(left) effect(s) did not end after quit cancelled them; running at quit: "
+            + effects.map(describe(runningEffect:)).joined(separator: "; "))
+        failure.differences = effects.enumerated().map { index, started in
+          .init(path: "running[\(index)]", expected: nil, actual: started)
+        }
+        throw failure
       }
     case .expect(let requests, let files):
       var expected: JSONObject = [:]
@@ -476,8 +516,26 @@ final class ScenarioRun {
   }
 
   private func checkProblems(_ stores: ScriptedSession) throws(StepFailure) {
-    let problems = stores.services.problems + refusals
+    let problems = brokenInvariants + stores.services.problems + refusals
     if !problems.isEmpty { throw failure(problems.joined(separator: "; ")) }
+    for (address, state) in states.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+      let broken =
+        harness.stores.definitions.first { $0.name == address.store }?.brokenInvariants(
+          of: state) ?? []
+      if !broken.isEmpty {
+        throw failure("\(address): the store's invariant broke: \(broken.joined(separator: "; "))")
+      }
+    }
+    // The patches printed must add up to the state the store holds.
+    for (address, state) in states.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+      guard
+        let held = stores.session.store(named: address.store, instance: address.instance)?
+          .snapshot(), held != state
+      else { continue }
+      var failure = failure("\(address): the patches printed do not give the state it holds")
+      failure.show(expected: held, actual: state)
+      throw failure
+    }
   }
 
   // MARK: Output
@@ -498,12 +556,25 @@ final class ScenarioRun {
       case "action":
         guard let store = line["store"]?.stringValue,
           case let address = InstanceAddress(store, try? InstanceAddress.instance(in: line)),
-          let before = states[address], let patch = line["patch"], let action = line["action"],
-          let after = try? JSONPatch.apply(operations(patch), to: before)
+          let before = states[address], let patch = line["patch"], let action = line["action"]
         else { continue }
+        let type = Scenario.Action.type(of: action)
+        let after: JSONValue
+        do {
+          after = try JSONPatch.apply(operations(patch), to: before)
+        } catch {
+          brokenInvariants.append(
+            "\(address) \(type): its patch does not apply to the state before it: \(error)")
+          continue
+        }
+        if after == before, patch.arrayValue?.isEmpty == false {
+          brokenInvariants.append(
+            "\(address) \(type): the state did not change, but its patch is not empty: "
+              + patch.jsonString)
+        }
         states[address] = after
         if let seq = line["seq"]?.intValue {
-          reductions[seq] = (Scenario.Action.type(of: action), currentLine)
+          reductions[seq] = (type, currentLine)
           lastSeq = max(lastSeq, seq)
         }
         received.append(
@@ -523,6 +594,7 @@ final class ScenarioRun {
         break
       }
     }
+    if let observe { lines.forEach(observe) }
   }
 
   private func settle(_ timeControl: VirtualTimeControl, collectingFrom stores: ScriptedSession)

@@ -62,10 +62,12 @@ final class ScriptedServices {
       body: request.body.map(ScenarioContent.value))
     requests.append(made)
     let sent = made.body
+    let answers = { (response: CannedResponse) in
+      response.matches(method: request.method.rawValue, target) && response.accepts(body: sent)
+    }
     guard
-      let index = responses.firstIndex(where: {
-        $0.matches(method: request.method.rawValue, target) && $0.accepts(body: sent)
-      })
+      let index = responses.firstIndex(where: { !$0.fallback && answers($0) })
+        ?? responses.firstIndex(where: answers)
     else {
       let bodyDiffers = responses.contains { $0.matches(method: request.method.rawValue, target) }
       let text = sent?.jsonString ?? "none"
@@ -129,7 +131,8 @@ struct RequestTarget {
 /// `"failure":"timedOut"` instead of a status. `path` matches the path alone, or the path and
 /// query when it has a `?`; a final `*` matches any rest. With `requestBody`, only a request
 /// with that body matches, as a VCR cassette matches. The first match answers; `times` limits
-/// how often (default: every time).
+/// how often (default: every time). `"method":"*"` matches any method; `"fallback":true` answers
+/// only requests no other canned response matches, wherever it is in the file.
 struct CannedResponse {
   var method: String
   var path: String
@@ -143,9 +146,10 @@ struct CannedResponse {
   /// The error's text, for a failure or a status outside 2xx: what a recording saw live.
   var message: String?
   var times: Int?
+  var fallback = false
 
   func matches(method: String, _ target: RequestTarget) -> Bool {
-    guard method == self.method else { return false }
+    guard self.method == "*" || method == self.method else { return false }
     let subject = path.contains("?") ? target.pathAndQuery : target.path
     if path.hasSuffix("*") { return subject.hasPrefix(path.dropLast()) }
     return subject == path
@@ -162,16 +166,22 @@ struct CannedResponse {
     }
     try ScenarioError.expectKeys(
       object,
-      ["method", "path", "requestBody", "status", "body", "delay", "failure", "message", "times"],
+      [
+        "method", "path", "requestBody", "status", "body", "delay", "failure", "message", "times",
+        "fallback",
+      ],
       in: "http")
     requestBody = object["requestBody"]
     method = object["method"]?.stringValue ?? "GET"
     // Methods are case-sensitive (RFC 9110, 9.1), and every store's are in capitals: "post"
     // would never match, and the request would fail far from this line.
-    guard !method.isEmpty,
-      method.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+    guard
+      method == "*"
+        || (!method.isEmpty
+          && method.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }))
     else {
-      throw ScenarioError("\"http\": \"method\" is a method in capitals (GET, POST, PUT, …)")
+      throw ScenarioError(
+        "\"http\": \"method\" is a method in capitals (GET, POST, PUT, …), or * for any")
     }
     guard let path = object["path"]?.stringValue, path.hasPrefix("/") else {
       throw ScenarioError("\"http\" needs a \"path\" starting with /")
@@ -189,6 +199,12 @@ struct CannedResponse {
       failure = kind
     }
     times = object["times"]?.intValue
+    if let fallback = object["fallback"] {
+      guard let value = fallback.boolValue else {
+        throw ScenarioError("\"http\": \"fallback\" is true or false")
+      }
+      self.fallback = value
+    }
     if let text = object["message"] {
       guard let text = text.stringValue else {
         throw ScenarioError("\"http\": \"message\" must be a string")
@@ -229,6 +245,8 @@ final class ScriptedPeer {
   private var connecting: (events: AsyncStream<SocketEvent>.Continuation, url: String)?
 
   var isOpen: Bool { events != nil }
+  /// Whether a connection waits for an accept or a refusal (`"accept":"later"`).
+  var isConnecting: Bool { connecting != nil }
 
   func configure(_ json: JSONValue) throws(ScenarioError) {
     guard let object = json.objectValue else {

@@ -44,6 +44,10 @@ public protocol StoreDefinition: Sendable {
   /// (`{"nthPrimes": {"6": 13}}`), read with ``Services/scripted(_:)``: for dependencies the
   /// services do not cover. None by default.
   static var scriptedDependencies: [String] { get }
+  /// What must hold of every state the store reaches, as the sentences of what does not:
+  /// `{ $0.count <= 3 ? [] : ["count \($0.count) is past 3"] }`. Every scenario step and every
+  /// `simulate` step checks it (the state must then be `Decodable`). None by default.
+  static var invariants: (@Sendable (Feature.State) -> [String])? { get }
 
   static var initialState: Feature.State { get }
   /// The reducer, with its dependencies built from the services (live in `run`, scripted in
@@ -70,6 +74,19 @@ public protocol StoreDefinition: Sendable {
 
 extension StoreDefinition {
   public static var scriptedDependencies: [String] { [] }
+
+  public static var invariants: (@Sendable (Feature.State) -> [String])? { nil }
+
+  /// What ``invariants`` says of the state `json` holds: empty when it holds, or the store
+  /// declares none; why it cannot tell when the state does not decode.
+  public static func brokenInvariants(of json: JSONValue) -> [String] {
+    guard let invariants else { return [] }
+    do throws(StateDecodingError) {
+      return invariants(try decodeState(json))
+    } catch {
+      return ["its invariants cannot be checked: \(error.message)"]
+    }
+  }
 
   public static var stateSchema: JSONValue { TypeSchema.of(value: initialState) }
 

@@ -2,7 +2,8 @@ import ComposableCore
 import JSON
 
 /// A scenario's answers for one dependency, by key: `{"nthPrimes": {"6": 13, "7": null}}`
-/// answers `"6"` with `13` and `"7"` with `null`. Later steps add to or replace earlier answers.
+/// answers `"6"` with `13` and `"7"` with `null`; the key `"*"` answers any key no other names.
+/// Later steps add to or replace earlier answers.
 /// A step's `"delay"` (virtual milliseconds) holds its answers back on the scenario's clock, so
 /// a request can stay in flight and be cancelled: `{"nthPrimes": {"6": 13}, "delay": 1000}`.
 ///
@@ -34,7 +35,7 @@ public final class ScriptedAnswers {
   /// The answer for `key`, after its delay, or nil after noting the problem. Throws
   /// `CancellationError` when the asking effect is cancelled during the delay.
   public func answer(for key: String) async throws -> JSONValue? {
-    guard let (answer, delay) = answers[key] else {
+    guard let (answer, delay) = answers[key] ?? answers["*"] else {
       problem("unexpected \(name) request for \(key): no answer in \"\(name)\"")
       return nil
     }

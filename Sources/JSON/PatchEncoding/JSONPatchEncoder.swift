@@ -183,10 +183,9 @@ final class PatchWalk: Encoder {
   /// against the reader's JSON if it was kept, so that assigning an equal collection writes
   /// nothing; otherwise it is written whole.
   ///
-  /// That JSON is what was last written whole, kept up to date while the changes since only
-  /// add or remove at the end or update an element, and the list is short
-  /// (``maxFollowedCount``); any other change drops it, as following it there would cost a
-  /// move of every element after the change.
+  /// That JSON is what was last written whole, kept up to date through every change while the
+  /// list is short (``maxFollowedCount``): a change in the middle moves the elements after it,
+  /// few enough, and an equal list assigned after one still writes nothing.
   private func patchTracked(_ collection: any ChangeTrackedCollection, at node: PatchNode) throws {
     let token = collection.changeToken
     if let written = node.tracked {
@@ -254,7 +253,11 @@ final class PatchWalk: Encoder {
       case .removed(let position):
         writeOperation(
           prefix: #"{"op":"remove","path":"#, "\(node.pointer)/\(position)", value: nil)
-        if followed?.count == position + 1 { followed?.removeLast() } else { followed = nil }
+        if let count = followed?.count, position < count {
+          followed?.remove(at: position)
+        } else {
+          followed = nil
+        }
       case .inserted(let position):
         var json = JSONValue.null
         if let final = finalPosition(position, after: later) {
@@ -262,8 +265,8 @@ final class PatchWalk: Encoder {
           json = try encodeElement(collection.encodableElement(at: final), position, at: node)
         }
         writeOperation(prefix: #"{"op":"add","path":"#, "\(node.pointer)/\(position)", value: json)
-        if followed?.count == position, position < Self.maxFollowedCount {
-          followed?.append(json)
+        if let count = followed?.count, position <= count, count < Self.maxFollowedCount {
+          followed?.insert(json, at: position)
         } else {
           followed = nil
         }

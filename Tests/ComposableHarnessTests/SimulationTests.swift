@@ -1,0 +1,265 @@
+import ComposableCore
+import ComposableHarness
+import ComposableRuntime
+import JSON
+import PrimesFeature
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Stores with one planted bug each, of the kinds `simulate` is for: only these tests host them.
+
+/// Meant to stop at 3; `<=` lets it reach 4.
+enum OffByOneStore: StoreDefinition {
+  struct State: Codable, Equatable, Sendable { var count = 0 }
+  enum Action: ComposableAction, Equatable {
+    case increment
+    case reset
+  }
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .increment:
+        if state.count <= 3 { state.count += 1 }
+      case .reset:
+        state.count = 0
+      }
+      return .none
+    }
+  }
+  static let name = "offByOne"
+  static let summary = "A count that should stop at 3."
+  static let actions: [ActionDescriptor] = [
+    .init("increment", sentBy: .host, "Adds one, up to 3."),
+    .init("reset", sentBy: .host, "Back to 0."),
+  ]
+  static let initialState = State()
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
+/// Declares that its level stays within 0...3; `raise` forgets the bound.
+enum LevelStore: StoreDefinition {
+  struct State: Codable, Equatable, Sendable { var level = 0 }
+  enum Action: ComposableAction, Equatable {
+    case raise
+    case lower
+  }
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .raise: state.level += 1
+      case .lower: state.level = max(0, state.level - 1)
+      }
+      return .none
+    }
+  }
+  static let name = "level"
+  static let summary = "A level from 0 to 3."
+  static let actions: [ActionDescriptor] = [
+    .init("raise", sentBy: .host, "One up."),
+    .init("lower", sentBy: .host, "One down, not below 0."),
+  ]
+  static let initialState = State()
+  static let invariants: (@Sendable (State) -> [String])? = { state in
+    (0...3).contains(state.level) ? [] : ["the level is \(state.level), outside 0...3"]
+  }
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
+/// Its watch waits on a callback without a cancellation handler: cancelling it does nothing,
+/// and it never ends.
+enum LeakyWatchStore: StoreDefinition {
+  struct State: Codable, Equatable, Sendable { var watching = false }
+  enum Action: ComposableAction, Equatable {
+    case watchTapped
+    case toggled
+  }
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .watchTapped:
+        state.watching = true
+        return .run { _ in await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+        }
+      case .toggled:
+        state.watching.toggle()
+        return .none
+      }
+    }
+  }
+  static let name = "leakyWatch"
+  static let summary = "Watches something, and cannot stop."
+  static let actions: [ActionDescriptor] = [
+    .init("watchTapped", sentBy: .host, "Starts watching."),
+    .init("toggled", sentBy: .host, "Flips the flag."),
+  ]
+  static let initialState = State()
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
+/// Reloads its list by assigning an equal copy. Past ``maxFollowed`` elements the patch writer
+/// keeps no JSON of a list changed in place to diff a copy against, and writes the copy whole.
+enum ReloadingListStore: StoreDefinition {
+  static let maxFollowed = 1_024
+  struct State: Encodable, Equatable, Sendable { var items: TrackedArray<Int> = [] }
+  enum Action: ComposableAction, Equatable {
+    case fillTapped
+    case appendTapped
+    case reloadTapped
+    case clearTapped
+  }
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .fillTapped:
+        for n in 0..<maxFollowed { state.items.append(n) }
+      case .appendTapped:
+        state.items.append(state.items.count)
+      case .reloadTapped:
+        state.items = TrackedArray(Array(state.items))
+      case .clearTapped:
+        state.items = []
+      }
+      return .none
+    }
+  }
+  static let name = "reloadingList"
+  static let summary = "A long list reloaded."
+  static let actions: [ActionDescriptor] = [
+    .init("fillTapped", sentBy: .host, "Appends a thousand numbers."),
+    .init("appendTapped", sentBy: .host, "Appends one number."),
+    .init("reloadTapped", sentBy: .host, "Assigns the list again, equal."),
+    .init("clearTapped", sentBy: .host, "Empties the list."),
+  ]
+  static let initialState = State()
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
+final class SimulationTests: XCTestCase {
+  private let harness = Harness.forTests(
+    StoreCatalog([
+      OffByOneStore.self, LeakyWatchStore.self, ReloadingListStore.self, LevelStore.self,
+      TallyStore.self, PrimesStore.self,
+    ]))
+
+  func testFindsAndShrinksAnOffByOneThatBreaksACheck() throws {
+    let failure = try XCTUnwrap(try simulate("offByOne", checks: ["/count <= 3"]).failure)
+    XCTAssertEqual(failure.kind, "check /count <= 3")
+    XCTAssertEqual(failure.shrunkMessage, "check /count <= 3 broke: /count is 4")
+    XCTAssertEqual(
+      failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
+      Array(
+        repeating: [#"{"send":"increment"}"#, #"{"check":"/count <= 3"}"#], count: 4
+      ).flatMap { $0 } + [#"{"quit":true}"#])
+    try assertScenarioFails(failure, with: "check /count <= 3 broke: /count is 4")
+  }
+
+  func testFindsAndShrinksABrokenInvariantTheStoreDeclares() throws {
+    let failure = try XCTUnwrap(try simulate("level").failure)
+    XCTAssertEqual(failure.kind, "the store's invariants hold")
+    XCTAssertEqual(
+      failure.shrunkMessage, "level: the store's invariant broke: the level is 4, outside 0...3")
+    XCTAssertEqual(
+      failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
+      Array(repeating: #"{"send":"raise"}"#, count: 4) + [#"{"quit":true}"#])
+    try assertScenarioFails(failure, with: "the level is 4, outside 0...3")
+  }
+
+  func testFindsAndShrinksAnEffectThatCancellingCannotEnd() throws {
+    let failure = try XCTUnwrap(try simulate("leakyWatch").failure)
+    XCTAssertEqual(failure.kind, "every effect ends by quit")
+    XCTAssertEqual(
+      failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
+      [#"{"send":"watchTapped"}"#, #"{"quit":true}"#])
+    try assertScenarioFails(failure, with: "1 effect(s) did not end after quit cancelled them")
+  }
+
+  func testFindsAndShrinksAnEqualAssignmentThatPatches() throws {
+    let failure = try XCTUnwrap(try simulate("reloadingList").failure)
+    XCTAssertEqual(failure.kind, "an unchanged state has an empty patch")
+    XCTAssertEqual(
+      failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
+      [
+        #"{"send":"fillTapped"}"#, #"{"send":"appendTapped"}"#, #"{"send":"reloadTapped"}"#,
+        #"{"quit":true}"#,
+      ])
+    try assertScenarioFails(
+      failure, with: "reloadingList reloadTapped: the state did not change, but its patch")
+  }
+
+  /// An effect that throws past its reducer is a failure: the tally's save has no catch.
+  func testFindsAnEffectThatFailsUncaught() throws {
+    let failure = try XCTUnwrap(try simulate("tally").failure)
+    XCTAssertEqual(failure.kind, "no effect fails uncaught")
+    XCTAssertEqual(
+      failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
+      [#"{"send":"saveTapped"}"#, #"{"quit":true}"#])
+    try assertScenarioFails(failure, with: "an effect of saveTapped failed: the disk is full")
+  }
+
+  /// A store with no bug passes, with its effects' faults among the steps.
+  func testAStoreWithoutBugsPassesAndSaysWhatRan() throws {
+    let result = try simulate("primes", steps: 300)
+    XCTAssertNil(result.failure, result.failure?.message ?? "")
+    XCTAssertEqual(result.stepsRun, 300)
+    XCTAssertGreaterThan(result.statistics.actions["host counter.incrTapped", default: 0], 5)
+    XCTAssertGreaterThan(
+      result.statistics.actions["effect counter.nthPrimeResponse", default: 0], 5)
+    XCTAssertGreaterThan(result.statistics.faults.values.reduce(0, +), 5)
+    XCTAssertTrue(result.statistics.paths.isSuperset(of: ["/count", "/favoritePrimes/*"]))
+    XCTAssertEqual(
+      result.statistics.effects["started"],
+      result.statistics.effects["finished", default: 0]
+        + result.statistics.effects["failed", default: 0]
+        + result.statistics.effects["cancelled", default: 0])
+  }
+
+  /// The same seed makes the same run; another seed, another.
+  func testTheSameSeedMakesTheSameRun() throws {
+    let first = try simulate("primes", steps: 200, seed: 7).statistics.json
+    XCTAssertEqual(try simulate("primes", steps: 200, seed: 7).statistics.json, first)
+    XCTAssertNotEqual(try simulate("primes", steps: 200, seed: 8).statistics.json, first)
+  }
+
+  // MARK: Helpers
+
+  private func simulate(
+    _ store: String, steps: Int = 200, seed: UInt64 = 1, checks: [String] = []
+  ) throws -> Simulation.Result {
+    let loop = try EventLoop()
+    StoreActor.install(executor: loop.executor)
+    defer { try? loop.shutdown() }
+    let options = SimulationOptions(
+      stores: [store], seed: seed, steps: steps, checks: try checks.map { try Invariant($0) })
+    nonisolated(unsafe) var result: Simulation.Result?
+    let harness = harness
+    Task(executorPreference: loop.executor) { @StoreActor in
+      result = await Simulation(harness: harness, options: options, loop: loop).run(store: store)
+      loop.stop()
+    }
+    loop.run()
+    return try XCTUnwrap(result)
+  }
+
+  /// The shrunk scenario, written to a file, fails under `test` with `message`.
+  private func assertScenarioFails(
+    _ failure: Simulation.Failure, with message: String, line: UInt = #line
+  ) throws {
+    let path = "\(NSTemporaryDirectoryPath())/simulated-\(getpid()).jsonl"
+    defer { unlink(path) }
+    let text = failure.scenario.map { JSONValue.object($0).jsonString }.joined(separator: "\n")
+    let file = try XCTUnwrap(fopen(path, "w"))
+    fputs(text + "\n", file)
+    fclose(file)
+    let outcome = try runTests([path], harness: harness)
+    XCTAssertEqual(outcome.failed, 1, line: line)
+    XCTAssertTrue(
+      outcome.lines.contains { $0.contains(message) }, "\(outcome.lines)", line: line)
+  }
+
+  private func NSTemporaryDirectoryPath() -> String {
+    getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+  }
+}
