@@ -56,6 +56,10 @@ cp test/types/consumer.ts test/types/misuse.ts "$project/"
 check_ts=(tsc --strict --noEmit --target es2022 --lib es2022 --module node16 --moduleResolution node16)
 step "tsc --strict over a TypeScript consumer of the packed module"
 (cd "$project" && "${deadline[@]}" "${check_ts[@]}" consumer.ts)
+step "tsc --strict over a consumer of the typed view, with the generated stores.d.ts"
+cp test/types/typed.ts "$project/"
+cp ../../Examples/clients/types/stores.d.ts "$project/"
+(cd "$project" && "${deadline[@]}" "${check_ts[@]}" typed.ts)
 step "tsc rejects a number as the store"
 if (cd "$project" && "${deadline[@]}" "${check_ts[@]}" misuse.ts >"$tmp/misuse.out" 2>&1); then
   echo "tsc accepted misuse.ts" >&2

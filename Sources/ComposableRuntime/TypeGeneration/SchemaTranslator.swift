@@ -42,12 +42,35 @@ struct SchemaTranslator {
   mutating func declareRecord(
     _ name: String, documentation: String?, fields: [ActionDescriptor.Field]
   ) {
-    let members = fields.map { field in
+    let members = self.members(of: fields, in: name)
+    declarations.append(TypeDeclaration(name, documentation: documentation, .record(members)))
+  }
+
+  /// Declares a record under `base`, or names the record declared before whose documentation
+  /// and members are the same: one type met in several places (a failure, a list's item) is
+  /// declared once, under the name of the place it was first met.
+  private mutating func declareRecordOnce(
+    _ base: String, documentation: String?, fields: [ActionDescriptor.Field]
+  ) -> String {
+    let name = claim(base)
+    let members = self.members(of: fields, in: name)
+    if let same = declarations.first(where: {
+      $0.body == .record(members) && $0.documentation == documentation
+    }) {
+      return same.name
+    }
+    declarations.append(TypeDeclaration(name, documentation: documentation, .record(members)))
+    return name
+  }
+
+  private mutating func members(of fields: [ActionDescriptor.Field], in name: String)
+    -> [TypeField]
+  {
+    fields.map { field in
       TypeField(
         field.name, expression(for: field.schema, named: name + TypeNames.pascalCase(field.name)),
         required: field.isRequired, documentation: field.schema["description"]?.stringValue)
     }
-    declarations.append(TypeDeclaration(name, documentation: documentation, .record(members)))
   }
 
   mutating func declareAlias(_ name: String, documentation: String, _ type: TypeExpression) {
@@ -125,9 +148,9 @@ struct SchemaTranslator {
       return .array(expression(for: items, named: name + "Item"))
     case "object":
       if let fields = recordFields(of: schema) {
-        let recordName = claim(name)
-        declareRecord(recordName, documentation: schema["description"]?.stringValue, fields: fields)
-        return .reference(recordName)
+        return .reference(
+          declareRecordOnce(name, documentation: schema["description"]?.stringValue, fields: fields)
+        )
       }
       switch schema["additionalProperties"] {
       case .object(let values)? where (schema["properties"]?.objectValue ?? [:]).isEmpty:
