@@ -140,6 +140,33 @@ final class TypeGenerationTests: XCTestCase {
         ])))
   }
 
+  func testASchemasTitleNamesItsTypeWhereverItIsMet() {
+    let message: JSONValue = [
+      "title": "text message", "type": "object", "properties": ["text": Schema.string],
+      "required": ["text"], "additionalProperties": false,
+    ]
+    let store = StoreDescriptor(
+      name: "chat", summary: "", actions: [],
+      stateSchema: Schema.object([
+        "last": Schema.nullable(message), "all": Schema.array(of: message),
+        "either": ["oneOf": [Schema.string, message]],
+      ]))
+    XCTAssertEqual(
+      Array(TypeModule(stores: [store]).declarations.prefix(3)),
+      [
+        TypeDeclaration(
+          "StoreName", documentation: "The name of every store.", .alias(.literal(["chat"]))),
+        TypeDeclaration("TextMessage", .record([TypeField("text", .string)])),
+        TypeDeclaration(
+          "ChatState", documentation: "The state of chat.",
+          .record([
+            TypeField("last", .union([.reference("TextMessage"), .null])),
+            TypeField("all", .array(.reference("TextMessage"))),
+            TypeField("either", .union([.string, .reference("TextMessage")])),
+          ])),
+      ])
+  }
+
   func testWhatNoTypeSaysBecomesUnknownWithItsReasonAndNamesStayUnique() {
     XCTAssertEqual(
       TypeModule(stores: [odd]).declarations.dropFirst().prefix(4),

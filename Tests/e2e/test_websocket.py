@@ -239,9 +239,22 @@ def test_order_books_are_decoded_and_sorted(process, ws_servers):
     assert book["asks"] == sorted(({"price": u["ask_price"], "size": u["ask_size"]} for u in units), key=lambda l: -l["price"])
     assert book["bids"] == sorted(({"price": u["bid_price"], "size": u["bid_size"]} for u in units), key=lambda l: -l["price"])
     assert [level["price"] for level in book["asks"]] != [u["ask_price"] for u in units], "the server sends them unsorted"
-    # The junk frame is not an order book: it is listed, as base64.
+    # The junk frame is not an order book: it is listed, as base64 in a binary message.
     (junk,) = [frame for frame in frames if json.loads(base64.b64decode(frame["action"]["value"]["binary"])).get("error")]
-    assert state["receivedMessages"] == [junk["action"]["value"]["binary"]]
+    assert state["receivedMessages"] == [{"binary": junk["action"]["value"]["binary"]}]
+
+
+def test_received_messages_tell_text_from_binary(process, ws_servers):
+    """A text that reads as base64 stays a string; a binary message is an object, in the form
+    its action shows, so neither can be taken for the other."""
+    actor, _ = connect(process, ws_servers.url + "/echo")
+    received(actor)
+    for value in ({"text": "AP8B"}, {"binary": "AP8B"}):
+        actor.send(ws({"type": "sendMessage", "value": value}))
+        assert received(actor) == value
+    state = actor.snapshot("websocket")["state"]
+    assert state["receivedMessages"] == ["Welcome to the echo server", "AP8B", {"binary": "AP8B"}]
+    assert state["receivedBytes"] == len("Welcome to the echo server") + 4 + 4
 
 
 @pytest.fixture(scope="module")

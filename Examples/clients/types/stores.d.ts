@@ -413,6 +413,10 @@ export type VotesActionType =
   | "inner.updateVoteHeaderCategory.failure"
   | "isLoading";
 
+export interface BinaryMessage {
+  binary: string;
+}
+
 export interface WebsocketStateOrderBookAsksItem {
   price: number;
   size: number;
@@ -436,7 +440,7 @@ export interface WebsocketStateLastClose {
 export interface WebsocketState {
   connectivityState: "disconnected" | "connecting" | "connected";
   messageToSend: string;
-  receivedMessages: string[];
+  receivedMessages: (string | BinaryMessage)[];
   receivedBytes: number;
   alert: string | null;
   orderBook: WebsocketStateOrderBook | null;
@@ -459,18 +463,14 @@ export interface WebsocketSendButtonTappedAction {
   type: "sendButtonTapped";
 }
 
-export interface WebsocketSendMessageActionValueOption1 {
+export interface TextMessage {
   text: string;
-}
-
-export interface WebsocketSendMessageActionValueOption2 {
-  binary: string;
 }
 
 /** Sends a message as is, {"text": …} or {"binary": base64}, the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host. */
 export interface WebsocketSendMessageAction {
   type: "sendMessage";
-  value: WebsocketSendMessageActionValueOption1 | WebsocketSendMessageActionValueOption2;
+  value: TextMessage | BinaryMessage;
 }
 
 /** Sends Upbit's order-book request for these market codes on the open socket. Sent by a host. */
@@ -506,7 +506,7 @@ export interface WebsocketWebSocketDidCloseAction {
 /** A message: an order book updates orderBook, anything else is added to receivedMessages. Sent by its effects. */
 export interface WebsocketReceivedSocketMessageSuccessAction {
   type: "receivedSocketMessage.success";
-  value: WebsocketSendMessageActionValueOption1 | WebsocketSendMessageActionValueOption2;
+  value: TextMessage | BinaryMessage;
 }
 
 /** Receiving failed (too large, not UTF-8): shown as an alert. Sent by its effects. */

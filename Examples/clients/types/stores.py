@@ -441,6 +441,10 @@ VotesActionType: TypeAlias = Literal[
 ]
 
 
+class BinaryMessage(TypedDict):
+    binary: str
+
+
 class WebsocketStateOrderBookAsksItem(TypedDict):
     price: float
     size: float
@@ -464,7 +468,7 @@ class WebsocketStateLastClose(TypedDict):
 class WebsocketState(TypedDict):
     connectivityState: Literal["disconnected", "connecting", "connected"]
     messageToSend: str
-    receivedMessages: list[str]
+    receivedMessages: list[str | BinaryMessage]
     receivedBytes: int
     alert: str | None
     orderBook: WebsocketStateOrderBook | None
@@ -487,18 +491,14 @@ class WebsocketSendButtonTappedAction(TypedDict):
     type: Literal["sendButtonTapped"]
 
 
-class WebsocketSendMessageActionValueOption1(TypedDict):
+class TextMessage(TypedDict):
     text: str
-
-
-class WebsocketSendMessageActionValueOption2(TypedDict):
-    binary: str
 
 
 # Sends a message as is, {"text": …} or {"binary": base64}, the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host.
 class WebsocketSendMessageAction(TypedDict):
     type: Literal["sendMessage"]
-    value: WebsocketSendMessageActionValueOption1 | WebsocketSendMessageActionValueOption2
+    value: TextMessage | BinaryMessage
 
 
 # Sends Upbit's order-book request for these market codes on the open socket. Sent by a host.
@@ -534,7 +534,7 @@ class WebsocketWebSocketDidCloseAction(TypedDict):
 # A message: an order book updates orderBook, anything else is added to receivedMessages. Sent by its effects.
 class WebsocketReceivedSocketMessageSuccessAction(TypedDict):
     type: Literal["receivedSocketMessage.success"]
-    value: WebsocketSendMessageActionValueOption1 | WebsocketSendMessageActionValueOption2
+    value: TextMessage | BinaryMessage
 
 
 # Receiving failed (too large, not UTF-8): shown as an alert. Sent by its effects.

@@ -65,14 +65,17 @@ extension SocketMessage: JSONSchemaDescribed {
   public static let jsonSchema: JSONValue = [
     "oneOf": [
       [
-        "type": "object", "properties": ["text": ["type": "string"]], "required": ["text"],
-        "additionalProperties": false,
+        "title": "TextMessage", "type": "object", "properties": ["text": ["type": "string"]],
+        "required": ["text"], "additionalProperties": false,
       ],
-      [
-        "type": "object",
-        "properties": ["binary": ["type": "string", "contentEncoding": "base64"]],
-        "required": ["binary"], "additionalProperties": false,
-      ],
+      binarySchema,
     ]
+  ]
+
+  /// `{"binary": "<base64>"}`, also how `receivedMessages` lists a binary message.
+  public static let binarySchema: JSONValue = [
+    "title": "BinaryMessage", "type": "object",
+    "properties": ["binary": ["type": "string", "contentEncoding": "base64"]],
+    "required": ["binary"], "additionalProperties": false,
   ]
 }

@@ -11,7 +11,8 @@ import Protocol
 ///
 /// A nested object is named after its path: the name given for where it stands, then `Item`
 /// for an array's element, `Value` for a map's, the member's name for a property, and `Option1`,
-/// `Option2`, … for the members of a union that has more than one besides `null`.
+/// `Option2`, … (by position) for the records of a union that has more than one. A schema with
+/// a `title` is named by it instead.
 struct SchemaTranslator {
   private(set) var declarations: [TypeDeclaration] = []
   private var names = TypeNames()
@@ -119,7 +120,8 @@ struct SchemaTranslator {
   /// action's cases are) is named after that type; any other after its position.
   private mutating func union(_ members: [JSONValue], named name: String) -> TypeExpression {
     let isNull = { (member: JSONValue) in member["type"] == "null" }
-    let others = members.filter { !isNull($0) }
+    // Only a record takes a name: one among strings or numbers needs no suffix.
+    let records = members.filter { recordFields(of: $0) != nil }
     var position = 0
     return .union(
       of: members.map { member in
@@ -128,7 +130,7 @@ struct SchemaTranslator {
         let suffix =
           member["properties"]?["type"]?["const"]?.stringValue.map(TypeNames.pascalCase)
           ?? "Option\(position)"
-        return expression(for: member, named: others.count == 1 ? name : name + suffix)
+        return expression(for: member, named: records.count <= 1 ? name : name + suffix)
       })
   }
 
@@ -148,8 +150,10 @@ struct SchemaTranslator {
       return .array(expression(for: items, named: name + "Item"))
     case "object":
       if let fields = recordFields(of: schema) {
+        // A schema's title names the type wherever it is met (a type shared by many places).
+        let base = schema["title"]?.stringValue.map(TypeNames.pascalCase) ?? name
         return .reference(
-          declareRecordOnce(name, documentation: schema["description"]?.stringValue, fields: fields)
+          declareRecordOnce(base, documentation: schema["description"]?.stringValue, fields: fields)
         )
       }
       switch schema["additionalProperties"] {
