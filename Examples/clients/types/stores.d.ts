@@ -414,6 +414,7 @@ export type VotesActionType =
   | "isLoading";
 
 export interface BinaryMessage {
+  type: "binary";
   binary: string;
 }
 
@@ -464,10 +465,11 @@ export interface WebsocketSendButtonTappedAction {
 }
 
 export interface TextMessage {
+  type: "text";
   text: string;
 }
 
-/** Sends a message as is, {"text": …} or {"binary": base64}, the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host. */
+/** Sends a message as is, {"type": "text", "text": …} or {"type": "binary", "binary": base64} (type may be left out), the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host. */
 export interface WebsocketSendMessageAction {
   type: "sendMessage";
   value: TextMessage | BinaryMessage;

@@ -442,6 +442,7 @@ VotesActionType: TypeAlias = Literal[
 
 
 class BinaryMessage(TypedDict):
+    type: Literal["binary"]
     binary: str
 
 
@@ -492,10 +493,11 @@ class WebsocketSendButtonTappedAction(TypedDict):
 
 
 class TextMessage(TypedDict):
+    type: Literal["text"]
     text: str
 
 
-# Sends a message as is, {"text": …} or {"binary": base64}, the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host.
+# Sends a message as is, {"type": "text", "text": …} or {"type": "binary", "binary": base64} (type may be left out), the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host.
 class WebsocketSendMessageAction(TypedDict):
     type: Literal["sendMessage"]
     value: TextMessage | BinaryMessage

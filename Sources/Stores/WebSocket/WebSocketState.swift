@@ -34,7 +34,7 @@ public struct WebSocketState: Equatable, Codable, Sendable {
 }
 
 /// A message `receivedMessages` holds. A text message is its text, a binary one
-/// `{"binary": "<base64>"}` (the form of `SocketMessage`'s binary case), so that a text that
+/// `{"type": "binary", "binary": "<base64>"}` (`SocketMessage`'s form), so that a text that
 /// happens to be base64 is never taken for bytes.
 public enum ReceivedMessage: Equatable, Sendable, ExpressibleByStringLiteral {
   case text(String)
@@ -61,15 +61,14 @@ public enum ReceivedMessage: Equatable, Sendable, ExpressibleByStringLiteral {
 }
 
 extension ReceivedMessage: Codable {
-  private enum CodingKeys: String, CodingKey { case binary }
+  private enum CodingKeys: String, CodingKey { case type, binary }
 
+  /// A string is a text; an object a `SocketMessage` (its base64 checked).
   public init(from decoder: any Decoder) throws {
     if let text = try? decoder.singleValueContainer().decode(String.self) {
       self = .text(text)
     } else {
-      self = .binary(
-        base64: try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .binary)
-      )
+      self.init(try SocketMessage(from: decoder))
     }
   }
 
@@ -80,6 +79,7 @@ extension ReceivedMessage: Codable {
       try container.encode(text)
     case .binary(let base64):
       var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode("binary", forKey: .type)
       try container.encode(base64, forKey: .binary)
     }
   }
