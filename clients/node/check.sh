@@ -2,7 +2,8 @@
 # Every check of the Node client, against the binary in $COMPOSABLE_ACTOR_BIN (an absolute path):
 # the tests, the checked-in .d.ts files against fresh ones, tsc --strict over the sources, the
 # example and TypeScript consumers (one of the typed view, with the generated stores.d.ts), then
-# the packed module installed into a fresh project and driving the binary found on PATH. TEST_STEP_SECONDS (600) bounds each step, as in the Makefile.
+# the packed module installed into a fresh project and driving the binary found on PATH.
+# TEST_STEP_SECONDS (600) bounds each step, as in the Makefile.
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$(pwd)
