@@ -78,7 +78,7 @@ def votes(actor: Client) -> None:
 def received(text: str) -> Callable[[Line], bool]:
     """Matches the line of a text message the socket received."""
     return lambda line: line["type"] == "action" and line["action"] == {
-        "type": "receivedSocketMessage.success", "value": {"text": text}}
+        "type": "receivedSocketMessage.success", "value": {"type": "text", "text": text}}
 
 
 def websocket(actor: Client) -> None:

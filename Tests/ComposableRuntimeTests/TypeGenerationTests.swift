@@ -33,7 +33,7 @@ private let odd = StoreDescriptor(
       "from": Schema.integer,
       "a-b": ["$ref": "#/$defs/elsewhere"],
       "note": ["type": "string", "description": "Shown\nbelow."],
-      "x_y": Schema.object([:]),
+      "x_y": Schema.object(["a": Schema.integer]),
       "xY": Schema.object([:]),
     ],
     "required": ["from", "x_y", "xY"],
@@ -44,61 +44,134 @@ final class TypeGenerationTests: XCTestCase {
   func testAStoreBecomesItsStateItsActionsAndTheirUnions() {
     XCTAssertEqual(
       TypeModule(stores: [counter]),
-      TypeModule([
-        TypeDeclaration(
-          "StoreName", documentation: "The name of every store.", .alias(.literal(["counter"]))),
-        TypeDeclaration("CounterStateAlert", .record([TypeField("message", .string)])),
-        TypeDeclaration("CounterStateHistoryItem", .record([TypeField("at", .number)])),
-        TypeDeclaration(
-          "CounterState", documentation: "The state of counter: Counts.",
-          .record([
-            TypeField("count", .integer),
-            TypeField("limit", .union([.integer, .null])),
-            TypeField("mode", .literal(["idle", "busy"])),
-            TypeField("alert", .union([.reference("CounterStateAlert"), .null])),
-            TypeField("history", .array(.reference("CounterStateHistoryItem"))),
-            TypeField("labels", .map(.string)),
-          ])),
-        TypeDeclaration(
-          "CounterResetAction", documentation: "Sets count to 0. Sent by a host.",
-          .record([TypeField("type", .literal(["reset"]))])),
-        TypeDeclaration(
-          "CounterLimitChangedAction", documentation: "Sets the limit. Sent by a host.",
-          .record([
-            TypeField("type", .literal(["limit.changed"])),
-            TypeField("value", .union([.integer, .null])),
-          ])),
-        TypeDeclaration(
-          "CounterTickAction", documentation: "Sent by its effects.",
-          .record([TypeField("type", .literal(["tick"]))])),
-        TypeDeclaration(
-          "CounterAction", documentation: "Every action of counter.",
-          .alias(
-            .union([
-              .reference("CounterResetAction"), .reference("CounterLimitChangedAction"),
-              .reference("CounterTickAction"),
-            ]))),
-        TypeDeclaration(
-          "CounterHostAction", documentation: "The actions of counter a host sends.",
-          .alias(
-            .union([.reference("CounterResetAction"), .reference("CounterLimitChangedAction")]))),
-        TypeDeclaration(
-          "CounterActionType", documentation: "The type of every action of counter.",
-          .alias(.literal(["reset", "limit.changed", "tick"]))),
-        TypeDeclaration(
-          "StoreStates", documentation: "Each store's state, by its name.",
-          .record([TypeField("counter", .reference("CounterState"))])),
-        TypeDeclaration(
-          "StoreHostActions", documentation: "The actions a host sends each store, by its name.",
-          .record([TypeField("counter", .reference("CounterHostAction"))])),
+      TypeModule(
+        [
+          TypeDeclaration(
+            "StoreName", documentation: "The name of every store.", .alias(.literal(["counter"]))),
+          TypeDeclaration("CounterStateAlert", .record([TypeField("message", .string)])),
+          TypeDeclaration("CounterStateHistoryItem", .record([TypeField("at", .number)])),
+          TypeDeclaration(
+            "CounterState", documentation: "The state of counter: Counts.",
+            .record([
+              TypeField("count", .integer),
+              TypeField("limit", .union([.integer, .null])),
+              TypeField("mode", .literal(["idle", "busy"])),
+              TypeField("alert", .union([.reference("CounterStateAlert"), .null])),
+              TypeField("history", .array(.reference("CounterStateHistoryItem"))),
+              TypeField("labels", .map(.string)),
+            ])),
+          TypeDeclaration(
+            "CounterResetAction", documentation: "Sets count to 0. Sent by a host.",
+            .record([TypeField("type", .literal(["reset"]))])),
+          TypeDeclaration(
+            "CounterLimitChangedAction", documentation: "Sets the limit. Sent by a host.",
+            .record([
+              TypeField("type", .literal(["limit.changed"])),
+              TypeField("value", .union([.integer, .null])),
+            ])),
+          TypeDeclaration(
+            "CounterTickAction", documentation: "Sent by its effects.",
+            .record([TypeField("type", .literal(["tick"]))])),
+          TypeDeclaration(
+            "CounterAction", documentation: "Every action of counter.",
+            .alias(
+              .union([
+                .reference("CounterResetAction"), .reference("CounterLimitChangedAction"),
+                .reference("CounterTickAction"),
+              ]))),
+          TypeDeclaration(
+            "CounterHostAction", documentation: "The actions of counter a host sends.",
+            .alias(
+              .union([.reference("CounterResetAction"), .reference("CounterLimitChangedAction")]))),
+          TypeDeclaration(
+            "CounterActionType", documentation: "The type of every action of counter.",
+            .alias(.literal(["reset", "limit.changed", "tick"]))),
+          TypeDeclaration(
+            "StoreStates", documentation: "Each store's state, by its name.",
+            .record([TypeField("counter", .reference("CounterState"))])),
+          TypeDeclaration(
+            "StoreHostActions", documentation: "The actions a host sends each store, by its name.",
+            .record([TypeField("counter", .reference("CounterHostAction"))])),
+        ],
+        stores: [
+          StoreTypes(
+            name: "counter", state: "CounterState", action: "CounterAction",
+            hostAction: "CounterHostAction", line: "CounterLine")
+        ]))
+  }
+
+  func testATypeMetInSeveralPlacesIsDeclaredOnce() {
+    let failure = Schema.object(["message": Schema.string])
+    let store = StoreDescriptor(
+      name: "lists", summary: "",
+      actions: [
+        ActionDescriptor(
+          "failed", sentBy: .effect, "", payload: [.init("value", failure)])
+      ],
+      stateSchema: Schema.object([
+        "first": Schema.nullable(failure),
+        "second": Schema.nullable(failure),
+        "other": Schema.object(["message": ["type": "string", "description": "Differs."]]),
       ]))
+    XCTAssertEqual(
+      Array(TypeModule(stores: [store]).declarations.prefix(4)),
+      [
+        TypeDeclaration(
+          "StoreName", documentation: "The name of every store.", .alias(.literal(["lists"]))),
+        TypeDeclaration("ListsStateFirst", .record([TypeField("message", .string)])),
+        TypeDeclaration(
+          "ListsStateOther",
+          .record([TypeField("message", .string, documentation: "Differs.")])),
+        TypeDeclaration(
+          "ListsState", documentation: "The state of lists.",
+          .record([
+            TypeField("first", .union([.reference("ListsStateFirst"), .null])),
+            TypeField("second", .union([.reference("ListsStateFirst"), .null])),
+            TypeField("other", .reference("ListsStateOther")),
+          ])),
+      ])
+    XCTAssertEqual(
+      TypeModule(stores: [store]).declarations[4],
+      TypeDeclaration(
+        "ListsFailedAction", documentation: "Sent by its effects.",
+        .record([
+          TypeField("type", .literal(["failed"])),
+          TypeField("value", .reference("ListsStateFirst")),
+        ])))
+  }
+
+  func testASchemasTitleNamesItsTypeWhereverItIsMet() {
+    let message: JSONValue = [
+      "title": "text message", "type": "object", "properties": ["text": Schema.string],
+      "required": ["text"], "additionalProperties": false,
+    ]
+    let store = StoreDescriptor(
+      name: "chat", summary: "", actions: [],
+      stateSchema: Schema.object([
+        "last": Schema.nullable(message), "all": Schema.array(of: message),
+        "either": ["oneOf": [Schema.string, message]],
+      ]))
+    XCTAssertEqual(
+      Array(TypeModule(stores: [store]).declarations.prefix(3)),
+      [
+        TypeDeclaration(
+          "StoreName", documentation: "The name of every store.", .alias(.literal(["chat"]))),
+        TypeDeclaration("TextMessage", .record([TypeField("text", .string)])),
+        TypeDeclaration(
+          "ChatState", documentation: "The state of chat.",
+          .record([
+            TypeField("last", .union([.reference("TextMessage"), .null])),
+            TypeField("all", .array(.reference("TextMessage"))),
+            TypeField("either", .union([.string, .reference("TextMessage")])),
+          ])),
+      ])
   }
 
   func testWhatNoTypeSaysBecomesUnknownWithItsReasonAndNamesStayUnique() {
     XCTAssertEqual(
       TypeModule(stores: [odd]).declarations.dropFirst().prefix(4),
       [
-        TypeDeclaration("OddStoreStateXY", .record([])),
+        TypeDeclaration("OddStoreStateXY", .record([TypeField("a", .integer)])),
         TypeDeclaration("OddStoreStateXY2", .record([])),
         TypeDeclaration(
           "OddStoreState", documentation: "The state of odd-store: Odd.",
@@ -212,9 +285,14 @@ final class TypeGenerationTests: XCTestCase {
         of: TypeModule(stores: [counter]), generatedBy: "counter-actor types --language python"),
       """
       # Generated by `counter-actor types --language python` from the stores' schemas: do not edit.
-      # Python 3.11 or later; mypy --strict reads them.
+      # Python 3.11 or later; mypy --strict reads them. `store(client, name)` needs the Python
+      # client (clients/python), whose `Client` and `AsyncClient` it types.
 
-      from typing import Literal, TypeAlias, TypedDict
+      from typing import Any, Literal, TypeAlias, TypedDict, overload
+
+      from composable_actor import AsyncClient, Client
+      from composable_actor.typed import AsyncStore, Store, StoreLine
+      from composable_actor.typed import store as untyped_store
 
 
       # The name of every store.
@@ -276,6 +354,31 @@ final class TypeGenerationTests: XCTestCase {
       class StoreHostActions(TypedDict):
           counter: CounterHostAction
 
+
+      # A line about counter: narrow it by its "type".
+      CounterLine: TypeAlias = StoreLine[Literal["counter"], CounterAction, CounterState]
+
+
+      @overload
+      def store(client: Client, name: Literal["counter"]) -> Store[
+          Literal["counter"], CounterAction, CounterHostAction, CounterState
+      ]: ...
+
+
+      @overload
+      def store(client: AsyncClient, name: Literal["counter"]) -> AsyncStore[
+          Literal["counter"], CounterAction, CounterHostAction, CounterState
+      ]: ...
+
+
+      def store(
+          client: Client | AsyncClient, name: StoreName
+      ) -> Store[Any, Any, Any, Any] | AsyncStore[Any, Any, Any, Any]:
+          \"""The typed view of the store `name` of `client`: its `send` takes the actions a host
+          sends that store, its `state` and `snapshot` return its state, its lines are its
+          `…Line`.\"""
+          return untyped_store(client, name)
+
       """)
   }
 
@@ -285,9 +388,14 @@ final class TypeGenerationTests: XCTestCase {
         of: TypeModule(stores: [odd]), generatedBy: "odd types --language python"),
       """
       # Generated by `odd types --language python` from the stores' schemas: do not edit.
-      # Python 3.11 or later; mypy --strict reads them.
+      # Python 3.11 or later; mypy --strict reads them. `store(client, name)` needs the Python
+      # client (clients/python), whose `Client` and `AsyncClient` it types.
 
-      from typing import Any, Literal, Never, NotRequired, TypeAlias, TypedDict
+      from typing import Any, Literal, Never, NotRequired, TypeAlias, TypedDict, overload
+
+      from composable_actor import AsyncClient, Client
+      from composable_actor.typed import AsyncStore, Store, StoreLine
+      from composable_actor.typed import store as untyped_store
 
 
       # The name of every store.
@@ -295,7 +403,7 @@ final class TypeGenerationTests: XCTestCase {
 
 
       class OddStoreStateXY(TypedDict):
-          pass
+          a: int
 
 
       class OddStoreStateXY2(TypedDict):
@@ -345,6 +453,31 @@ final class TypeGenerationTests: XCTestCase {
               "odd-store": OddStoreHostAction,
           },
       )
+
+
+      # A line about odd-store: narrow it by its "type".
+      OddStoreLine: TypeAlias = StoreLine[Literal["odd-store"], OddStoreAction, OddStoreState]
+
+
+      @overload
+      def store(client: Client, name: Literal["odd-store"]) -> Store[
+          Literal["odd-store"], OddStoreAction, OddStoreHostAction, OddStoreState
+      ]: ...
+
+
+      @overload
+      def store(client: AsyncClient, name: Literal["odd-store"]) -> AsyncStore[
+          Literal["odd-store"], OddStoreAction, OddStoreHostAction, OddStoreState
+      ]: ...
+
+
+      def store(
+          client: Client | AsyncClient, name: StoreName
+      ) -> Store[Any, Any, Any, Any] | AsyncStore[Any, Any, Any, Any]:
+          \"""The typed view of the store `name` of `client`: its `send` takes the actions a host
+          sends that store, its `state` and `snapshot` return its state, its lines are its
+          `…Line`.\"""
+          return untyped_store(client, name)
 
       """)
   }
@@ -412,6 +545,11 @@ final class TypeGenerationTests: XCTestCase {
         counter: CounterHostAction;
       }
 
+      /** Each store's types, by its name: `typed<Stores>(client)` of the Node client reads them. */
+      export interface Stores {
+        counter: { action: CounterAction; hostAction: CounterHostAction; state: CounterState };
+      }
+
       """)
   }
 
@@ -425,7 +563,9 @@ final class TypeGenerationTests: XCTestCase {
       /** The name of every store. */
       export type StoreName = "odd-store";
 
-      export interface OddStoreStateXY {}
+      export interface OddStoreStateXY {
+        a: number;
+      }
 
       export interface OddStoreStateXY2 {}
 
@@ -459,6 +599,11 @@ final class TypeGenerationTests: XCTestCase {
       /** The actions a host sends each store, by its name. */
       export interface StoreHostActions {
         "odd-store": OddStoreHostAction;
+      }
+
+      /** Each store's types, by its name: `typed<Stores>(client)` of the Node client reads them. */
+      export interface Stores {
+        "odd-store": { action: OddStoreAction; hostAction: OddStoreHostAction; state: OddStoreState };
       }
 
       """)

@@ -63,7 +63,30 @@ final class TypeSchemaTests: XCTestCase {
     let screen = Screen(
       box: Box(kind: .large, size: 1, todos: [], best: nil), count: 0, missing: nil)
     let schema = TypeSchema.of(value: screen)
-    XCTAssertEqual(schema["properties"]?["box"], TypeSchema.of(Box.self))
+    // Encoded, a member decoded if present is there as null when nil: `best`, and the todos'
+    // `note`, are required in the state as the runtime writes it, though optional to decode.
+    let encodedTodo: JSONValue = [
+      "type": "object",
+      "properties": [
+        "id": ["type": "integer"], "title": ["type": "string"],
+        "note": ["oneOf": [["type": "null"], ["type": "string"]]],
+        "tags": ["type": "array", "items": ["type": "string"]], "done": ["type": "boolean"],
+      ],
+      "required": ["id", "title", "tags", "done", "note"],
+      "additionalProperties": false,
+    ]
+    XCTAssertEqual(
+      schema["properties"]?["box"],
+      [
+        "type": "object",
+        "properties": [
+          "kind": ["enum": ["small", "large"]], "size": ["type": "number"],
+          "todos": ["type": "array", "items": encodedTodo],
+          "best": ["oneOf": [["type": "null"], encodedTodo]],
+        ],
+        "required": ["kind", "size", "todos", "best"],
+        "additionalProperties": false,
+      ])
     XCTAssertEqual(schema["properties"]?["count"], ["type": "integer"])
     XCTAssertEqual(
       schema["properties"]?["missing"], ["oneOf": [["type": "null"], ["type": "integer"]]])

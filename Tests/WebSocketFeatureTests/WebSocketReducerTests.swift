@@ -171,7 +171,7 @@ final class WebSocketReducerTests: XCTestCase {
       $0.orderBook = Self.book
     }
     store.receive(.receivedSocketMessage(.success(.binary([0, 255, 1])))) {
-      $0.receivedMessages = ["AP8B"]
+      $0.receivedMessages = [.binary(base64: "AP8B")]
       $0.receivedBytes = 4
     }
     XCTAssertEqual(Self.book.asks.map(\.price), [102, 101])

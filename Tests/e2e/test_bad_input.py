@@ -127,3 +127,16 @@ def test_a_socket_message_with_both_text_and_binary_is_refused_whole():
     assert errors[0]["code"] == "invalid_action"
     assert 'a message has "text" or "binary", not both' in errors[0]["message"]
     assert "not base64" in errors[1]["message"] and len(errors[1]["message"]) < 400
+
+
+def test_a_socket_message_whose_type_contradicts_its_member_is_refused():
+    def send(message, id):
+        return {"store": "websocket", "action": {"type": "sendMessage", "value": message}, "id": id}
+
+    lines, code, _ = run_lines(
+        [send({"type": "binary", "text": "x"}, 1), send({"type": "texte", "text": "x"}, 2)])
+    assert code == 0
+    errors = [l for l in lines if l["type"] == "error"]
+    assert [(e["id"], e["code"]) for e in errors] == [(1, "invalid_action"), (2, "invalid_action")]
+    assert 'a message of type "binary" has "text"' in errors[0]["message"]
+    assert 'a message of type "texte" has "text"' in errors[1]["message"]

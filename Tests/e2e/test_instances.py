@@ -240,7 +240,7 @@ def test_two_instances_of_the_websocket_store_have_a_socket_each(process, ws_ser
     for key in ("a", "b"):
         actor.send(socket({"type": "messageToSendChanged", "value": f"from {key}"}, key), socket("sendButtonTapped", key))
     echoes = [actor.read_until(received(key))[-1] for key in ("a", "b")]
-    assert {line["instance"]: line["action"]["value"] for line in echoes} == {"a": {"text": "from a"}, "b": {"text": "from b"}}
+    assert {line["instance"]: line["action"]["value"] for line in echoes} == {"a": {"type": "text", "text": "from a"}, "b": {"type": "text", "text": "from b"}}
     for key in ("a", "b"):
         state = answer(actor, {"cmd": "snapshot", "store": "websocket", "instance": key})["state"]
         assert state["receivedMessages"] == ["Welcome to the echo server", f"from {key}"]
@@ -248,7 +248,7 @@ def test_two_instances_of_the_websocket_store_have_a_socket_each(process, ws_ser
     stopped = answer(actor, {"cmd": "stop", "store": "websocket", "instance": "a"})
     assert stopped["cancelledEffects"] >= 1
     actor.send(socket({"type": "messageToSendChanged", "value": "still here"}, "b"), socket("sendButtonTapped", "b"))
-    assert actor.read_until(received("b"))[-1]["action"]["value"] == {"text": "still here"}
+    assert actor.read_until(received("b"))[-1]["action"]["value"] == {"type": "text", "text": "still here"}
 
 
 def run_binary(*args, input=None):

@@ -206,7 +206,7 @@ def test_the_websocket_store_connects_echoes_and_shows_it_in_its_state(data_dir,
                     await anyio.sleep(0.05)
             with anyio.fail_after(WAIT):
                 while not any(
-                    entry.level == "debug" and entry.data.get("action", {}).get("value") == {"text": "Hello"}
+                    entry.level == "debug" and entry.data.get("action", {}).get("value") == {"type": "text", "text": "Hello"}
                     for entry in logged
                 ):
                     await anyio.sleep(0.05)

@@ -143,6 +143,8 @@ def sample(schema):
     """A value the JSON Schema accepts: how the test fills every described payload."""
     if "enum" in schema:
         return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
     if "oneOf" in schema:
         return sample(next(option for option in schema["oneOf"] if option.get("type") != "null"))
     kind = schema["type"]

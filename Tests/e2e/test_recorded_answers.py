@@ -136,9 +136,9 @@ def test_a_websocket_session_plays_back_through_the_scripted_peer(process, tmp_p
     peer = [line["peer"] for line in lines if "peer" in line]
     assert peer == [
         {"accept": True},
-        {"message": {"text": "Welcome to the echo server"}},
-        {"expect": {"sent": [{"text": "Hello"}]}},
-        {"message": {"text": "Hello"}},
+        {"message": {"type": "text", "text": "Welcome to the echo server"}},
+        {"expect": {"sent": [{"type": "text", "text": "Hello"}]}},
+        {"message": {"type": "text", "text": "Hello"}},
     ]
     ran = run_test(scenario)
     assert ran.returncode == 0, ran.stdout

@@ -52,9 +52,9 @@ def test_a_stores_option_reaches_its_store(tmp_path):
             {"send": "connectButtonTapped"},
             {"receive": {"type": "webSocket.didOpen", "protocol": None}},
             {"peer": {"message": {"text": "one"}}},
-            {"receive": {"type": "receivedSocketMessage.success", "value": {"text": "one"}}},
+            {"receive": {"type": "receivedSocketMessage.success", "value": {"type": "text", "text": "one"}}},
             {"peer": {"message": {"text": "two"}}},
-            {"receive": {"type": "receivedSocketMessage.success", "value": {"text": "two"}},
+            {"receive": {"type": "receivedSocketMessage.success", "value": {"type": "text", "text": "two"}},
              "state": {"receivedMessages": ["two"]}},
             {"send": "connectButtonTapped"},
         ]

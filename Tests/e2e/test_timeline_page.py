@@ -207,7 +207,7 @@ def record_websocket(folder, ws_servers):
                        message("websocket", "sendButtonTapped", text.lower()))
             # The echo carries the id of the action that started the socket's effect: connect.
             actor.read_until(lambda line: of_type("receivedSocketMessage.success")(line)
-                             and line["action"]["value"] == {"text": text})
+                             and line["action"]["value"] == {"type": "text", "text": text})
         time.sleep(0.15)
         actor.send(message("websocket", "connectButtonTapped", "disconnect"))
         actor.read_until(of_type("connectButtonTapped"))
@@ -480,7 +480,7 @@ def test_each_step_shows_the_state_after_it_and_the_difference_it_made(driver, r
     if store == "websocket":
         # The picture for the README: the second echo arriving, its effect's arrows drawn.
         echo = next(index for index, action in enumerate(recording.actions)
-                    if action["action"].get("value") == {"text": "World"})
+                    if action["action"].get("value") == {"type": "text", "text": "World"})
         press(driver, Keys.END, *[Keys.ARROW_LEFT] * (len(recording.actions) - 1 - echo))
         assert hook(driver, "selected()") == echo
         after_frame(driver)
@@ -571,7 +571,7 @@ def test_the_difference_reads_like_a_test_store_failure(driver, recordings, page
 def test_a_list_that_drops_its_oldest_entry_for_a_new_one_shows_one_removal_and_one_addition(driver, recordings, pages):
     recording = recordings["websocket"]
     open_timeline(driver, pages["websocket"])
-    echo = next(index for index, action in enumerate(recording.actions) if action["action"].get("value") == {"text": "World"})
+    echo = next(index for index, action in enumerate(recording.actions) if action["action"].get("value") == {"type": "text", "text": "World"})
     assert recording.before[echo]["receivedMessages"] == ["Welcome to the echo server", "Hello"]
     assert recording.after[echo]["receivedMessages"] == ["Hello", "World"]
     hook(driver, "select(arguments[0])", echo)

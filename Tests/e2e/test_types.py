@@ -60,7 +60,7 @@ def mypy(path, cache):
 
 def tsc(path):
     return subprocess.run(
-        ["tsc", "--strict", "--noEmit", "--target", "es2020", str(path)],
+        ["tsc", "--strict", "--noEmit", "--target", "es2020", "--moduleResolution", "node", str(path)],
         capture_output=True, text=True, timeout=CHECK_SECONDS)
 
 
@@ -80,41 +80,62 @@ def test_the_typed_python_example_runs():
     result = subprocess.run(
         [sys.executable, str(PYTHON_EXAMPLE), "--binary", str(BINARY)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["prime number 7 is 17", "prime number 13 is 41", "favourites: [7, 13]"]
+    assert result.stdout.splitlines() == [
+        "prime number 7 is 17", "prime number 13 is 41", "favourites: [7, 13]",
+        "actions: ['counter.incrTapped', 'counter.incrTapped', 'counter.incrTapped']"]
 
 
 def with_mistake(example, tmp_path, correct, wrong):
-    """A copy of `example` beside a copy of the types, with `correct` replaced by `wrong`."""
+    """A copy of `example` beside a copy of the types, with `correct` replaced by `wrong`; the
+    Node client's typed view is copied where the TypeScript example imports it from."""
     source = example.read_text()
     assert correct in source, f"{example.name} no longer has {correct!r}: update this test"
-    shutil.copytree(TYPES, tmp_path / "types")
-    copy = tmp_path / example.name
+    examples = tmp_path / "Examples/clients"
+    shutil.copytree(TYPES, examples / "types")
+    (tmp_path / "clients/node").mkdir(parents=True)
+    for name in ("typed.js", "typed.d.ts"):
+        shutil.copy(ROOT / "clients/node" / name, tmp_path / "clients/node" / name)
+    copy = examples / example.name
     copy.write_text(source.replace(correct, wrong, 1))
     return copy
 
 
-# In each language: a payload of the wrong type, an action type that does not exist, an
-# effect's action sent as a host's, and a state member read that the type has not.
+# In each language, through the generated typed view of a client: a payload of the wrong type
+# (`value="7"`), an action type that does not exist, an effect's action sent as a host's, a
+# state member read that the type has not, a store the binary has not (through the blocking
+# and the asyncio client), and a line's member read before its `type` is checked.
 MISTAKES = [
-    (PYTHON_EXAMPLE, '"value": n}', '"value": str(n)}', 'TypedDict item "value" has type "int"'),
+    (PYTHON_EXAMPLE, '"value": n}', '"value": "7"}', 'TypedDict item "value" has type "int"'),
     (PYTHON_EXAMPLE, '"counter.nthPrimeButtonTapped"', '"counter.nthPrimeButtonTaped"',
-     'Argument 2 to "send" has incompatible type'),
+     'Argument 1 to "send" of "Store" has incompatible type'),
     (PYTHON_EXAMPLE, '"counter.countChanged", "value": n', '"counter.nthPrimeResponse", "value": n',
      "Literal['counter.nthPrimeResponse']"),
     (PYTHON_EXAMPLE, 'return alert["prime"]', 'return alert["message"]', 'has no key "message"'),
-    (TYPESCRIPT_EXAMPLE, "value: n }", "value: String(n) }", "Type 'string' is not assignable to type 'number'"),
+    (PYTHON_EXAMPLE, 'primes = store(actor, "primes")\n    primes.send(', 'primes = store(actor, "prime")\n    primes.send(',
+     'No overload variant of "store" matches argument types "Client", "str"'),
+    (PYTHON_EXAMPLE, 'primes = store(actor, "primes")\n    actions', 'primes = store(actor, "prime")\n    actions',
+     'No overload variant of "store" matches argument types "AsyncClient", "str"'),
+    (PYTHON_EXAMPLE, 'if line["type"] == "action":', 'if line["type"] != "exit":',
+     'has no key "action"'),
+    (TYPESCRIPT_EXAMPLE, "value: n }", "value: '7' }", "Type 'string' is not assignable to type 'number'"),
     (TYPESCRIPT_EXAMPLE, "'counter.nthPrimeButtonTapped'", "'counter.nthPrimeButtonTaped'",
      "Did you mean '\"counter.nthPrimeButtonTapped\"'"),
     (TYPESCRIPT_EXAMPLE, "'counter.countChanged', value: n", "'counter.nthPrimeResponse', value: n",
      "Type '\"counter.nthPrimeResponse\"' is not assignable"),
     (TYPESCRIPT_EXAMPLE, "return alert.prime;", "return alert.message;",
      "Property 'message' does not exist on type 'PrimesStateAlertNthPrime'"),
+    (TYPESCRIPT_EXAMPLE, "(client).store('primes');\n  await", "(client).store('prime');\n  await",
+     "Argument of type '\"prime\"' is not assignable to parameter of type '\"primes\" | \"randomTodo\""),
+    (TYPESCRIPT_EXAMPLE, "line.type === 'action'", "line.type !== 'exit'",
+     "Property 'action' does not exist on type"),
 ]
 
 
 @pytest.mark.parametrize("example, correct, wrong, error", MISTAKES, ids=[
-    f"{language}-{mistake}" for language in ("python", "typescript")
-    for mistake in ("payload-type", "unknown-action", "effect-action", "unknown-member")])
+    "python-payload-type", "python-unknown-action", "python-effect-action", "python-unknown-member",
+    "python-unknown-store", "python-unknown-store-async", "python-line-not-narrowed",
+    "typescript-payload-type", "typescript-unknown-action", "typescript-effect-action",
+    "typescript-unknown-member", "typescript-unknown-store", "typescript-line-not-narrowed"])
 def test_the_checker_rejects_the_example_with_a_mistake(tmp_path, mypy_cache, example, correct, wrong, error):
     copy = with_mistake(example, tmp_path, correct, wrong)
     result = mypy(copy, mypy_cache) if example == PYTHON_EXAMPLE else tsc(copy)

@@ -37,13 +37,13 @@ def received(actor):
 def test_connect_welcome_echo_disconnect_reconnect(process, ws_servers):
     actor, opened = connect(process, ws_servers.url + "/echo")
     assert opened["action"] == {"type": "webSocket.didOpen", "protocol": None}
-    assert received(actor) == {"text": "Welcome to the echo server"}
+    assert received(actor) == {"type": "text", "text": "Welcome to the echo server"}
     actor.send(ws({"type": "messageToSendChanged", "value": "Hello"}))
     actor.send(ws("sendButtonTapped"))
     assert actor.read_until(of_type("sendButtonTapped"))[-1]["patch"] == [
         {"op": "replace", "path": "/messageToSend", "value": ""}
     ]
-    assert received(actor) == {"text": "Hello"}
+    assert received(actor) == {"type": "text", "text": "Hello"}
     state = actor.snapshot("websocket")["state"]
     assert state["receivedMessages"] == ["Welcome to the echo server", "Hello"]
     assert state["connectivityState"] == "connected"
@@ -73,7 +73,7 @@ def test_reconnecting_clears_the_messages(process, ws_servers):
         if line["type"] == "action" and line["store"] == "websocket":
             state = jsonpatch.apply_patch(state, line["patch"])
     assert state["connectivityState"] == "connected" and state["receivedMessages"] == []
-    assert received(actor) == {"text": "Welcome to the echo server"}
+    assert received(actor) == {"type": "text", "text": "Welcome to the echo server"}
 
 
 def test_sending_while_disconnected_shows_the_alert(process, ws_servers):
@@ -126,12 +126,12 @@ def test_a_large_message_round_trips(process, ws_servers):
     received(actor)
     big = "x" * (1 << 20)
     actor.send(ws({"type": "messageToSendChanged", "value": big}), ws("sendButtonTapped"))
-    assert received(actor) == {"text": big}
+    assert received(actor) == {"type": "text", "text": big}
 
 
 def test_a_fragmented_message_is_reassembled(process, ws_servers):
     actor, _ = connect(process, ws_servers.url + "/fragmented?parts=4")
-    assert received(actor) == {"text": "fragment-0 fragment-1 fragment-2 fragment-3"}
+    assert received(actor) == {"type": "text", "text": "fragment-0 fragment-1 fragment-2 fragment-3"}
 
 
 def test_text_that_is_not_utf8_fails_the_connection_cleanly(process, ws_servers):
@@ -239,9 +239,24 @@ def test_order_books_are_decoded_and_sorted(process, ws_servers):
     assert book["asks"] == sorted(({"price": u["ask_price"], "size": u["ask_size"]} for u in units), key=lambda l: -l["price"])
     assert book["bids"] == sorted(({"price": u["bid_price"], "size": u["bid_size"]} for u in units), key=lambda l: -l["price"])
     assert [level["price"] for level in book["asks"]] != [u["ask_price"] for u in units], "the server sends them unsorted"
-    # The junk frame is not an order book: it is listed, as base64.
+    # The junk frame is not an order book: it is listed, as base64 in a binary message.
     (junk,) = [frame for frame in frames if json.loads(base64.b64decode(frame["action"]["value"]["binary"])).get("error")]
-    assert state["receivedMessages"] == [junk["action"]["value"]["binary"]]
+    assert state["receivedMessages"] == [{"type": "binary", "binary": junk["action"]["value"]["binary"]}]
+
+
+def test_received_messages_tell_text_from_binary(process, ws_servers):
+    """A text that reads as base64 stays a string; a binary message is an object, in the form
+    its action shows, so neither can be taken for the other."""
+    actor, _ = connect(process, ws_servers.url + "/echo")
+    received(actor)
+    # Sent with and without the type that tells them apart (the form before it): they come
+    # back with it.
+    for value in ({"text": "AP8B"}, {"type": "binary", "binary": "AP8B"}):
+        actor.send(ws({"type": "sendMessage", "value": value}))
+        assert received(actor) == {"type": next(iter(value.keys() - {"type"})), **value}
+    state = actor.snapshot("websocket")["state"]
+    assert state["receivedMessages"] == ["Welcome to the echo server", "AP8B", {"type": "binary", "binary": "AP8B"}]
+    assert state["receivedBytes"] == len("Welcome to the echo server") + 4 + 4
 
 
 @pytest.fixture(scope="module")
@@ -257,7 +272,7 @@ def test_wss_with_the_test_ca_works(process, wss_servers):
     assert wss_servers.url.startswith("wss://")
     actor, opened = connect(process, wss_servers.url + "/echo", "--ca-file", wss_servers.ca_file)
     assert opened["action"]["type"] == "webSocket.didOpen"
-    assert received(actor) == {"text": "Welcome to the echo server"}
+    assert received(actor) == {"type": "text", "text": "Welcome to the echo server"}
 
 
 def test_wss_without_the_ca_is_refused(process, wss_servers):

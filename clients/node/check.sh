@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every check of the Node client, against the binary in $COMPOSABLE_ACTOR_BIN (an absolute path):
 # the tests, the checked-in .d.ts files against fresh ones, tsc --strict over the sources, the
-# example and a TypeScript consumer, then the packed module installed into a fresh project and
-# driving the binary found on PATH. TEST_STEP_SECONDS (600) bounds each step, as in the Makefile.
+# example and TypeScript consumers (one of the typed view, with the generated stores.d.ts), then
+# the packed module installed into a fresh project and driving the binary found on PATH.
+# TEST_STEP_SECONDS (600) bounds each step, as in the Makefile.
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$(pwd)
@@ -33,8 +34,8 @@ types_node() {
 types_node "$tmp/types-root"
 check_js=(tsc --strict --noEmit --allowJs --checkJs --target es2022 --module es2022 --moduleResolution node
   --lib es2022 --typeRoots "$tmp/types-root" --types node)
-step "tsc --strict over index.js and patch.js"
-"${deadline[@]}" "${check_js[@]}" index.js patch.js
+step "tsc --strict over index.js, patch.js and typed.js"
+"${deadline[@]}" "${check_js[@]}" index.js patch.js typed.js
 # The example imports index.js, so it is checked against index.d.ts, as a program using it is.
 step "tsc --strict over Examples/clients/tour.mjs"
 "${deadline[@]}" "${check_js[@]}" ../../Examples/clients/tour.mjs
@@ -56,6 +57,10 @@ cp test/types/consumer.ts test/types/misuse.ts "$project/"
 check_ts=(tsc --strict --noEmit --target es2022 --lib es2022 --module node16 --moduleResolution node16)
 step "tsc --strict over a TypeScript consumer of the packed module"
 (cd "$project" && "${deadline[@]}" "${check_ts[@]}" consumer.ts)
+step "tsc --strict over a consumer of the typed view, with the generated stores.d.ts"
+cp test/types/typed.ts "$project/"
+cp ../../Examples/clients/types/stores.d.ts "$project/"
+(cd "$project" && "${deadline[@]}" "${check_ts[@]}" typed.ts)
 step "tsc rejects a number as the store"
 if (cd "$project" && "${deadline[@]}" "${check_ts[@]}" misuse.ts >"$tmp/misuse.out" 2>&1); then
   echo "tsc accepted misuse.ts" >&2

@@ -204,29 +204,16 @@ export interface RandomTodoTimerTickedAction {
   type: "timerTicked";
 }
 
-export interface RandomTodoFetchResultSuccessActionValue {
-  userId: number;
-  id: number;
-  title: string;
-  completed: boolean;
-}
-
 /** The todo that was fetched. Sent by its effects. */
 export interface RandomTodoFetchResultSuccessAction {
   type: "fetchResult.success";
-  value: RandomTodoFetchResultSuccessActionValue;
-}
-
-export interface RandomTodoFetchResultFailureActionValue {
-  kind: "invalidURL" | "connectionFailed" | "timedOut" | "tls" | "status" | "tooLarge" | "tooManyRedirects" | "decoding";
-  url: string;
-  message: string;
+  value: RandomTodoStateTodo;
 }
 
 /** The fetch failed: no connection, a timeout, TLS, an HTTP status, or a body that is not a todo. Sent by its effects. */
 export interface RandomTodoFetchResultFailureAction {
   type: "fetchResult.failure";
-  value: RandomTodoFetchResultFailureActionValue;
+  value: RandomTodoStateFailure;
 }
 
 /** Every action of randomTodo. */
@@ -265,35 +252,10 @@ export interface VotesStatePopularItemsItem {
   votes: number;
 }
 
-export interface VotesStateVoteItemsItem {
-  id: number;
-  title: string;
-  category: string;
-  votes: number;
-}
-
-export interface VotesStateErrorsCategories {
-  kind: "invalidURL" | "connectionFailed" | "timedOut" | "tls" | "status" | "tooLarge" | "tooManyRedirects" | "decoding";
-  url: string;
-  message: string;
-}
-
-export interface VotesStateErrorsPopular {
-  kind: "invalidURL" | "connectionFailed" | "timedOut" | "tls" | "status" | "tooLarge" | "tooManyRedirects" | "decoding";
-  url: string;
-  message: string;
-}
-
-export interface VotesStateErrorsVotes {
-  kind: "invalidURL" | "connectionFailed" | "timedOut" | "tls" | "status" | "tooLarge" | "tooManyRedirects" | "decoding";
-  url: string;
-  message: string;
-}
-
 export interface VotesStateErrors {
-  categories?: VotesStateErrorsCategories | null;
-  popular?: VotesStateErrorsPopular | null;
-  votes?: VotesStateErrorsVotes | null;
+  categories: RandomTodoStateFailure | null;
+  popular: RandomTodoStateFailure | null;
+  votes: RandomTodoStateFailure | null;
 }
 
 /** The state of votes: Three vote lists (categories, popular, paged votes from --votes-url) loaded in parallel behind one loading flag. */
@@ -303,7 +265,7 @@ export interface VotesState {
   runningTasks: number;
   categories: VotesStateCategoriesItem[];
   popularItems: VotesStatePopularItemsItem[];
-  voteItems: VotesStateVoteItemsItem[];
+  voteItems: VotesStatePopularItemsItem[];
   selectedCategory: string | null;
   page: number;
   hasNext: boolean;
@@ -357,15 +319,8 @@ export interface VotesTaskDidFinishAction {
   type: "task.didFinish";
 }
 
-export interface VotesInnerUpdateVoteItemsSuccessActionValueItemsItem {
-  id: number;
-  title: string;
-  category: string;
-  votes: number;
-}
-
 export interface VotesInnerUpdateVoteItemsSuccessActionValue {
-  items: VotesInnerUpdateVoteItemsSuccessActionValueItemsItem[];
+  items: VotesStatePopularItemsItem[];
   page: number;
   size: number;
   hasNext: boolean;
@@ -377,64 +332,34 @@ export interface VotesInnerUpdateVoteItemsSuccessAction {
   value: VotesInnerUpdateVoteItemsSuccessActionValue;
 }
 
-export interface VotesInnerUpdateVoteItemsFailureActionValue {
-  kind: "invalidURL" | "connectionFailed" | "timedOut" | "tls" | "status" | "tooLarge" | "tooManyRedirects" | "decoding";
-  url: string;
-  message: string;
-}
-
 /** Loading a page failed. Sent by its effects. */
 export interface VotesInnerUpdateVoteItemsFailureAction {
   type: "inner.updateVoteItems.failure";
-  value: VotesInnerUpdateVoteItemsFailureActionValue;
-}
-
-export interface VotesInnerUpdatePopularItemsSuccessActionValueItem {
-  id: number;
-  title: string;
-  category: string;
-  votes: number;
+  value: RandomTodoStateFailure;
 }
 
 /** The popular votes. Sent by its effects. */
 export interface VotesInnerUpdatePopularItemsSuccessAction {
   type: "inner.updatePopularItems.success";
-  value: VotesInnerUpdatePopularItemsSuccessActionValueItem[];
-}
-
-export interface VotesInnerUpdatePopularItemsFailureActionValue {
-  kind: "invalidURL" | "connectionFailed" | "timedOut" | "tls" | "status" | "tooLarge" | "tooManyRedirects" | "decoding";
-  url: string;
-  message: string;
+  value: VotesStatePopularItemsItem[];
 }
 
 /** Loading the popular votes failed. Sent by its effects. */
 export interface VotesInnerUpdatePopularItemsFailureAction {
   type: "inner.updatePopularItems.failure";
-  value: VotesInnerUpdatePopularItemsFailureActionValue;
-}
-
-export interface VotesInnerUpdateVoteHeaderCategorySuccessActionValueItem {
-  id: string;
-  name: string;
+  value: RandomTodoStateFailure;
 }
 
 /** The categories. Sent by its effects. */
 export interface VotesInnerUpdateVoteHeaderCategorySuccessAction {
   type: "inner.updateVoteHeaderCategory.success";
-  value: VotesInnerUpdateVoteHeaderCategorySuccessActionValueItem[];
-}
-
-export interface VotesInnerUpdateVoteHeaderCategoryFailureActionValue {
-  kind: "invalidURL" | "connectionFailed" | "timedOut" | "tls" | "status" | "tooLarge" | "tooManyRedirects" | "decoding";
-  url: string;
-  message: string;
+  value: VotesStateCategoriesItem[];
 }
 
 /** Loading the categories failed. Sent by its effects. */
 export interface VotesInnerUpdateVoteHeaderCategoryFailureAction {
   type: "inner.updateVoteHeaderCategory.failure";
-  value: VotesInnerUpdateVoteHeaderCategoryFailureActionValue;
+  value: RandomTodoStateFailure;
 }
 
 /** Shows or hides the loading indicator; at most one change per 0.2 s (the latest wins). Sent by its effects. */
@@ -488,12 +413,12 @@ export type VotesActionType =
   | "inner.updateVoteHeaderCategory.failure"
   | "isLoading";
 
-export interface WebsocketStateOrderBookAsksItem {
-  price: number;
-  size: number;
+export interface BinaryMessage {
+  type: "binary";
+  binary: string;
 }
 
-export interface WebsocketStateOrderBookBidsItem {
+export interface WebsocketStateOrderBookAsksItem {
   price: number;
   size: number;
 }
@@ -504,7 +429,7 @@ export interface WebsocketStateOrderBook {
   totalAskSize: number;
   totalBidSize: number;
   asks: WebsocketStateOrderBookAsksItem[];
-  bids: WebsocketStateOrderBookBidsItem[];
+  bids: WebsocketStateOrderBookAsksItem[];
 }
 
 export interface WebsocketStateLastClose {
@@ -516,7 +441,7 @@ export interface WebsocketStateLastClose {
 export interface WebsocketState {
   connectivityState: "disconnected" | "connecting" | "connected";
   messageToSend: string;
-  receivedMessages: string[];
+  receivedMessages: (string | BinaryMessage)[];
   receivedBytes: number;
   alert: string | null;
   orderBook: WebsocketStateOrderBook | null;
@@ -539,18 +464,15 @@ export interface WebsocketSendButtonTappedAction {
   type: "sendButtonTapped";
 }
 
-export interface WebsocketSendMessageActionValueOption1 {
+export interface TextMessage {
+  type: "text";
   text: string;
 }
 
-export interface WebsocketSendMessageActionValueOption2 {
-  binary: string;
-}
-
-/** Sends a message as is, {"text": …} or {"binary": base64}, the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host. */
+/** Sends a message as is, {"type": "text", "text": …} or {"type": "binary", "binary": base64} (type may be left out), the form receivedSocketMessage.success shows; a failure shows the send alert. Sent by a host. */
 export interface WebsocketSendMessageAction {
   type: "sendMessage";
-  value: WebsocketSendMessageActionValueOption1 | WebsocketSendMessageActionValueOption2;
+  value: TextMessage | BinaryMessage;
 }
 
 /** Sends Upbit's order-book request for these market codes on the open socket. Sent by a host. */
@@ -583,18 +505,10 @@ export interface WebsocketWebSocketDidCloseAction {
   reason: string;
 }
 
-export interface WebsocketReceivedSocketMessageSuccessActionValueOption1 {
-  text: string;
-}
-
-export interface WebsocketReceivedSocketMessageSuccessActionValueOption2 {
-  binary: string;
-}
-
 /** A message: an order book updates orderBook, anything else is added to receivedMessages. Sent by its effects. */
 export interface WebsocketReceivedSocketMessageSuccessAction {
   type: "receivedSocketMessage.success";
-  value: WebsocketReceivedSocketMessageSuccessActionValueOption1 | WebsocketReceivedSocketMessageSuccessActionValueOption2;
+  value: TextMessage | BinaryMessage;
 }
 
 /** Receiving failed (too large, not UTF-8): shown as an alert. Sent by its effects. */
@@ -654,4 +568,12 @@ export interface StoreHostActions {
   randomTodo: RandomTodoHostAction;
   votes: VotesHostAction;
   websocket: WebsocketHostAction;
+}
+
+/** Each store's types, by its name: `typed<Stores>(client)` of the Node client reads them. */
+export interface Stores {
+  primes: { action: PrimesAction; hostAction: PrimesHostAction; state: PrimesState };
+  randomTodo: { action: RandomTodoAction; hostAction: RandomTodoHostAction; state: RandomTodoState };
+  votes: { action: VotesAction; hostAction: VotesHostAction; state: VotesState };
+  websocket: { action: WebsocketAction; hostAction: WebsocketHostAction; state: WebsocketState };
 }

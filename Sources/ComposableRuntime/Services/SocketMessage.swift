@@ -1,8 +1,9 @@
 import JSON
 import Protocol
 
-/// A WebSocket message as the feature sees it. On the wire `{"text": "…"}` or
-/// `{"binary": "<base64>"}`.
+/// A WebSocket message as the feature sees it. On the wire `{"type": "text", "text": "…"}` or
+/// `{"type": "binary", "binary": "<base64>"}`; `type` tells them apart without looking for a
+/// member, and may be left out on input (the form before it was written).
 public enum SocketMessage: Equatable, Sendable {
   case text(String)
   case binary([UInt8])
@@ -25,20 +26,29 @@ public enum SocketMessage: Equatable, Sendable {
 }
 
 extension SocketMessage: Codable {
-  enum CodingKeys: String, CodingKey { case text, binary }
+  enum CodingKeys: String, CodingKey { case type, text, binary }
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     // Taking one would silently drop the other. (`allKeys`, not `contains`: the schema probe
     // claims to contain every key, and lists none.)
-    if container.allKeys.count > 1 {
+    if container.allKeys.filter({ $0 != .type }).count > 1 {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
           codingPath: decoder.codingPath,
           debugDescription: "a message has \"text\" or \"binary\", not both"))
     }
-    if let text = try container.decodeIfPresent(String.self, forKey: .text) {
-      self = .text(text)
+    let type = try container.decodeIfPresent(String.self, forKey: .type)
+    let key: CodingKeys =
+      try container.decodeIfPresent(String.self, forKey: .text) != nil ? .text : .binary
+    if let type, type != key.stringValue {
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: container,
+        debugDescription: "a message of type \(JSONValue.string(type).excerpt) has "
+          + "\"\(key.stringValue)\" (text: \"text\", binary: \"binary\")")
+    }
+    if key == .text {
+      self = .text(try container.decode(String.self, forKey: .text))
       return
     }
     let encoded = try container.decode(String.self, forKey: .binary)
@@ -53,8 +63,12 @@ extension SocketMessage: Codable {
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     switch self {
-    case .text(let text): try container.encode(text, forKey: .text)
-    case .binary(let bytes): try container.encode(Base64.encode(bytes), forKey: .binary)
+    case .text(let text):
+      try container.encode("text", forKey: .type)
+      try container.encode(text, forKey: .text)
+    case .binary(let bytes):
+      try container.encode("binary", forKey: .type)
+      try container.encode(Base64.encode(bytes), forKey: .binary)
     }
   }
 }
@@ -65,14 +79,21 @@ extension SocketMessage: JSONSchemaDescribed {
   public static let jsonSchema: JSONValue = [
     "oneOf": [
       [
-        "type": "object", "properties": ["text": ["type": "string"]], "required": ["text"],
-        "additionalProperties": false,
+        "title": "TextMessage", "type": "object",
+        "properties": ["type": ["const": "text"], "text": ["type": "string"]],
+        "required": ["type", "text"], "additionalProperties": false,
       ],
-      [
-        "type": "object",
-        "properties": ["binary": ["type": "string", "contentEncoding": "base64"]],
-        "required": ["binary"], "additionalProperties": false,
-      ],
+      binarySchema,
     ]
+  ]
+
+  /// `{"type": "binary", "binary": "<base64>"}`, also how `receivedMessages` lists a binary
+  /// message.
+  public static let binarySchema: JSONValue = [
+    "title": "BinaryMessage", "type": "object",
+    "properties": [
+      "type": ["const": "binary"], "binary": ["type": "string", "contentEncoding": "base64"],
+    ],
+    "required": ["type", "binary"], "additionalProperties": false,
   ]
 }

@@ -7,19 +7,63 @@
 public enum PythonTypePrinter {
   public static func source(of module: TypeModule, generatedBy command: String) -> String {
     var printer = Printer()
-    let blocks = module.declarations.map { printer.lines(of: $0).joined(separator: "\n") }
-    let header = [
+    var blocks = module.declarations.map { printer.lines(of: $0).joined(separator: "\n") }
+    if !module.stores.isEmpty { blocks += typedView(module.stores, &printer) }
+    var header = [
       "# " + SourceText.generatedBy(command),
-      "# Python 3.11 or later; mypy --strict reads them.",
+      "# Python 3.11 or later; mypy --strict reads them. `store(client, name)` needs the Python",
+      "# client (clients/python), whose `Client` and `AsyncClient` it types.",
       "",
       "from typing import " + printer.imports.sorted().joined(separator: ", "),
     ]
+    if !module.stores.isEmpty {
+      header += [
+        "",
+        "from composable_actor import AsyncClient, Client",
+        "from composable_actor.typed import AsyncStore, Store, StoreLine",
+        "from composable_actor.typed import store as untyped_store",
+      ]
+    }
     return ([header.joined(separator: "\n")] + blocks).joined(separator: "\n\n\n") + "\n"
+  }
+
+  /// Each store's line type, then `store`: overloads that pick a view's types by the client's
+  /// kind and the store's name, which mypy reads, over the client's untyped `store`.
+  private static func typedView(_ stores: [StoreTypes], _ printer: inout Printer) -> [String] {
+    printer.imports.formUnion(["Any", "Literal", "TypeAlias", "overload"])
+    let lines = stores.map { store in
+      let name = "Literal[\(SourceText.quoted(store.name))]"
+      return [
+        "# A line about \(store.name): narrow it by its \"type\".",
+        "\(store.line): TypeAlias = StoreLine[\(name), \(store.action), \(store.state)]",
+      ].joined(separator: "\n")
+    }
+    let overloads = [("Client", "Store"), ("AsyncClient", "AsyncStore")].flatMap { client, view in
+      stores.map { store in
+        let name = "Literal[\(SourceText.quoted(store.name))]"
+        return [
+          "@overload",
+          "def store(client: \(client), name: \(name)) -> \(view)[",
+          "    \(name), \(store.action), \(store.hostAction), \(store.state)",
+          "]: ...",
+        ].joined(separator: "\n")
+      }
+    }
+    let implementation = [
+      "def store(",
+      "    client: Client | AsyncClient, name: StoreName",
+      ") -> Store[Any, Any, Any, Any] | AsyncStore[Any, Any, Any, Any]:",
+      "    \"\"\"The typed view of the store `name` of `client`: its `send` takes the actions a host",
+      "    sends that store, its `state` and `snapshot` return its state, its lines are its",
+      "    `…Line`.\"\"\"",
+      "    return untyped_store(client, name)",
+    ].joined(separator: "\n")
+    return lines + [(overloads + [implementation]).joined(separator: "\n\n\n")]
   }
 }
 
 private struct Printer {
-  private(set) var imports: Set<String> = []
+  var imports: Set<String> = []
 
   /// The keywords that cannot name a class attribute (`match` and `type` are soft and can).
   private static let keywords: Set<String> = [

@@ -11,7 +11,8 @@ import Protocol
 ///
 /// A nested object is named after its path: the name given for where it stands, then `Item`
 /// for an array's element, `Value` for a map's, the member's name for a property, and `Option1`,
-/// `Option2`, … for the members of a union that has more than one besides `null`.
+/// `Option2`, … (by position) for the records of a union that has more than one. A schema with
+/// a `title` is named by it instead.
 struct SchemaTranslator {
   private(set) var declarations: [TypeDeclaration] = []
   private var names = TypeNames()
@@ -42,12 +43,35 @@ struct SchemaTranslator {
   mutating func declareRecord(
     _ name: String, documentation: String?, fields: [ActionDescriptor.Field]
   ) {
-    let members = fields.map { field in
+    let members = self.members(of: fields, in: name)
+    declarations.append(TypeDeclaration(name, documentation: documentation, .record(members)))
+  }
+
+  /// Declares a record under `base`, or names the record declared before whose documentation
+  /// and members are the same: one type met in several places (a failure, a list's item) is
+  /// declared once, under the name of the place it was first met.
+  private mutating func declareRecordOnce(
+    _ base: String, documentation: String?, fields: [ActionDescriptor.Field]
+  ) -> String {
+    let name = claim(base)
+    let members = self.members(of: fields, in: name)
+    if let same = declarations.first(where: {
+      $0.body == .record(members) && $0.documentation == documentation
+    }) {
+      return same.name
+    }
+    declarations.append(TypeDeclaration(name, documentation: documentation, .record(members)))
+    return name
+  }
+
+  private mutating func members(of fields: [ActionDescriptor.Field], in name: String)
+    -> [TypeField]
+  {
+    fields.map { field in
       TypeField(
         field.name, expression(for: field.schema, named: name + TypeNames.pascalCase(field.name)),
         required: field.isRequired, documentation: field.schema["description"]?.stringValue)
     }
-    declarations.append(TypeDeclaration(name, documentation: documentation, .record(members)))
   }
 
   mutating func declareAlias(_ name: String, documentation: String, _ type: TypeExpression) {
@@ -96,7 +120,8 @@ struct SchemaTranslator {
   /// action's cases are) is named after that type; any other after its position.
   private mutating func union(_ members: [JSONValue], named name: String) -> TypeExpression {
     let isNull = { (member: JSONValue) in member["type"] == "null" }
-    let others = members.filter { !isNull($0) }
+    // Only a record takes a name: one among strings or numbers needs no suffix.
+    let records = members.filter { recordFields(of: $0) != nil }
     var position = 0
     return .union(
       of: members.map { member in
@@ -105,7 +130,7 @@ struct SchemaTranslator {
         let suffix =
           member["properties"]?["type"]?["const"]?.stringValue.map(TypeNames.pascalCase)
           ?? "Option\(position)"
-        return expression(for: member, named: others.count == 1 ? name : name + suffix)
+        return expression(for: member, named: records.count <= 1 ? name : name + suffix)
       })
   }
 
@@ -125,9 +150,11 @@ struct SchemaTranslator {
       return .array(expression(for: items, named: name + "Item"))
     case "object":
       if let fields = recordFields(of: schema) {
-        let recordName = claim(name)
-        declareRecord(recordName, documentation: schema["description"]?.stringValue, fields: fields)
-        return .reference(recordName)
+        // A schema's title names the type wherever it is met (a type shared by many places).
+        let base = schema["title"]?.stringValue.map(TypeNames.pascalCase) ?? name
+        return .reference(
+          declareRecordOnce(base, documentation: schema["description"]?.stringValue, fields: fields)
+        )
       }
       switch schema["additionalProperties"] {
       case .object(let values)? where (schema["properties"]?.objectValue ?? [:]).isEmpty:

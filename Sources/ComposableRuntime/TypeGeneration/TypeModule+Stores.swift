@@ -8,7 +8,10 @@ extension TypeModule {
   /// `PrimesAction` (every action), `PrimesHostAction` (those a host sends) and
   /// `PrimesActionType` (the action types). For the module: `StoreName` first, and last
   /// `StoreStates` and `StoreHostActions`, records from a store's name to its types, which let
-  /// a typed wrapper pick the type by the store's name. Stores and actions keep the
+  /// a typed wrapper pick the type by the store's name. Each printer adds the typed view of a
+  /// client from ``stores`` (Python: `PrimesLine` and `store(client, name)`; TypeScript:
+  /// `Stores`). A nested record identical to one declared before (the same failure in
+  /// several places) is that one, not a copy under a new name. Stores and actions keep the
   /// descriptors' order, so the output changes only when the stores do.
   public init(stores: [StoreDescriptor]) {
     var translator = SchemaTranslator()
@@ -19,6 +22,7 @@ extension TypeModule {
       storeName, documentation: "The name of every store.", .literal(stores.map(\.name)))
     var states: [TypeField] = []
     var hostActions: [TypeField] = []
+    var typed: [StoreTypes] = []
     for store in stores {
       let prefix = TypeNames.pascalCase(store.name)
       let state = translator.declare(
@@ -38,9 +42,9 @@ extension TypeModule {
         all.append(.reference(name))
         if action.sentBy == .host { fromHost.append(.reference(name)) }
       }
+      let action = translator.claim(prefix + "Action")
       translator.declareAlias(
-        translator.claim(prefix + "Action"), documentation: "Every action of \(store.name).",
-        .union(of: all))
+        action, documentation: "Every action of \(store.name).", .union(of: all))
       let hostAction = translator.claim(prefix + "HostAction")
       translator.declareAlias(
         hostAction, documentation: "The actions of \(store.name) a host sends.",
@@ -50,6 +54,10 @@ extension TypeModule {
         documentation: "The type of every action of \(store.name).",
         .literal(store.actions.map(\.type)))
       states.append(TypeField(store.name, .reference(state)))
+      typed.append(
+        StoreTypes(
+          name: store.name, state: state, action: action, hostAction: hostAction,
+          line: translator.claim(prefix + "Line")))
       hostActions.append(TypeField(store.name, .reference(hostAction)))
     }
     var declarations = translator.declarations
@@ -60,6 +68,6 @@ extension TypeModule {
       TypeDeclaration(
         storeHostActions, documentation: "The actions a host sends each store, by its name.",
         .record(hostActions)))
-    self.init(declarations)
+    self.init(declarations, stores: typed)
   }
 }

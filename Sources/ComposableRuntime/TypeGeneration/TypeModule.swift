@@ -7,9 +7,33 @@
 /// because a Python module evaluates a class's annotations when the class is defined.
 public struct TypeModule: Equatable, Sendable {
   public let declarations: [TypeDeclaration]
+  /// The stores the declarations describe: what each printer's typed view of a client is made of.
+  public let stores: [StoreTypes]
 
-  public init(_ declarations: [TypeDeclaration]) {
+  public init(_ declarations: [TypeDeclaration], stores: [StoreTypes] = []) {
     self.declarations = declarations
+    self.stores = stores
+  }
+}
+
+/// The names of one store's declarations.
+public struct StoreTypes: Equatable, Sendable {
+  /// The store's name on the wire.
+  public let name: String
+  public let state: String
+  /// Every action of the store: what its action lines carry.
+  public let action: String
+  /// The actions a host sends it: what a typed `send` takes.
+  public let hostAction: String
+  /// Free for the type of the lines about the store, where a printer declares one.
+  public let line: String
+
+  public init(name: String, state: String, action: String, hostAction: String, line: String) {
+    self.name = name
+    self.state = state
+    self.action = action
+    self.hostAction = hostAction
+    self.line = line
   }
 }
 

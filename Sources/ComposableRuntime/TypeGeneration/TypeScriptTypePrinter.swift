@@ -5,8 +5,26 @@
 public enum TypeScriptTypePrinter {
   public static func source(of module: TypeModule, generatedBy command: String) -> String {
     let header = "// " + SourceText.generatedBy(command)
-    let blocks = module.declarations.map { lines(of: $0).joined(separator: "\n") }
+    var blocks = module.declarations.map { lines(of: $0).joined(separator: "\n") }
+    if !module.stores.isEmpty { blocks.append(stores(module.stores)) }
     return ([header] + blocks).joined(separator: "\n\n") + "\n"
+  }
+
+  /// `Stores`: each store's types by its name, which the Node client's `typed<Stores>(client)`
+  /// reads to type `send`, `state` and the lines of each store.
+  private static func stores(_ stores: [StoreTypes]) -> String {
+    let members = stores.map { store in
+      let name =
+        SourceText.isIdentifier(store.name, extra: ["$"])
+        ? store.name : SourceText.quoted(store.name)
+      return
+        "  \(name): { action: \(store.action); hostAction: \(store.hostAction); state: \(store.state) };"
+    }
+    return
+      ([
+        "/** Each store's types, by its name: `typed<Stores>(client)` of the Node client reads them. */",
+        "export interface Stores {",
+      ] + members + ["}"]).joined(separator: "\n")
   }
 
   private static func lines(of declaration: TypeDeclaration) -> [String] {

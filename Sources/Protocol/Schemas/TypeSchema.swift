@@ -46,6 +46,34 @@ public enum TypeSchema {
     try SchemaProbe.describe(T.self, depth: 0)
   }
 
+  /// The schema of a value as the runtime encodes it, from the schema of its decoding: a member
+  /// decoded if present (optional and nullable) is encoded as `null` when nil, since every
+  /// encoder of the runtime writes `encodeIfPresent`'s nil as `null`, so it is always there and
+  /// required. Other optional members (a hand-written schema's) are left as they are.
+  static func encoded(_ schema: JSONValue) -> JSONValue {
+    switch schema {
+    case .array(let members): return .array(members.map(encoded))
+    case .object(var object):
+      for (key, value) in object where key != "properties" && key != "required" {
+        object[key] = encoded(value)
+      }
+      guard let properties = object["properties"]?.objectValue else { return .object(object) }
+      var required = object["required"]?.stringArray ?? []
+      var members = JSONObject()
+      for (name, member) in properties {
+        if !required.contains(name), member["oneOf"]?.arrayValue?.contains(["type": "null"]) == true
+        {
+          required.append(name)
+        }
+        members[name] = encoded(member)
+      }
+      object["properties"] = .object(members)
+      object["required"] = .array(required.map(JSONValue.string))
+      return .object(object)
+    default: return schema
+    }
+  }
+
   static func nullable(_ schema: JSONValue) -> JSONValue {
     ["oneOf": [["type": "null"], schema]]
   }
@@ -262,7 +290,9 @@ private final class SchemaEncoder: Encoder {
   fileprivate func describe<T: Encodable>(_ value: T) -> JSONValue {
     guard depth < maxDepth else { return [:] }
     if let described = T.self as? any JSONSchemaDescribed.Type { return described.jsonSchema }
-    if let decodable = T.self as? any Decodable.Type { return TypeSchema.of(decodable) }
+    if let decodable = T.self as? any Decodable.Type {
+      return TypeSchema.encoded(TypeSchema.of(decodable))
+    }
     let nested = SchemaEncoder(depth: depth + 1)
     try? value.encode(to: nested)
     return nested.schema

@@ -73,10 +73,10 @@ public struct WebSocketReducer: Reducer {
       if let book = dependencies.orderBook.decode(message.bytes) {
         state.orderBook = book
       } else {
-        let text = message.displayText
-        state.receivedMessages.append(text)
+        let received = ReceivedMessage(message)
+        state.receivedMessages.append(received)
         // Saturating: a scenario's initialState may start the count anywhere.
-        state.receivedBytes = state.receivedBytes.addingSaturating(text.utf8.count)
+        state.receivedBytes = state.receivedBytes.addingSaturating(received.byteCount)
         dropOldestBeyondTheBounds(&state)
       }
       return .none
@@ -94,12 +94,12 @@ public struct WebSocketReducer: Reducer {
     var dropped = max(0, messages.count - dependencies.maxReceivedMessages)
     var droppedBytes = 0
     for index in messages.indices.prefix(dropped) {
-      droppedBytes += messages[index].utf8.count
+      droppedBytes += messages[index].byteCount
     }
     while dropped < messages.count - 1
       && state.receivedBytes.subtractingSaturating(droppedBytes) > dependencies.maxReceivedBytes
     {
-      droppedBytes += messages[messages.startIndex + dropped].utf8.count
+      droppedBytes += messages[messages.startIndex + dropped].byteCount
       dropped += 1
     }
     guard dropped > 0 else { return }

@@ -64,8 +64,9 @@ public enum WebSocketStore: StoreDefinition {
       "Clears messageToSend at once, then sends it as a text message."),
     .init(
       "sendMessage", sentBy: .host,
-      "Sends a message as is, {\"text\": …} or {\"binary\": base64}, the form "
-        + "receivedSocketMessage.success shows; a failure shows the send alert."),
+      "Sends a message as is, {\"type\": \"text\", \"text\": …} or {\"type\": \"binary\", "
+        + "\"binary\": base64} (type may be left out), the form receivedSocketMessage.success "
+        + "shows; a failure shows the send alert."),
     .init(
       "subscribeOrderBook", sentBy: .host,
       "Sends Upbit's order-book request for these market codes on the open socket."),

@@ -12,7 +12,7 @@ def received(text):
     """Matches the line of a text message the socket received."""
     return lambda line: (
         line["type"] == "action"
-        and line["action"] == {"type": "receivedSocketMessage.success", "value": {"text": text}}
+        and line["action"] == {"type": "receivedSocketMessage.success", "value": {"type": "text", "text": text}}
     )
 
 
@@ -45,13 +45,13 @@ def test_connect_send_receive_the_echo_and_disconnect(start, ws_server):
     actor.send("websocket", "messageToSendChanged", value="again")
     lines = actor.send("websocket", "sendButtonTapped", until=received("again"), any_id=True)
     assert kinds(lines)[0] == "sendButtonTapped" and lines[-1]["id"] == opened[0]["id"]
-    assert lines[-1]["action"]["value"] == {"text": "again"}
+    assert lines[-1]["action"]["value"] == {"type": "text", "text": "again"}
     assert all(line["id"] == lines[0]["id"] for line in lines[:-1])
     assert actor.state("websocket")["receivedMessages"] == [WELCOME, "Hello", "again"]
     # The string form: any echo, checked against describe.
     actor.send("websocket", "messageToSendChanged", value="third")
     lines = actor.send("websocket", "sendButtonTapped", until="receivedSocketMessage.success", any_id=True)
-    assert lines[-1]["action"]["value"] == {"text": "third"}
+    assert lines[-1]["action"]["value"] == {"type": "text", "text": "third"}
     assert actor.state("websocket") == actor.snapshot("websocket")
 
     (disconnected,) = actor.send("websocket", "connectButtonTapped")
