@@ -25,7 +25,9 @@ import ComposableRuntime
     let clock = VirtualClock()
     let virtual = ActionTime.virtual(clock, start: scenario.startTime)
     let replayed = ActionTime.replayed(start: scenario.startTime)
-    for step in scenario.steps {
+    var steps = scenario.steps.makeIterator()
+    // The steps were checked when the file was read.
+    while let step = try? steps.next() {
       switch step.action {
       case .advance(let ms): clock.move(to: clock.now.advanced(by: .milliseconds(ms)))
       case .answers(_, _, let delay): _ = clock.now.advanced(by: delay).offset.wholeMilliseconds()

@@ -388,6 +388,28 @@ final class ScenarioRunTests: XCTestCase {
         """), text)
   }
 
+  /// Steps are parsed again as they run, from the file's text: each scenario runs its own,
+  /// past comments and empty lines, and a failure names the step's line.
+  func testEachScenarioRunsItsOwnStepsAndAFailureNamesItsLine() throws {
+    let report = try run(
+      """
+      # two scenarios
+      {"scenario":"holds","store":"tally"}
+
+      {"send":"bump","state":{"count":1}}
+      # between steps
+      {"send":"bump","state":{"count":2}}
+      {"scenario":"fails","store":"tally"}
+      {"send":"bump","state":{"count":1}}
+
+      {"send":"bump","state":{"count":3}}
+      """)
+    XCTAssertEqual(report.failed, 1)
+    let text = report.lines.joined(separator: "\n")
+    XCTAssertTrue(text.contains("/a.jsonl:10: send bump: the state differs"), text)
+    XCTAssertFalse(text.contains("a.jsonl:6:"), text)
+  }
+
   func testAnUnansweredScriptedDependencyFailsTheScenario() throws {
     let report = try run(
       """

@@ -121,6 +121,21 @@ final class TrackedCollectionPatchTests: XCTestCase {
       try patch(encoder, board), #"[{"op":"replace","path":"/column/todos","value":[]}]"#)
   }
 
+  /// One element put in an empty collection is its `add`, no longer than the whole written
+  /// again; two or more are the `replace`, written without an `add` for each first.
+  func testOneElementIntoAnEmptyCollectionIsItsAdd() throws {
+    var board = Board()
+    let encoder = try JSONPatchEncoder(board)
+    board.tags = [7]
+    XCTAssertEqual(try patch(encoder, board), #"[{"op":"add","path":"/tags/0","value":7}]"#)
+    board.tags = []
+    XCTAssertEqual(try patch(encoder, board), #"[{"op":"remove","path":"/tags/0"}]"#)
+    board.tags = TrackedOrderedSet(0..<100_000)
+    let filled = try patch(encoder, board)
+    XCTAssertTrue(filled.hasPrefix(#"[{"op":"replace","path":"/tags","value":[0,1,2,"#))
+    XCTAssertEqual(filled.count(where: { $0 == "{" }), 1)
+  }
+
   /// The reader's JSON is followed through every change of a short collection, at the end,
   /// in the middle and in place, so a collection assigned after them is still diffed: an
   /// equal one writes nothing.

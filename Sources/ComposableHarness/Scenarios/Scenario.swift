@@ -145,7 +145,96 @@ struct Scenario {
   /// Members set over the header's store's initial state before the first step, as TestStore's
   /// `initialState:`.
   var initialState: (store: String, members: JSONValue)?
-  var steps: [Step] = []
+  var steps = ScenarioSteps()
+}
+
+/// A scenario's steps, held as the lines of the file they are on and parsed as they run: a
+/// step parsed is several times its line (a million steps of a 52 MiB file took 600 MiB), and
+/// only one runs at a time. The lines were checked when the file was read.
+struct ScenarioSteps {
+  /// The whole file, shared by its scenarios.
+  var bytes: [UInt8] = []
+  /// The steps' lines in `bytes`.
+  var range = 0..<0
+  /// The number of the line at `range`'s start.
+  var firstLine = 1
+  /// The header's store, for the steps that name none.
+  var defaultStore: String?
+  var scripted: Set<String> = []
+
+  /// The step on a line.
+  func step(_ object: JSONObject, line: Int) throws(ScenarioError) -> Scenario.Step {
+    let action = try ScenarioFile.step(object, defaultStore: defaultStore, scripted: scripted)
+    var step = Scenario.Step(line: line, action: action)
+    if let exhaustive = object["exhaustive"] {
+      guard let value = exhaustive.boolValue else {
+        throw ScenarioError("\"exhaustive\" must be true or false")
+      }
+      step.exhaustive = value
+    }
+    return step
+  }
+
+  /// The steps in order; one that fails to parse (which the file's check rules out) ends
+  /// them with its error.
+  func makeIterator() -> Iterator {
+    Iterator(steps: self, lines: ScenarioLines(bytes: bytes, range: range, firstLine: firstLine))
+  }
+
+  struct Iterator {
+    let steps: ScenarioSteps
+    var lines: ScenarioLines
+
+    mutating func next() throws(ScenarioError) -> Scenario.Step? {
+      guard let (object, line, _) = try lines.next() else { return nil }
+      do {
+        return try steps.step(object, line: line)
+      } catch {
+        var error = error
+        error.line = line
+        throw error
+      }
+    }
+  }
+}
+
+/// The JSON objects on the lines of part of a scenario file, with their numbers and places;
+/// empty lines and lines starting with `#` are skipped.
+struct ScenarioLines {
+  let bytes: [UInt8]
+  let range: Range<Int>
+  private var start: Int
+  private var lineNumber: Int
+
+  init(bytes: [UInt8], range: Range<Int>, firstLine: Int) {
+    self.bytes = bytes
+    self.range = range
+    start = range.lowerBound
+    lineNumber = firstLine - 1
+  }
+
+  mutating func next() throws(ScenarioError) -> (JSONObject, line: Int, range: Range<Int>)? {
+    while start < range.upperBound {
+      let end =
+        bytes[start..<range.upperBound].firstIndex(of: UInt8(ascii: "\n")) ?? range.upperBound
+      let line = bytes[start..<end]
+      start = end + 1
+      lineNumber += 1
+      let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+      if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+      let json: JSONValue
+      do {
+        json = try line.withUnsafeBytes { try JSONParser.parse($0) }
+      } catch {
+        throw ScenarioError("not JSON: \(error)", line: lineNumber)
+      }
+      guard let object = json.objectValue else {
+        throw ScenarioError("a line must be an object", line: lineNumber)
+      }
+      return (object, lineNumber, line.startIndex..<end)
+    }
+    return nil
+  }
 }
 
 struct ScenarioError: Error, CustomStringConvertible {
@@ -198,44 +287,32 @@ enum ScenarioFile {
     return try parse(bytes, file: path == standardInput ? "<stdin>" : path, scripted: scripted)
   }
 
-  /// The scenarios of a file's bytes; `file` names it in the scenarios and errors.
+  /// The scenarios of a file's bytes; `file` names it in the scenarios and errors. Every line
+  /// is checked here; a scenario keeps its steps as the file's text, parsed again as they run
+  /// (``ScenarioSteps``).
   static func parse(_ bytes: [UInt8], file path: String, scripted: Set<String>)
     throws(ScenarioError)
     -> [Scenario]
   {
     var scenarios: [Scenario] = []
-    var defaultStore: String?
-    var lineNumber = 0
-    for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-      lineNumber += 1
-      let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
-      if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+    var lines = ScenarioLines(bytes: bytes, range: bytes.indices, firstLine: 1)
+    while let (object, lineNumber, range) = try lines.next() {
       do throws(ScenarioError) {
-        let json: JSONValue
-        do {
-          json = try line.withUnsafeBytes { try JSONParser.parse($0) }
-        } catch {
-          throw ScenarioError("not JSON: \(error)")
-        }
-        guard let object = json.objectValue else { throw ScenarioError("a line must be an object") }
         if object["scenario"] != nil {
-          let scenario = try header(object, file: path, line: lineNumber)
-          defaultStore = object["store"]?.stringValue
+          var scenario = try header(object, file: path, line: lineNumber)
+          let next = min(range.upperBound + 1, bytes.count)
+          scenario.steps = ScenarioSteps(
+            bytes: bytes, range: next..<next, firstLine: lineNumber + 1,
+            defaultStore: object["store"]?.stringValue, scripted: scripted)
           scenarios.append(scenario)
           continue
         }
         guard !scenarios.isEmpty else {
           throw ScenarioError("the first line must be a {\"scenario\":\"name\"} header")
         }
-        let action = try step(object, defaultStore: defaultStore, scripted: scripted)
-        var step = Scenario.Step(line: lineNumber, action: action)
-        if let exhaustive = object["exhaustive"] {
-          guard let value = exhaustive.boolValue else {
-            throw ScenarioError("\"exhaustive\" must be true or false")
-          }
-          step.exhaustive = value
-        }
-        scenarios[scenarios.count - 1].steps.append(step)
+        let steps = scenarios[scenarios.count - 1].steps
+        _ = try steps.step(object, line: lineNumber)
+        scenarios[scenarios.count - 1].steps.range = steps.range.lowerBound..<range.upperBound
       } catch {
         var error = error
         error.line = lineNumber

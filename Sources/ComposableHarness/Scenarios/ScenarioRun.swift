@@ -111,8 +111,13 @@ final class ScenarioRun {
   /// Actions reduced and not asserted yet, oldest first.
   private var received: [Reduced] = []
   private var refusals: [String] = []
-  /// Each reduced action's type and the line of the step it was reduced in, by `seq`.
-  private var reductions: [Int: (type: String, line: Int)] = [:]
+  /// Each reduced action's type (its place in `actionTypes`) and the line of the step it was
+  /// reduced in, by `seq`: kept for every action of the run, so kept small (a type's string
+  /// for each took 126 bytes an action).
+  private var reductions: [Int: (type: Int32, line: Int32)] = [:]
+  /// The types of the actions reduced, each once, and their places there.
+  private var actionTypes: [String] = []
+  private var actionTypePlaces: [String: Int32] = [:]
   /// The `started` lines of the effects still running, by number.
   private var runningEffects: [Int: JSONValue] = [:]
   /// The last `seq` reduced when a `skipInFlightEffects` step ran: effects that actions up to
@@ -199,7 +204,7 @@ final class ScenarioRun {
     var outcome: StepFailure?
     do throws(StepFailure) {
       var listed = scenario.steps.makeIterator()
-      while let step = nextStep.map({ $0(self, stores) }) ?? listed.next() {
+      while let step = try nextStep.map({ $0(self, stores) }) ?? nextListedStep(&listed) {
         currentLine = step.line
         currentStep = step.action.name
         exhaustive = step.exhaustive ?? scenario.exhaustive
@@ -475,7 +480,14 @@ final class ScenarioRun {
       effect: started["effect"]?.intValue.map(String.init) ?? "?",
       operation: started["operator"]?.stringValue ?? "effect",
       cancelID: started["cancelID"]?.stringValue,
-      startedBy: cause.map { "\($0.type) at \(scenario.file):\($0.line)" })
+      startedBy: cause.map { "\(actionTypes[Int($0.type)]) at \(scenario.file):\($0.line)" })
+  }
+
+  private func place(ofType type: String) -> Int32 {
+    if let place = actionTypePlaces[type] { return place }
+    actionTypes.append(type)
+    actionTypePlaces[type] = Int32(actionTypes.count - 1)
+    return Int32(actionTypes.count - 1)
   }
 
   // MARK: Checking
@@ -574,7 +586,7 @@ final class ScenarioRun {
         }
         states[address] = after
         if let seq = line["seq"]?.intValue {
-          reductions[seq] = (type, currentLine)
+          reductions[seq] = (place(ofType: type), Int32(currentLine))
           lastSeq = max(lastSeq, seq)
         }
         received.append(
@@ -625,6 +637,17 @@ final class ScenarioRun {
     }
     if states[address] == nil { states[address] = store.snapshot() }
     return store
+  }
+
+  private func nextListedStep(_ steps: inout ScenarioSteps.Iterator) throws(StepFailure)
+    -> Scenario.Step?
+  {
+    do {
+      return try steps.next()
+    } catch {
+      currentLine = error.line ?? currentLine
+      throw failure(error.message)
+    }
   }
 
   private func failure(_ message: String) -> StepFailure {

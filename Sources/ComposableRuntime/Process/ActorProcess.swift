@@ -97,6 +97,7 @@ final class ActorProcess {
   private var passivationTask: Task<Void, Never>?
   private let reader: StdinLineReader
   private let writer: StdoutWriter
+  private let heapTrim: HeapTrim
   /// Closed while the writer is back-pressured: sockets' messages wait behind it.
   private let outputGate = OutputGate()
   private var signals: SignalWatcher?
@@ -205,6 +206,7 @@ final class ActorProcess {
       mcp = nil
     }
     writer = try StdoutWriter(loop: loop)
+    heapTrim = try HeapTrim(loop: loop)
     reader = try StdinLineReader(loop: loop, maxLineBytes: options.maxLineBytes)
   }
 
@@ -373,6 +375,8 @@ final class ActorProcess {
     // with them, or it would count them as waiting forever and hold the input back.
     writer.gatheredBytes = output.bytes.count
     recorder?.flush()
+    // Every loop iteration comes here; the ones that wrote lines did work.
+    if !output.bytes.isEmpty { heapTrim.noteWork() }
     handOutputToWriter()
   }
 
@@ -454,6 +458,7 @@ final class ActorProcess {
     }
     writer.flushSynchronously()
     writer.close()
+    heapTrim.close()
   }
 }
 

@@ -216,23 +216,37 @@ final class PatchWalk: Encoder {
   /// empty one or emptying a full one is one operation, not one per element.
   private func writeSmallerPatch(of node: PatchNode, from old: JSONValue, to new: JSONValue) {
     guard !isSilent else { return }
+    // Filling an empty list or emptying a full one: an operation per element costs more than
+    // the list written once, and the diff would hold them all (a 10 MB list of numbers made
+    // 100 MB of operations before the replace won).
+    if case .array(let before) = old, case .array(let after) = new,
+      before.isEmpty != after.isEmpty, max(before.count, after.count) > 1
+    {
+      writeReplace(node, new)
+      return
+    }
     operations.removeAll(keepingCapacity: true)
     JSONPatch.diff(from: old, to: new, at: node.pointer, into: &operations)
-    let (start, wasFirstOperation) = (bytes.count, isFirstOperation)
-    for operation in operations where beginOperation() {
-      operation.write(into: &bytes)
-    }
     // A single operation writes one element at most: about the whole at worst.
-    guard operations.count > 1 else { return }
-    let separator = wasFirstOperation ? 0 : 1
+    guard operations.count > 1 else {
+      for operation in operations where beginOperation() { operation.write(into: &bytes) }
+      return
+    }
     var whole = node.replacePrefix
     new.write(into: &whole)
     whole.append(UInt8(ascii: "}"))
-    if bytes.count - start > separator + whole.count {
-      bytes.removeSubrange(start...)
-      isFirstOperation = wasFirstOperation
-      _ = beginOperation()
-      bytes.append(contentsOf: whole)
+    // The operations are written until they are longer than the whole, not all of them.
+    let (start, wasFirstOperation) = (bytes.count, isFirstOperation)
+    let limit = start + (wasFirstOperation ? 0 : 1) + whole.count
+    for operation in operations where beginOperation() {
+      operation.write(into: &bytes)
+      if bytes.count > limit {
+        bytes.removeSubrange(start...)
+        isFirstOperation = wasFirstOperation
+        _ = beginOperation()
+        bytes.append(contentsOf: whole)
+        return
+      }
     }
   }
 

@@ -59,8 +59,10 @@ struct FavoritePrimesFile: Sendable {
     guard case .array(let elements) = value else {
       throw corrupt("it is not a JSON array")
     }
+    // At their size: grown by appending, a long list took up to twice that.
     var primes: [Int] = []
-    var seen = Set<Int>()
+    primes.reserveCapacity(elements.count)
+    var seen = Set<Int>(minimumCapacity: elements.count)
     for element in elements {
       guard case .int(let number) = element else {
         throw corrupt("\(element.excerpt) is not an integer")
