@@ -204,7 +204,10 @@ final class ScenarioRun {
     var outcome: StepFailure?
     do throws(StepFailure) {
       var listed = scenario.steps.makeIterator()
-      while let step = try nextStep.map({ $0(self, stores) }) ?? nextListedStep(&listed) {
+      while true {
+        let next =
+          if let nextStep { nextStep(self, stores) } else { try nextListedStep(&listed) }
+        guard let step = next else { break }
         currentLine = step.line
         currentStep = step.action.name
         exhaustive = step.exhaustive ?? scenario.exhaustive

@@ -195,13 +195,12 @@ public final class Simulation {
     -> StepFailure?
   {
     let lines = scenarioLines(units, header: header)
-    var scenario = scenario(header)
-    for (index, line) in lines.enumerated().dropFirst() {
-      scenario.steps.append(
-        Scenario.Step(
-          line: index + 1, action: Self.parse(line, store, catalog.scriptedDependencies)))
-    }
-    return await ScenarioRun(scenario, harness: harness, loop: loop).run().failure
+    var steps = lines.enumerated().dropFirst().map { index, line in
+      Scenario.Step(line: index + 1, action: Self.parse(line, store, catalog.scriptedDependencies))
+    }[...]
+    return await ScenarioRun(
+      scenario(header), harness: harness, loop: loop, nextStep: { _, _ in steps.popFirst() }
+    ).run().failure
   }
 
   /// A generated line as the scenario parser reads it: one it refused would be a line the
