@@ -38,33 +38,16 @@ public enum MCPResource: Equatable, Sendable {
     case .describe:
       Self.describeURI
     case .state(let store, nil):
-      Self.scheme + Self.percentEncoded(store) + "/state"
+      Self.scheme + percentEncoded(store) + "/state"
     case .state(let store, let instance?):
-      Self.scheme + Self.percentEncoded(store) + "/instances/"
-        + Self.percentEncoded(instance.value) + "/state"
+      Self.scheme + percentEncoded(store) + "/instances/"
+        + percentEncoded(instance.value) + "/state"
     }
   }
 
   /// The template a client fills with an instance's key.
   public static func instanceTemplate(store: String) -> String {
     scheme + percentEncoded(store) + "/instances/{instance}/state"
-  }
-
-  /// RFC 3986's unreserved characters stay; every other byte is `%XX`.
-  static func percentEncoded(_ text: String) -> String {
-    var encoded = ""
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-        UInt8(ascii: "_"), UInt8(ascii: "~"):
-        encoded.unicodeScalars.append(Unicode.Scalar(byte))
-      default:
-        let digits = String(byte, radix: 16, uppercase: true)
-        encoded += "%" + (digits.count == 1 ? "0" : "") + digits
-      }
-    }
-    return encoded
   }
 
   /// Nil for a broken escape or bytes that are not UTF-8.
