@@ -699,23 +699,33 @@ final class TestStoreNonExhaustiveTests: XCTestCase {
 
   // MARK: Timeouts
 
-  /// The action named may come after others, each after real time.
-  func testReceiveNonExhaustiveWithTimeout() {
-    enum Action: Equatable, Sendable { case tap, response1, response2 }
+  private enum Timed: Equatable, Sendable { case tap, response1, response2 }
+
+  /// A store, not exhaustive, whose tap sends `first` and `second`, each 10 ms of real time
+  /// after the one before.
+  private func tapSending(_ first: Timed, _ second: Timed) -> (
+    TestStore<Int, Timed>, TestStoreReports
+  ) {
     let reports = TestStoreReports()
     let store = TestStore(
       initialState: 0,
-      reducer: Reduce<Int, Action> { _, action in
+      reducer: Reduce<Int, Timed> { _, action in
         guard action == .tap else { return .none }
         return .run { send in
           try await Task.sleep(for: .milliseconds(10))
-          await send(.response1)
+          await send(first)
           try await Task.sleep(for: .milliseconds(10))
-          await send(.response2)
+          await send(second)
         }
       })
     reports.collect(store)
     store.exhaustivity = .off
+    return (store, reports)
+  }
+
+  /// The action named may come after others, each after real time.
+  func testReceiveNonExhaustiveWithTimeout() {
+    let (store, reports) = tapSending(.response1, .response2)
     store.send(.tap)
     store.receive(.response2, timeout: .seconds(10))
     store.finish()
@@ -723,21 +733,7 @@ final class TestStoreNonExhaustiveTests: XCTestCase {
   }
 
   func testReceiveNonExhaustiveWithTimeoutMultipleNonMatching() {
-    enum Action: Equatable, Sendable { case tap, response1, response2 }
-    let reports = TestStoreReports()
-    let store = TestStore(
-      initialState: 0,
-      reducer: Reduce<Int, Action> { _, action in
-        guard action == .tap else { return .none }
-        return .run { send in
-          try await Task.sleep(for: .milliseconds(10))
-          await send(.response1)
-          try await Task.sleep(for: .milliseconds(10))
-          await send(.response1)
-        }
-      })
-    reports.collect(store)
-    store.exhaustivity = .off
+    let (store, reports) = tapSending(.response1, .response1)
     store.send(.tap)
     store.receive(.response2, timeout: .seconds(10))
     store.finish()
@@ -750,21 +746,7 @@ final class TestStoreNonExhaustiveTests: XCTestCase {
   }
 
   func testReceiveNonExhaustiveWithTimeoutMultipleMatching() {
-    enum Action: Equatable, Sendable { case tap, response1, response2 }
-    let reports = TestStoreReports()
-    let store = TestStore(
-      initialState: 0,
-      reducer: Reduce<Int, Action> { _, action in
-        guard action == .tap else { return .none }
-        return .run { send in
-          try await Task.sleep(for: .milliseconds(10))
-          await send(.response2)
-          try await Task.sleep(for: .milliseconds(10))
-          await send(.response2)
-        }
-      })
-    reports.collect(store)
-    store.exhaustivity = .off
+    let (store, reports) = tapSending(.response2, .response2)
     store.send(.tap)
     store.receive(.response2, timeout: .seconds(10))
     store.receive(.response2, timeout: .seconds(10))
