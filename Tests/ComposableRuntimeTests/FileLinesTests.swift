@@ -40,6 +40,17 @@ final class FileLinesTests: XCTestCase {
     XCTAssertTrue(try lines(of: []).isEmpty)
   }
 
+  func testBytesInMemoryAreHandedOutAsAFilesLines() throws {
+    let lines = FileLines(bytes: Array("one\n\nlast".utf8), maximumLineBytes: 10)
+    var read: [(String, FileLines.Ending)] = []
+    while let (line, ending) = try lines.next() {
+      read.append((String(decoding: line, as: UTF8.self), ending))
+    }
+    XCTAssertEqual(read.map(\.0), ["one", "", "last"])
+    XCTAssertEqual(read.map(\.1), [.newline, .newline, .endOfFile])
+    XCTAssertEqual(lines.fileBytes, 9)
+  }
+
   func testALineLongerThanAChunkIsWhole() throws {
     // Lines across several 1 MiB reads, and a newline at a chunk's last byte.
     let long = String(repeating: "x", count: 3 << 20)

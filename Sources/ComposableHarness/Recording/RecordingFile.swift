@@ -172,39 +172,13 @@ enum RecordingEntry {
 final class RecordingReader {
   let header: RecordingHeader
   /// The size of what is read: the file's when it was opened.
-  let byteCount: Int
+  var byteCount: Int { lines.fileBytes }
   /// The number of the line last read.
   private(set) var lineNumber = 0
   /// Whether actions keep their patches: what only draws the actions leaves them, which are
   /// most of what a recording holds.
   var keepsPatches = true
-  private let source: Source
-
-  private enum Source {
-    case file(FileLines)
-    case bytes(Lines)
-  }
-
-  /// The lines of bytes in memory, as ``FileLines`` hands out those of a file.
-  private final class Lines {
-    let bytes: [UInt8]
-    var position = 0
-
-    init(_ bytes: [UInt8]) {
-      self.bytes = bytes
-    }
-
-    func next() -> (line: ArraySlice<UInt8>, ending: FileLines.Ending)? {
-      guard position < bytes.count else { return nil }
-      let rest = bytes[position...]
-      guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
-        position = bytes.count
-        return (rest, .endOfFile)
-      }
-      position = newline + 1
-      return (bytes[rest.startIndex..<newline], .newline)
-    }
-  }
+  private let lines: FileLines
 
   /// `maximumFileBytes` refuses a larger file before it is read.
   convenience init(path: String, maximumFileBytes: Int = .max) throws(RecordingError) {
@@ -219,22 +193,19 @@ final class RecordingReader {
         line: nil,
         "cannot read \(path): it is larger than the limit of \(maximumFileBytes) bytes")
     }
-    try self.init(.file(lines), name: path)
+    try self.init(lines, name: path)
   }
 
   /// A recording's bytes; `name` names it in errors.
   convenience init(bytes: [UInt8], name: String) throws(RecordingError) {
-    try self.init(.bytes(Lines(bytes)), name: name)
+    try self.init(
+      FileLines(bytes: bytes, maximumLineBytes: RecordingFile.maximumBytes), name: name)
   }
 
-  private init(_ source: Source, name: String) throws(RecordingError) {
-    self.source = source
-    switch source {
-    case .file(let lines): byteCount = lines.fileBytes
-    case .bytes(let lines): byteCount = lines.bytes.count
-    }
+  private init(_ lines: FileLines, name: String) throws(RecordingError) {
+    self.lines = lines
     var header: RecordingHeader?
-    while header == nil, let (json, _) = try Self.nextLine(of: source, counting: &lineNumber) {
+    while header == nil, let (json, _) = try Self.nextLine(of: lines, counting: &lineNumber) {
       header = try RecordingHeader(json)
     }
     guard let header else { throw RecordingError(line: nil, "\(name) is empty") }
@@ -244,7 +215,7 @@ final class RecordingReader {
   /// The next line's entry with its text as written, which is valid until the next call; nil
   /// at the end.
   func next() throws(RecordingError) -> (entry: RecordingEntry, text: ArraySlice<UInt8>)? {
-    guard let (json, text) = try Self.nextLine(of: source, counting: &lineNumber) else {
+    guard let (json, text) = try Self.nextLine(of: lines, counting: &lineNumber) else {
       return nil
     }
     return (
@@ -253,20 +224,15 @@ final class RecordingReader {
   }
 
   /// The next line that is not empty, parsed.
-  private static func nextLine(of source: Source, counting lineNumber: inout Int)
+  private static func nextLine(of lines: FileLines, counting lineNumber: inout Int)
     throws(RecordingError) -> (JSONValue, ArraySlice<UInt8>)?
   {
     while true {
       let read: (line: ArraySlice<UInt8>, ending: FileLines.Ending)?
-      switch source {
-      case .file(let lines):
-        do {
-          read = try lines.next()
-        } catch {
-          throw RecordingError(line: lineNumber + 1, error.reason)
-        }
-      case .bytes(let lines):
-        read = lines.next()
+      do {
+        read = try lines.next()
+      } catch {
+        throw RecordingError(line: lineNumber + 1, error.reason)
       }
       guard let (line, ending) = read else { return nil }
       lineNumber += 1

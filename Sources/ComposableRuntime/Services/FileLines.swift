@@ -3,7 +3,8 @@
 #endif
 
 /// The lines of a regular file, read a chunk at a time: a command that handles one line after
-/// another holds the longest line, not the file.
+/// another holds the longest line, not the file. Or the lines of bytes in memory, handed out
+/// the same way.
 ///
 /// The file is refused as ``FileIO/readAll(_:limit:)`` refuses it when it is not a regular
 /// file; a line longer than `maximumLineBytes` is refused when it is reached.
@@ -17,6 +18,7 @@ public final class FileLines {
   public let maximumLineBytes: Int
   /// The file's size when it was opened.
   public let fileBytes: Int
+  /// -1 for bytes in memory.
   private let fd: Int32
   /// Bytes read and not handed out yet start at `start`.
   private var buffer: [UInt8] = []
@@ -44,8 +46,17 @@ public final class FileLines {
     fileBytes = Int(status.st_size)
   }
 
+  /// The lines of `bytes`.
+  public init(bytes: [UInt8], maximumLineBytes: Int) {
+    self.maximumLineBytes = maximumLineBytes
+    fd = -1
+    fileBytes = bytes.count
+    buffer = bytes
+    isAtEnd = true
+  }
+
   deinit {
-    close(fd)
+    if fd >= 0 { close(fd) }
   }
 
   /// The next line without its newline, nil at the end of the file. The bytes are valid until
