@@ -42,6 +42,19 @@ final class RecordingHeaderTests: XCTestCase {
     }
   }
 
+  func testAStoreListedTwiceIsRefused() throws {
+    let header = RecordingHeader(
+      binary: "1.0", stores: ["primes", "votes"], arguments: [], seed: 0, clock: .live,
+      startTime: 0)
+    var object = try XCTUnwrap(header.json.objectValue)
+    object["stores"] = ["primes", "votes", "other", "votes"]
+    XCTAssertThrowsError(try RecordingHeader(.object(object))) { error in
+      XCTAssertEqual(
+        (error as? RecordingError)?.description,
+        "line 1: the header's \"stores\" lists \"votes\" twice")
+    }
+  }
+
   /// An action line as a process printed it for the primes store's instance `a`.
   private func incremented(seq: Int, to count: Int) -> String {
     #"{"type":"action","store":"primes","instance":"a","seq":\#(seq),"source":"host","#

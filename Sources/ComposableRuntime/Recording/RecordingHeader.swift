@@ -93,7 +93,13 @@ public struct RecordingHeader: Sendable {
       return read
     }
     binary = try field("binary") { $0.stringValue }
-    stores = try field("stores") { $0.stringArray }
+    let stores = try field("stores") { $0.stringArray }
+    // A process hosts each store once: the timeline draws a lane per store, keyed by name.
+    if let repeated = stores.indices.first(where: { stores[..<$0].contains(stores[$0]) }) {
+      throw RecordingError(
+        line: 1, "the header's \"stores\" lists \"\(stores[repeated])\" twice")
+    }
+    self.stores = stores
     arguments = try field("arguments") { $0.stringArray }
     seed = try field("seed") { $0.stringValue.flatMap { UInt64($0) } }
     clock = try field("clock") { $0.stringValue.flatMap(ClockMode.init(rawValue:)) }
