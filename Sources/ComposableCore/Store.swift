@@ -54,7 +54,12 @@ public final class Store<State, Action: Sendable> {
 
   private var running: [UInt64: RunningEffect] = [:]
   private var cancellable: [EffectID: Set<UInt64>] = [:]
-  private var throttles: [EffectID: ThrottleState] = [:]
+  /// Each throttle's last delivery, as its clock's instant (type-erased: each throttle may use
+  /// its own clock), and apart from it the action it holds: neither this dictionary nor
+  /// `running` depends on the store's types, so asking whether the store is its state alone
+  /// needs no generic metadata, which cost most of a check made twice per instance activated.
+  private var throttleDeliveries: [EffectID: any Sendable] = [:]
+  private var heldByThrottle: [EffectID: Action] = [:]
 
   /// Effects started directly by reductions that have not finished. (Effects nested in them,
   /// such as a cancellable part of a concatenation, are not counted twice.)
@@ -64,7 +69,7 @@ public final class Store<State, Action: Sendable> {
   /// throttle remembers a delivery. A store built again from its state would then behave
   /// exactly as this one.
   public var isOnlyItsState: Bool {
-    effectsInFlight == 0 && running.isEmpty && throttles.isEmpty && !isReducing
+    effectsInFlight == 0 && running.isEmpty && throttleDeliveries.isEmpty && !isReducing
   }
 
   // Not specialized where the store is made: a feature's `body` is an opaque type, whose
@@ -84,7 +89,8 @@ public final class Store<State, Action: Sendable> {
   @_semantics("optimize.sil.specialize.generic.never")
   public func restart<R: Reducer>(from state: State, reducer: R)
   where R.State == State, R.Action == Action {
-    precondition(isOnlyItsState && pending.isEmpty, "restarting a store that is not idle")
+    // Nothing is pending either: actions queue only while one is being reduced.
+    precondition(isOnlyItsState, "restarting a store that is not idle")
     self.state = state
     self.reducer = reducer._makeStoreReduce()
   }
@@ -341,13 +347,15 @@ public final class Store<State, Action: Sendable> {
     _ action: Action, _ throttle: ThrottleSettings, clock: C
   ) -> Bool {
     let now = clock.now
-    if let state = throttles[throttle.id], let last = state.lastDelivery as? C.Instant,
+    if let last = throttleDeliveries[throttle.id] as? C.Instant,
       last.duration(to: now) < throttle.interval
     {
-      throttles[throttle.id]?.held = throttle.latest ? action : (state.held ?? action)
+      if throttle.latest || heldByThrottle[throttle.id] == nil {
+        heldByThrottle[throttle.id] = action
+      }
       return false
     }
-    throttles[throttle.id] = ThrottleState(lastDelivery: now, held: nil)
+    delivered(throttle, at: now)
     return true
   }
 
@@ -356,39 +364,40 @@ public final class Store<State, Action: Sendable> {
   private func releaseHeld<C: Clock<Duration>>(
     _ throttle: ThrottleSettings, clock: C
   ) async -> Action? {
-    guard let state = throttles[throttle.id], state.held != nil,
-      let last = state.lastDelivery as? C.Instant
+    guard heldByThrottle[throttle.id] != nil,
+      let last = throttleDeliveries[throttle.id] as? C.Instant
     else { return nil }
     do {
       try await clock.sleep(until: last.advanced(by: throttle.interval), tolerance: nil)
     } catch {
       return nil
     }
-    guard !Task.isCancelled, let held = throttles[throttle.id]?.held else { return nil }
-    throttles[throttle.id] = ThrottleState(lastDelivery: clock.now, held: nil)
+    guard !Task.isCancelled, let held = heldByThrottle[throttle.id] else { return nil }
+    delivered(throttle, at: clock.now)
     return held
   }
 
-  private struct RunningEffect {
-    let task: Task<Void, Never>
-    let id: EffectID?
-    let isNested: Bool
-    /// The number of the reduction that returned it.
-    let cause: Int?
-    let operation: String
-    var cancellation: EffectCancellation?
-    var failure: String?
-
-    func event(_ token: UInt64, _ kind: EffectEvent.Kind) -> EffectEvent {
-      EffectEvent(effect: token, kind: kind, cause: cause, operation: operation, cancelID: id)
-    }
+  private func delivered(_ throttle: ThrottleSettings, at instant: some Sendable) {
+    throttleDeliveries[throttle.id] = instant
+    heldByThrottle[throttle.id] = nil
   }
+}
 
-  private struct ThrottleState {
-    /// The clock's instant of the last delivery, kept type-erased because each throttle may
-    /// use its own clock.
-    var lastDelivery: any Sendable
-    var held: Action?
+/// An effect the store started, until it ends. Not nested in the generic store: it does not
+/// depend on the store's types, and a nested type's metadata is looked up on every use in
+/// unspecialized code.
+private struct RunningEffect {
+  let task: Task<Void, Never>
+  let id: EffectID?
+  let isNested: Bool
+  /// The number of the reduction that returned it.
+  let cause: Int?
+  let operation: String
+  var cancellation: EffectCancellation?
+  var failure: String?
+
+  func event(_ token: UInt64, _ kind: EffectEvent.Kind) -> EffectEvent {
+    EffectEvent(effect: token, kind: kind, cause: cause, operation: operation, cancelID: id)
   }
 }
 

@@ -10,6 +10,14 @@ extension JSONValue {
     if case .null = self { true } else { false }
   }
 
+  /// Neither an array nor an object.
+  public var isScalar: Bool {
+    switch self {
+    case .array, .object: false
+    default: true
+    }
+  }
+
   public var boolValue: Bool? {
     if case .bool(let value) = self { value } else { nil }
   }

@@ -64,7 +64,7 @@ private final class FieldwiseTracker<State: FieldwiseEncodable> {
   func reset(to state: State) {
     // A detector asked about a state remembers it.
     for detector in detectors { _ = detector.changed(state) }
-    members.reset(values: fields.map { $0.value(state) })
+    members.reset { fields[$0].value(state) }
   }
 
   func writePatch(to new: State, into bytes: inout [UInt8]) {

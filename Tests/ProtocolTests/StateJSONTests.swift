@@ -42,6 +42,37 @@ final class StateJSONTests: XCTestCase {
     }
   }
 
+  /// A host given to another instance resets its tracker to that instance's state: the next
+  /// patch starts from it, whatever the tracker patched before, both for members walked before
+  /// and for those it never patched (a scalar's first patch compares it without a walk). The
+  /// value a member held before the reset is the next state's in half of the resets, so a
+  /// tracker that kept it would write too little.
+  func testPatchesAfterAResetStartFromTheStateGiven() throws {
+    var random = RandomPrimesState(seed: 11)
+    var state = random.state()
+    let trackers = [
+      StateJSON.fieldwise(state, store: "primes"), StateJSON.memberwise(state, store: "primes"),
+    ]
+    for step in 0..<600 {
+      var before = try JSONValueEncoder().encode(state)
+      if step % 3 == 0 {
+        let next = random.edited(state)
+        state = step % 2 == 0 ? random.state() : random.edited(next)
+        for tracker in trackers { tracker.reset(state) }
+        before = try JSONValueEncoder().encode(state)
+        state = next
+      } else {
+        state = random.edited(state)
+      }
+      let after = try JSONValueEncoder().encode(state)
+      for tracker in trackers {
+        let patch = try patchText(tracker, state)
+        XCTAssertEqual(
+          try JSONPatch.apply(operations(patch), to: before), after, "step \(step): \(patch)")
+      }
+    }
+  }
+
   /// The tracker keeps no copy of a tracked member once it patched it: a copy would make each
   /// of the store's later changes to it copy every element. (Until its first patch the tracker
   /// holds the member's first value, so the store's first change copies it once.)

@@ -29,13 +29,25 @@ extension WebSocketService {
   /// The same sockets, under ids no other instance can name: the key's length first, so that
   /// no pair of key and id reads as another pair.
   fileprivate func scoped(to instance: InstanceKey) -> WebSocketService {
-    let prefix = "\(instance.value.utf8.count):\(instance.value)/"
-    let service = self
+    // The four functions share one object, which each captures alone and so holds without a
+    // context of its own: four allocations fewer for every instance activated.
+    let scope = SocketScope(
+      service: self, prefix: "\(instance.value.utf8.count):\(instance.value)/")
     return WebSocketService(
-      open: { id, url, protocols in await service.open(prefix + id, url, protocols) },
-      receive: { id in await service.receive(prefix + id) },
-      send: { id, message in try await service.send(prefix + id, message) },
-      sendPing: { id in try await service.sendPing(prefix + id) })
+      open: { id, url, protocols in await scope.service.open(scope.prefix + id, url, protocols) },
+      receive: { id in await scope.service.receive(scope.prefix + id) },
+      send: { id, message in try await scope.service.send(scope.prefix + id, message) },
+      sendPing: { id in try await scope.service.sendPing(scope.prefix + id) })
+  }
+}
+
+private final class SocketScope: Sendable {
+  let service: WebSocketService
+  let prefix: String
+
+  init(service: WebSocketService, prefix: String) {
+    self.service = service
+    self.prefix = prefix
   }
 }
 

@@ -36,12 +36,15 @@ public final class JSONMemberPatchEncoder {
     isPending = Array(repeating: true, count: values.count)
   }
 
-  /// Takes `values` as the members' values the next patches start from, whatever was patched
-  /// before; each is walked when its member is first patched again, from what the member held.
-  public func reset(values: [any Encodable]) {
-    precondition(values.count == members.count, "one value per member")
-    firstValues = values
-    for index in isPending.indices { isPending[index] = true }
+  /// Takes the value of each member as the one the next patches start from, whatever was
+  /// patched before; each is walked when its member is first patched again, from what the
+  /// member held. (Asked for one at a time, into the array the encoder has: a host reused for
+  /// each instance activated would otherwise allocate a new one every time.)
+  public func reset(values value: (_ member: Int) -> any Encodable) {
+    for index in firstValues.indices {
+      firstValues[index] = value(index)
+      isPending[index] = true
+    }
   }
 
   /// Appends the operations that bring member `index` to `value`, each after a comma unless
@@ -52,9 +55,17 @@ public final class JSONMemberPatchEncoder {
   ) throws {
     if isPending[index] {
       let first = firstValues[index]
-      try walk.remember(first, at: members[index])
       firstValues[index] = Released()
       isPending[index] = false
+      // A scalar's first patch, the commonest (a count, a flag, a text), compares the two
+      // values as JSON: walking the first value to remember it cost more than the patch.
+      if walk.writeScalarPatch(
+        of: members[index], from: first, to: value, into: &bytes,
+        isFirstOperation: &isFirstOperation)
+      {
+        return
+      }
+      try walk.remember(first, at: members[index])
     }
     try walk.writePatch(
       of: members[index], to: value, into: &bytes, isFirstOperation: &isFirstOperation)

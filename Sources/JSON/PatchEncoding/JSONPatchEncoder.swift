@@ -95,6 +95,30 @@ final class PatchWalk: Encoder {
     try patch(value, at: node)
   }
 
+  /// Appends the operation that brings `node` from `first`, a value it was never walked with,
+  /// to `value`, when both are scalars: compared as JSON, `first` needs no walk. False, with
+  /// nothing written, when either is not a scalar.
+  func writeScalarPatch<First: Encodable, Value: Encodable>(
+    of node: PatchNode, from first: First, to value: Value, into bytes: inout [UInt8],
+    isFirstOperation: inout Bool
+  ) -> Bool {
+    guard let old = KnownEncodable.encode(first), old.isScalar,
+      let new = KnownEncodable.encode(value), new.isScalar
+    else { return false }
+    node.members = nil
+    node.untrack()
+    node.json = new
+    node.remember(value)
+    if old != new {
+      swap(&self.bytes, &bytes)
+      defer { swap(&self.bytes, &bytes) }
+      self.isFirstOperation = isFirstOperation
+      defer { isFirstOperation = self.isFirstOperation }
+      writeReplace(node, new)
+    }
+    return true
+  }
+
   // MARK: Members
 
   /// Brings `node` up to `value`, writing the operations for what changed.
