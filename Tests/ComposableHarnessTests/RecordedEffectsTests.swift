@@ -51,15 +51,13 @@ private enum OffByOnePrimes: StoreDefinition {
   static let summary = PrimesStore.summary
   static let actions = PrimesStore.actions
   static let initialState = PrimesStore.initialState
-  static let scriptedDependencies = PrimesStore.scriptedDependencies
+  static let dependencies = PrimesStore.dependencies
 
   static func reducer(options: Options, services: Services) -> PrimesReducer {
-    let answers = services.scripted("nthPrimes")
+    let nthPrime = services.dependency(PrimesStore.nthPrimes) { _ in nil }
     return PrimesReducer(
       dependencies: PrimesDependencies(
-        nthPrime: NthPrimeClient(largestN: options.maxNthPrime) { n in
-          try await answers?.answer(Int?.self, for: String(n + 1)) ?? nil
-        },
+        nthPrime: NthPrimeClient(largestN: options.maxNthPrime) { n in try await nthPrime(n + 1) },
         favoritePrimes: .file(
           path: "\(services.dataDirectory)/favorite-primes.json",
           threadPool: services.threadPool),

@@ -67,17 +67,14 @@ enum TallyStore: StoreDefinition {
     .init("publishTapped", sentBy: .host, "POSTs the count; the server answers a total."),
     .init("published", sentBy: .effect, "The total."),
   ]
-  static let scriptedDependencies = ["doubles"]
+  static let doubles = StoreDependency<Int, Int>("doubles")
+  static let dependencies: [any NamedDependency] = [doubles]
   static let initialState = State()
 
   static func reducer(options: Options, services: Services) -> Feature {
-    let answers = services.scripted("doubles")
     let http = services.http
     return Feature(
-      double: { n in
-        guard let answers else { return n * 2 }
-        return try await answers.answer(Int.self, for: String(n)) ?? -1
-      },
+      double: services.dependency(doubles) { n in n * 2 },
       publish: { n in
         try await http.send(
           .post, to: "https://tally.example/counts", json: ["count": n], decoding: Int.self)

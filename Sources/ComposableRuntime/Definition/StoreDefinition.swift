@@ -40,10 +40,10 @@ public protocol StoreDefinition: Sendable {
   /// JSON Schema (2020-12) of the encoded state: by default read from the state's type (see
   /// ``TypeSchema``).
   static var stateSchema: JSONValue { get }
-  /// Names of the dependencies a scenario scripts with steps of that name
-  /// (`{"nthPrimes": {"6": 13}}`), read with ``Services/scripted(_:)``: for dependencies the
-  /// services do not cover. None by default.
-  static var scriptedDependencies: [String] { get }
+  /// The dependencies the services do not cover (``StoreDependency``), each built with
+  /// ``Services/dependency(_:live:)``; a scenario scripts each with steps of its name
+  /// (`{"nthPrimes": {"6": 13}}`). None by default.
+  static var dependencies: [any NamedDependency] { get }
   /// What must hold of every state the store reaches, as the sentences of what does not:
   /// `{ $0.count <= 3 ? [] : ["count \($0.count) is past 3"] }`. Every scenario step and every
   /// `simulate` step checks it (the state must then be `Decodable`). None by default.
@@ -73,7 +73,10 @@ public protocol StoreDefinition: Sendable {
 }
 
 extension StoreDefinition {
-  public static var scriptedDependencies: [String] { [] }
+  public static var dependencies: [any NamedDependency] { [] }
+
+  /// The names of ``dependencies``: the scenario steps that script them.
+  public static var scriptedDependencies: [String] { dependencies.map(\.name) }
 
   public static var invariants: (@Sendable (Feature.State) -> [String])? { nil }
 

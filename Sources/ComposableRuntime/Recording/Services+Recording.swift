@@ -13,14 +13,10 @@ extension Services {
   }
 
   /// `live()`'s answer for `key`, written into the recording under `run --record` (with
-  /// `name`, one of the definition's ``StoreDefinition/scriptedDependencies``), so that
+  /// `name`, one of the definition's ``StoreDefinition/dependencies``), so that
   /// `replay --to-scenario` scripts the same answer: `{"nthPrimes":{"7":17}}`. Without a
   /// recording, `live()` alone.
-  ///
-  /// ```swift
-  /// try await services.recordingAnswer("nthPrimes", key: String(n)) { try await sieve(n) }
-  /// ```
-  public func recordingAnswer<Answer: Encodable & Sendable>(
+  func recordingAnswer<Answer: Encodable & Sendable>(
     _ name: String, key: String, _ live: @Sendable () async throws -> Answer
   ) async throws -> Answer {
     guard let log = answerLog else { return try await live() }

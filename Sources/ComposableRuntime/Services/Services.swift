@@ -54,10 +54,10 @@ public struct Services: Sendable {
   }
 
   /// Under `test`, the answers the scenario gives for the dependency `name` (one of the
-  /// definition's ``StoreDefinition/scriptedDependencies``); nil in `run`, where the store uses
-  /// its live dependency.
+  /// definition's ``StoreDefinition/dependencies``); nil in `run`, where the store uses its
+  /// live dependency.
   @StoreActor
-  public func scripted(_ name: String) -> ScriptedAnswers? {
+  func scripted(_ name: String) -> ScriptedAnswers? {
     scriptedAnswers(name)
   }
 }

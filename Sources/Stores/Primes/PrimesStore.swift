@@ -32,8 +32,9 @@ public enum PrimesStore: StoreDefinition {
   public static let summary =
     "PrimeTime: a counter, the nth prime, favourite primes saved to a file, and an activity feed."
   public static let initialState = PrimesState()
-  /// A scenario's `{"nthPrimes": {"6": 13}}` answers the nth prime for n = 6.
-  public static let scriptedDependencies = ["nthPrimes"]
+  /// The nth prime for n; a scenario's `{"nthPrimes": {"6": 13}}` answers it for n = 6.
+  public static let nthPrimes = StoreDependency<Int, Int?>("nthPrimes")
+  public static let dependencies: [any NamedDependency] = [nthPrimes]
 
   public static func reducer(options: Options, services: Services) -> PrimesReducer {
     let threadPool = services.threadPool
@@ -46,9 +47,8 @@ public enum PrimesStore: StoreDefinition {
       }
     // Scripted, the client keeps the live one's limit, so that the alert for an n past it reads
     // the same in a scenario as in the run it was recorded from.
-    let nthPrime =
-      services.scripted("nthPrimes").map { .scripted($0, largestN: live.largestN) }
-      ?? live.recordingAnswers(in: services)
+    let nthPrime = NthPrimeClient(
+      largestN: live.largestN, nthPrime: services.dependency(nthPrimes, live: live.nthPrime))
     return PrimesReducer(
       dependencies: PrimesDependencies(
         nthPrime: nthPrime,
@@ -97,21 +97,6 @@ public enum PrimesStore: StoreDefinition {
 }
 
 extension NthPrimeClient {
-  /// The answers of a scenario's `nthPrimes` steps.
-  static func scripted(_ answers: ScriptedAnswers, largestN: Int?) -> Self {
-    Self(largestN: largestN) { n in
-      try await answers.answer(Int?.self, for: String(n)) ?? nil
-    }
-  }
-
-  /// The same client, its answers written into a recording (as `nthPrimes`) under
-  /// `run --record`.
-  fileprivate func recordingAnswers(in services: Services) -> Self {
-    Self(largestN: largestN) { [nthPrime] n in
-      try await services.recordingAnswer("nthPrimes", key: String(n)) { try await nthPrime(n) }
-    }
-  }
-
   /// The same client, logging why a computation failed (libprimesieve could not be loaded,
   /// say): the alert only says that it did. Not for the Wolfram client, whose errors quote the
   /// request's URL, app id included.
