@@ -52,24 +52,21 @@ public final class Store<State, Action: Sendable> {
   private var pending: [ReducedAction<Action>] = []
   private var isReducing = false
 
-  private var running: [UInt64: RunningEffect] = [:]
-  private var cancellable: [EffectID: Set<UInt64>] = [:]
-  /// Each throttle's last delivery, as its clock's instant (type-erased: each throttle may use
-  /// its own clock), and apart from it the action it holds: neither this dictionary nor
-  /// `running` depends on the store's types, so asking whether the store is its state alone
-  /// needs no generic metadata, which cost most of a check made twice per instance activated.
-  private var throttleDeliveries: [EffectID: any Sendable] = [:]
-  private var heldByThrottle: [EffectID: Action] = [:]
+  // The effect machinery's own state, read by its files in Effects/. Neither part depends on
+  // the store's types, so asking whether the store is its state alone needs no generic
+  // metadata, which cost most of a check made twice per instance activated.
+  var running = RunningEffects()
+  var throttles = Throttles()
 
   /// Effects started directly by reductions that have not finished. (Effects nested in them,
   /// such as a cancellable part of a concatenation, are not counted twice.)
-  public private(set) var effectsInFlight = 0
+  public internal(set) var effectsInFlight = 0
 
   /// True when the store is its state alone: nothing runs, nothing waits to be reduced, and no
   /// throttle remembers a delivery. A store built again from its state would then behave
   /// exactly as this one.
   public var isOnlyItsState: Bool {
-    effectsInFlight == 0 && running.isEmpty && throttleDeliveries.isEmpty && !isReducing
+    effectsInFlight == 0 && running.isEmpty && throttles.isEmpty && !isReducing
   }
 
   // Not specialized where the store is made: a feature's `body` is an opaque type, whose
@@ -109,16 +106,7 @@ public final class Store<State, Action: Sendable> {
     _ = didReduce?(ReducedAction(action: action, source: source, cause: cause), state)
   }
 
-  /// Cancels every running effect, for `reason` (``EffectCancellation/allCancelled(_:)``);
-  /// returns how many were in flight.
-  @discardableResult
-  public func cancelAllEffects(because reason: String) -> Int {
-    let count = effectsInFlight
-    for token in running.keys { cancel(token, .allCancelled(reason)) }
-    return count
-  }
-
-  private func receive(
+  func receive(
     _ action: Action, source: ActionSource, cause: (any Sendable)?, effect: UInt64? = nil
   ) {
     var received = ReducedAction(action: action, source: source, cause: cause)
@@ -139,302 +127,15 @@ public final class Store<State, Action: Sendable> {
     pending.removeAll(keepingCapacity: true)
   }
 
+  /// Queues an action a reduction's `.send` sent, to be reduced right after that reduction.
+  func queueSent(_ action: Action, by origin: ReducedAction<Action>) {
+    pending.append(ReducedAction(action: action, source: .effect, cause: origin.cause))
+  }
+
   private func reduce(_ received: ReducedAction<Action>) {
     let effect = reducer(&state, received.action)
     var reduced = received
     reduced.number = didReduce?(reduced, state) ?? nil
     start(effect, origin: reduced)
-  }
-
-  // MARK: Starting effects
-
-  /// Interprets the synchronous parts of an effect tree at once, so that `.send`, `.cancel`
-  /// and the cancellation of in-flight work take effect in reduction order; everything that
-  /// must wait runs in a task.
-  private func start(_ effect: Effect<Action>, origin: ReducedAction<Action>) {
-    switch effect.operation {
-    case .none:
-      return
-    case .send(let action):
-      pending.append(ReducedAction(action: action, source: .effect, cause: origin.cause))
-    case .cancel(let id):
-      cancel(id: id, .cancelledByID(origin.number))
-    case .issue(let issue):
-      didReportIssue?(issue, origin)
-    case .cancelPicked(let filter):
-      cancel(picked: filter, .cancelledByID(origin.number))
-    case .merge(let effects):
-      for effect in effects { start(effect, origin: origin) }
-    case .concatenate(let effects):
-      if let rest = startSynchronousHead(of: effects, origin: origin) {
-        spawn(rest, origin: origin, id: nil, isNested: false)
-      }
-    case .cancellable(let id, let cancelInFlight, let child):
-      if cancelInFlight { cancel(id: id, .replaced(origin.number)) }
-      var waiting: Effect<Action>? = child
-      if case .concatenate(let effects) = child.operation {
-        waiting = startSynchronousHead(of: effects, origin: origin)
-      }
-      if let waiting { spawn(waiting, origin: origin, id: id, isNested: false) }
-    case .run, .throttle:
-      spawn(effect, origin: origin, id: nil, isNested: false)
-    }
-  }
-
-  /// Applies the leading `.send`s and `.cancel`s of a concatenation now, as TCA delivers a
-  /// `.send` at once: `.concatenate(.send(.willRun), work, .send(.didFinish))` has reduced
-  /// `willRun` before any later input. Returns what must wait for a task, if anything.
-  private func startSynchronousHead(
-    of effects: [Effect<Action>], origin: ReducedAction<Action>
-  ) -> Effect<Action>? {
-    let firstWaiting = effects.firstIndex { !$0.isSynchronous } ?? effects.endIndex
-    for effect in effects[..<firstWaiting] { start(effect, origin: origin) }
-    return firstWaiting == effects.endIndex ? nil : .concatenate(effects[firstWaiting...])
-  }
-
-  @discardableResult
-  private func spawn(
-    _ effect: Effect<Action>, origin: ReducedAction<Action>, id: EffectID?, isNested: Bool
-  ) -> Task<Void, Never> {
-    let token = EffectNumbers.next()
-    let traced =
-      didChangeEffect == nil && !labelsEffects ? nil : tracedEffect(token, cause: origin.number)
-    let task = Task(executorPreference: StoreActor.taskExecutor) { [self] in
-      // A task-local value costs an allocation per task: set only when traced (a task started
-      // while an effect of this store runs would otherwise see that effect's).
-      if let traced {
-        await TracedEffect.$current.withValue(traced) {
-          await self.runTask(effect, origin: origin, token: token)
-        }
-      } else {
-        await self.runTask(effect, origin: origin, token: token)
-      }
-    }
-    running[token] = RunningEffect(
-      task: task, id: id, isNested: isNested, cause: origin.number,
-      operation: effect.operatorName)
-    if let id { cancellable[id, default: []].insert(token) }
-    if !isNested { effectsInFlight += 1 }
-    if let didChangeEffect { didChangeEffect(running[token]!.event(token, .started)) }
-    return task
-  }
-
-  /// What a clock the effect sleeps on tells: the store's observer hears it in order with the
-  /// rest, since effects run on the store actor's executor.
-  private func tracedEffect(_ token: UInt64, cause: Int?) -> TracedEffect {
-    TracedEffect(cause: cause) { [weak self] until in
-      StoreActor.assumeIsolated {
-        guard let self, let effect = self.running[token] else { return }
-        self.didChangeEffect?(effect.event(token, .sleeping(until: until)))
-      }
-    }
-  }
-
-  private func runTask(_ effect: Effect<Action>, origin: ReducedAction<Action>, token: UInt64) async
-  {
-    await execute(effect, origin: origin, token: token) { [self] action in
-      receive(action, source: .effect, cause: origin.cause, effect: token)
-    }
-    guard let finished = running.removeValue(forKey: token) else { return }
-    if let id = finished.id {
-      cancellable[id]?.remove(token)
-      if cancellable[id]?.isEmpty == true { cancellable[id] = nil }
-    }
-    if let didChangeEffect, finished.cancellation == nil {
-      let end: EffectEvent.Kind =
-        if let failure = finished.failure {
-          .failed(failure)
-        } else if Task.isCancelled {
-          .cancelled(.enclosingEffectCancelled)
-        } else {
-          .finished
-        }
-      didChangeEffect(finished.event(token, end))
-    }
-    if !finished.isNested {
-      effectsInFlight -= 1
-      if effectsInFlight == 0 { didBecomeIdle?() }
-    }
-  }
-
-  private func cancel(id: EffectID, _ why: EffectCancellation) {
-    // Cancelled effects leave their id's set now rather than when their tasks end: in a burst
-    // of `cancelInFlight` effects (taps read in one batch of input, before any task ran) each
-    // would otherwise cancel every one before it again.
-    guard let tokens = cancellable.removeValue(forKey: id) else { return }
-    for token in tokens { cancel(token, why) }
-  }
-
-  private func cancel(picked filter: EffectIDFilter, _ why: EffectCancellation) {
-    for id in cancellable.keys.filter(filter.picks) { cancel(id: id, why) }
-  }
-
-  /// Cancels one running effect; the first reason given is the one told.
-  private func cancel(_ token: UInt64, _ why: EffectCancellation) {
-    guard let effect = running[token] else { return }
-    effect.task.cancel()
-    guard effect.cancellation == nil else { return }
-    running[token]?.cancellation = why
-    didChangeEffect?(effect.event(token, .cancelled(why)))
-  }
-
-  // MARK: Running effects
-
-  /// Runs an effect tree to completion, as part of the effect `token`; actions it sends go to
-  /// `deliver`.
-  private func execute(
-    _ effect: Effect<Action>, origin: ReducedAction<Action>, token: UInt64,
-    deliver: @escaping @StoreActor (Action) -> Void
-  ) async {
-    switch effect.operation {
-    case .none:
-      return
-    case .send(let action):
-      guard !Task.isCancelled else { return }
-      deliver(action)
-    case .cancel(let id):
-      cancel(id: id, .cancelledByID(origin.number))
-    case .issue(let issue):
-      didReportIssue?(issue, origin)
-    case .cancelPicked(let filter):
-      cancel(picked: filter, .cancelledByID(origin.number))
-    case .run(let operation):
-      do {
-        try await operation(Send(deliver))
-      } catch is CancellationError {
-      } catch {
-        if running[token]?.failure == nil { running[token]?.failure = "\(error)" }
-        didFailEffect?(error, origin)
-      }
-    case .merge(let effects):
-      await withTaskGroup(of: Void.self) { group in
-        for effect in effects {
-          group.addTask {
-            await self.execute(effect, origin: origin, token: token, deliver: deliver)
-          }
-        }
-      }
-    case .concatenate(let effects):
-      for effect in effects {
-        guard !Task.isCancelled else { return }
-        await execute(effect, origin: origin, token: token, deliver: deliver)
-      }
-    case .cancellable(let id, let cancelInFlight, let child):
-      if cancelInFlight { cancel(id: id, .replaced(origin.number)) }
-      let task = spawn(child, origin: origin, id: id, isNested: true)
-      await withTaskCancellationHandler {
-        await task.value
-      } onCancel: {
-        task.cancel()
-      }
-    case .throttle(let throttle, let child):
-      await executeThrottled(child, throttle, origin: origin, token: token, deliver: deliver)
-    }
-  }
-
-  private func executeThrottled(
-    _ child: Effect<Action>, _ throttle: ThrottleSettings, origin: ReducedAction<Action>,
-    token: UInt64, deliver: @escaping @StoreActor (Action) -> Void
-  ) async {
-    await execute(child, origin: origin, token: token) { [self] action in
-      if admitThrottled(action, throttle, clock: throttle.clock) { deliver(action) }
-    }
-    if let held = await releaseHeld(throttle, clock: throttle.clock) { deliver(held) }
-  }
-
-  /// Delivers at once if the throttle's interval has passed; otherwise holds the action.
-  private func admitThrottled<C: Clock<Duration>>(
-    _ action: Action, _ throttle: ThrottleSettings, clock: C
-  ) -> Bool {
-    let now = clock.now
-    if let last = throttleDeliveries[throttle.id] as? C.Instant,
-      last.duration(to: now) < throttle.interval
-    {
-      if throttle.latest || heldByThrottle[throttle.id] == nil {
-        heldByThrottle[throttle.id] = action
-      }
-      return false
-    }
-    delivered(throttle, at: now)
-    return true
-  }
-
-  /// Waits for the end of the interval and hands back the held action, if one is held and
-  /// this run of the throttled effect was not cancelled by a newer one.
-  private func releaseHeld<C: Clock<Duration>>(
-    _ throttle: ThrottleSettings, clock: C
-  ) async -> Action? {
-    guard heldByThrottle[throttle.id] != nil,
-      let last = throttleDeliveries[throttle.id] as? C.Instant
-    else { return nil }
-    do {
-      try await clock.sleep(until: last.advanced(by: throttle.interval), tolerance: nil)
-    } catch {
-      return nil
-    }
-    guard !Task.isCancelled, let held = heldByThrottle[throttle.id] else { return nil }
-    delivered(throttle, at: clock.now)
-    return held
-  }
-
-  private func delivered(_ throttle: ThrottleSettings, at instant: some Sendable) {
-    throttleDeliveries[throttle.id] = instant
-    heldByThrottle[throttle.id] = nil
-  }
-}
-
-/// An effect the store started, until it ends. Not nested in the generic store: it does not
-/// depend on the store's types, and a nested type's metadata is looked up on every use in
-/// unspecialized code.
-private struct RunningEffect {
-  let task: Task<Void, Never>
-  let id: EffectID?
-  let isNested: Bool
-  /// The number of the reduction that returned it.
-  let cause: Int?
-  let operation: String
-  var cancellation: EffectCancellation?
-  var failure: String?
-
-  func event(_ token: UInt64, _ kind: EffectEvent.Kind) -> EffectEvent {
-    EffectEvent(effect: token, kind: kind, cause: cause, operation: operation, cancelID: id)
-  }
-}
-
-/// Effects' numbers, shared by every store of the process so that a trace of several stores
-/// names each effect once.
-@StoreActor
-private enum EffectNumbers {
-  static var last: UInt64 = 0
-
-  static func next() -> UInt64 {
-    last += 1
-    return last
-  }
-}
-
-extension Effect {
-  /// The name of the outermost operator, as an ``EffectEvent`` gives it.
-  var operatorName: String {
-    switch operation {
-    case .none: "none"
-    case .send: "send"
-    case .run: "run"
-    case .merge: "merge"
-    case .concatenate: "concatenate"
-    case .cancellable: "cancellable"
-    case .cancel, .cancelPicked: "cancel"
-    case .throttle: "throttle"
-    case .issue: "issue"
-    }
-  }
-
-  /// True when the tree holds nothing that must wait, so the store can apply it in place.
-  var isSynchronous: Bool {
-    switch operation {
-    case .none, .send, .cancel, .issue, .cancelPicked: return true
-    case .merge(let effects), .concatenate(let effects): return effects.allSatisfy(\.isSynchronous)
-    case .run, .cancellable, .throttle: return false
-    }
   }
 }
