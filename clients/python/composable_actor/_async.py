@@ -18,6 +18,9 @@ from ._session import (
 )
 from ._sync import _REAP_SECONDS, STDERR_LINES
 
+# When a call times out (loop time), its future, what it waits for, and its timeout.
+_Deadline = tuple[float, "asyncio.Future[None]", Waiter, float]
+
 # Snapshots and `describe` answers are single lines far beyond asyncio's 64 KiB default.
 _LINE_LIMIT = 1 << 26
 
@@ -79,6 +82,10 @@ class AsyncClient:
         self._session: Session | None = None
         self._reader: asyncio.Task[None] | None = None
         self._waiters: dict[Waiter, asyncio.Future[None]] = {}
+        # The deadlines of the calls waiting with the client's timeout, in the order set, and
+        # the one timer that serves them (see _until_done).
+        self._deadlines: collections.deque[_Deadline] = collections.deque()
+        self._deadline_timer: asyncio.TimerHandle | None = None
         # Set (and dropped) by the reader when lines arrived: what events() iterators wait on.
         self._arrival: asyncio.Event | None = None
         # The one `describe` the client asks for itself (to check action types), while on its way.
@@ -163,7 +170,9 @@ class AsyncClient:
         check_instance(instance, store)
         check_timeout(timeout)
         if until is not None:
-            await self._check_until(until, store)
+            if session.needs_description(until):
+                await self._describe_once()
+            session.check_until(until, store)
         data, waited, answer = session.send(store, instance, action, payload, until, settle, any_id)
         return await self._call(data, waited, answer, timeout)
 
@@ -177,10 +186,12 @@ class AsyncClient:
         session = self._started
         session.check_scope(store, instance)
         check_timeout(timeout)
-        await self._check_until(until, store)
+        if session.needs_description(until):
+            await self._describe_once()
+        session.check_until(until, store)
         watch = session.wait_for(until, store, instance)
         if not watch.done:
-            await self._until_done(watch, watch.what, timeout)
+            await self._until_done(watch, timeout)
         line = Session.watched(watch)
         session.passed(watch)
         return line
@@ -267,6 +278,9 @@ class AsyncClient:
         if self._stderr_task is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._stderr_task), _REAP_SECONDS)
+        if self._deadline_timer is not None and not self._waiters:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
         return process.returncode
 
     @property
@@ -275,20 +289,18 @@ class AsyncClient:
             raise RuntimeError("the client is not started: use `async with` or `await start()`")
         return self._session
 
-    async def _check_until(self, until: Until, store: str | None) -> None:
-        if self._started.needs_description(until):
-            # Asked once per client, however many calls need it at once; the answer is the
-            # client's, not one of the user's lines.
-            if self._describing is None:
-                self._describing = asyncio.ensure_future(self._learn())
-            describing = self._describing
-            try:
-                await asyncio.shield(describing)
-            except BaseException:
-                if describing.done() and self._describing is describing:
-                    self._describing = None  # asked again next time (the process ended, or it timed out)
-                raise
-        self._started.check_until(until, store)
+    async def _describe_once(self) -> None:
+        """Learns the action types `until` is checked against. Asked once per client, however
+        many calls need it at once; the answer is the client's, not one of the user's lines."""
+        if self._describing is None:
+            self._describing = asyncio.ensure_future(self._learn())
+        describing = self._describing
+        try:
+            await asyncio.shield(describing)
+        except BaseException:
+            if describing.done() and self._describing is describing:
+                self._describing = None  # asked again next time (the process ended, or it timed out)
+            raise
 
     async def _learn(self) -> None:
         data, call = self._started.ask("describe")
@@ -313,19 +325,28 @@ class AsyncClient:
 
     async def _call(self, data: bytes, waited: Call, answer: Call, timeout: float | None) -> list[Line]:
         try:
-            await self._until_done(waited, waited.what, timeout, data)
+            await self._until_done(waited, timeout, data)
         finally:
             self._started.forget(waited, answer)
         return Session.result(waited, answer)
 
-    async def _until_done(self, waiter: Waiter, what: str, timeout: float | None, data: bytes | None = None) -> None:
+    async def _until_done(self, waiter: Waiter, timeout: float | None, data: bytes | None = None) -> None:
         """Waits (after writing `data`) until the reader finishes `waiter`, or times out."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._waiters[waiter] = future
+        # A deadline on the future, not asyncio.wait_for: that wraps every call in a task of its
+        # own. Calls mostly share the client's timeout, so their deadlines come in the order
+        # they are set: those queue for one timer rather than each taking one (a heap push and a
+        # cancel); only one earlier than the last queued gets a timer of its own.
         timeout = self.timeout if timeout is None else timeout
-        # A timer on the future, not asyncio.wait_for: that wraps every call in a task of its own.
-        timer = None if timeout is None else loop.call_later(timeout, self._expire, future, what, timeout)
+        timer = None
+        if timeout is not None:
+            at = loop.time() + timeout
+            if not self._deadlines or at >= self._deadlines[-1][0]:
+                self._queue_deadline(loop, (at, future, waiter, timeout))
+            else:
+                timer = loop.call_at(at, self._expire, future, waiter, timeout)
         try:
             if data is not None:
                 await self._write(data)
@@ -338,9 +359,36 @@ class AsyncClient:
             self._waiters.pop(waiter, None)
             self._started.forget(waiter)
 
-    def _expire(self, future: asyncio.Future[None], what: str, timeout: float) -> None:
+    def _expire(self, future: asyncio.Future[None], waiter: Waiter, timeout: float) -> None:
         if not future.done():
-            future.set_exception(self._started.timed_out(what, timeout))
+            future.set_exception(self._started.timed_out(waiter.what, timeout))
+
+    def _queue_deadline(self, loop: asyncio.AbstractEventLoop, deadline: _Deadline) -> None:
+        deadlines = self._deadlines
+        deadlines.append(deadline)
+        # Those of calls answered leave from the front as they pass; past twice the calls in
+        # flight (one slow call holds back the front), all at once: memory follows the calls.
+        while deadlines[0][1].done():
+            deadlines.popleft()
+        if len(deadlines) > 2 * len(self._waiters) + 64:
+            self._deadlines = collections.deque(entry for entry in deadlines if not entry[1].done())
+        if self._deadline_timer is None:
+            self._deadline_timer = loop.call_at(self._deadlines[0][0], self._expire_due)
+
+    def _expire_due(self) -> None:
+        """The client's timer: fails the calls whose deadline passed, and is set for the next."""
+        self._deadline_timer = None
+        deadlines = self._deadlines
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        while deadlines:
+            at, future, waiter, timeout = deadlines[0]
+            if not future.done():
+                if at > now:
+                    self._deadline_timer = loop.call_at(at, self._expire_due)
+                    return
+                future.set_exception(self._started.timed_out(waiter.what, timeout))
+            deadlines.popleft()
 
     async def _read(self) -> None:
         session = self._started
