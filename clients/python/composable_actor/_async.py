@@ -327,7 +327,8 @@ class AsyncClient:
         try:
             await self._until_done(waited, timeout, data)
         finally:
-            self._started.forget(waited, answer)
+            if answer is not waited:  # _until_done forgets `waited`
+                self._started.forget(answer)
         return Session.result(waited, answer)
 
     async def _until_done(self, waiter: Waiter, timeout: float | None, data: bytes | None = None) -> None:
