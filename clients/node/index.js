@@ -412,7 +412,10 @@ class WaitIndex {
     if (wait.type !== null && set.size === 0) this.#typed.delete(wait.type);
   }
 
-  /** The waits `line` may end (a copy: they are deleted as they end). @param {Line} line @returns {T[]} */
+  /**
+   * The waits `line` may end (a copy: they are deleted as they end).
+   * @param {Line} line @returns {T[]}
+   */
   candidates(line) {
     const typed = line.type === 'action' && this.#typed.size > 0 ? this.#typed.get(line.action.type) : undefined;
     if (!typed) return [...this.#predicates];
@@ -1187,7 +1190,6 @@ export class Client extends EventEmitter {
    */
   #request(message, done, until = null, own = false) {
     if (this.#failure) throw this.#failure;
-    /** @type {Call} */
     const type = /** @type {{actionType?: string}} */ (until ?? {}).actionType ?? null;
     /** @type {Call} */
     const call = { id: this.#write(message), done, until, ownUntil: own, type, own: false, matched: null, lines: [], error: null, finished: false, wake: null, internal: false, seeds: null };

@@ -369,6 +369,7 @@ def emits_ticks(args: Sequence[str]) -> bool:
 # One encoder and decoder for every line: json.dumps with options builds an encoder per call.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 _DECODER = json.JSONDecoder()
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 # The bytes of an action line up to its id, by store, instance and action type: most sends
 # repeat a few plain actions. Bounded: cleared when full.
 _PREFIXES: dict[tuple[str, str | None, str], bytes] = {}
@@ -386,7 +387,7 @@ def decode(text: str | bytes) -> Any:
     if isinstance(text, bytes):
         text = text.decode()
     try:
-        value, end = _DECODER.scan_once(text, 0)
+        value, end = _SCAN(text, 0)
     except StopIteration:
         end = -1
     if end < 0 or (end < len(text) and not text[end:].isspace()):
@@ -765,11 +766,11 @@ class Session:
     def forget(self, *waiters: Waiter) -> None:
         """Stops collecting lines for calls and watches nobody waits on any more."""
         for waiter in waiters:
+            watch: Watch | None = waiter if isinstance(waiter, Watch) else waiter.watch
             if isinstance(waiter, Call):
                 self._calls.pop(waiter.id, None)
-                waiter = waiter.watch  # type: ignore[assignment]
-            if waiter is not None:
-                self._unregister(waiter)
+            if watch is not None:
+                self._unregister(watch)
 
     def timed_out(self, what: str, seconds: float | None) -> TimeoutError:
         """The error of a wait that ran out of time: what it waited for and the last lines."""
