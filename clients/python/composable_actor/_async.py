@@ -83,7 +83,7 @@ class AsyncClient:
         self._reader: asyncio.Task[None] | None = None
         self._waiters: dict[Waiter, asyncio.Future[None]] = {}
         # The deadlines of the calls waiting with the client's timeout, in the order set, and
-        # the one timer that serves them (see _until_done).
+        # the one timer that serves them (see _expect).
         self._deadlines: collections.deque[_Deadline] = collections.deque()
         self._deadline_timer: asyncio.TimerHandle | None = None
         # Set (and dropped) by the reader when lines arrived: what events() iterators wait on.
@@ -312,10 +312,21 @@ class AsyncClient:
         return await self._call(data, call, call, timeout)
 
     async def _write(self, data: bytes) -> None:
+        if self._written(data):
+            await self._drain()
+
+    def _written(self, data: bytes) -> bool:
+        """Writes `data`; whether it must be drained: only when something is left to drain (or
+        the pipe broke, which drain raises). A pipe mostly takes a line at once, and awaiting
+        drain is three coroutines more a call."""
         stdin = self._process.stdin  # type: ignore[union-attr]
+        stdin.write(data)  # type: ignore[union-attr]
+        transport = stdin.transport  # type: ignore[union-attr]
+        return bool(transport.get_write_buffer_size() or transport.is_closing())
+
+    async def _drain(self) -> None:
         try:
-            stdin.write(data)  # type: ignore[union-attr]
-            await stdin.drain()  # type: ignore[union-attr]
+            await self._process.stdin.drain()  # type: ignore[union-attr]
         except (BrokenPipeError, ConnectionResetError):
             # Gone: the reader learns how it ended from its stdout and stderr.
             if self._reader is not None:
@@ -324,15 +335,30 @@ class AsyncClient:
             raise self._started.failure or ProcessExitedError(self._started.exit_line) from None
 
     async def _call(self, data: bytes, waited: Call, answer: Call, timeout: float | None) -> list[Line]:
+        """Writes `data` and waits until the reader finishes `waited`, or times out."""
+        future, timer = self._expect(waited, timeout)
         try:
-            await self._until_done(waited, timeout, data)
+            if self._written(data):
+                await self._drain()
+            # The reader may answer during the write's drain, before anyone awaits the future.
+            if not waited.finished:
+                await future
         finally:
-            if answer is not waited:  # _until_done forgets `waited`
+            self._expected(waited, timer)
+            if answer is not waited:
                 self._started.forget(answer)
         return Session.result(waited, answer)
 
-    async def _until_done(self, waiter: Waiter, timeout: float | None, data: bytes | None = None) -> None:
-        """Waits (after writing `data`) until the reader finishes `waiter`, or times out."""
+    async def _until_done(self, waiter: Waiter, timeout: float | None) -> None:
+        """Waits until the reader finishes `waiter`, or times out."""
+        future, timer = self._expect(waiter, timeout)
+        try:
+            await future
+        finally:
+            self._expected(waiter, timer)
+
+    def _expect(self, waiter: Waiter, timeout: float | None) -> tuple[asyncio.Future[None], asyncio.TimerHandle | None]:
+        """The future the reader finishes for `waiter`, with its deadline set."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._waiters[waiter] = future
@@ -348,17 +374,14 @@ class AsyncClient:
                 self._queue_deadline(loop, (at, future, waiter, timeout))
             else:
                 timer = loop.call_at(at, self._expire, future, waiter, timeout)
-        try:
-            if data is not None:
-                await self._write(data)
-            # The reader may answer during the write's drain, before anyone awaits the future.
-            if not waiter.finished:
-                await future
-        finally:
-            if timer:
-                timer.cancel()
-            self._waiters.pop(waiter, None)
-            self._started.forget(waiter)
+        return future, timer
+
+    def _expected(self, waiter: Waiter, timer: asyncio.TimerHandle | None) -> None:
+        """`waiter` is no longer awaited: its future, timer and lines go."""
+        if timer:
+            timer.cancel()
+        self._waiters.pop(waiter, None)
+        self._started.forget(waiter)
 
     def _expire(self, future: asyncio.Future[None], waiter: Waiter, timeout: float) -> None:
         if not future.done():
