@@ -656,9 +656,11 @@ export class Client extends EventEmitter {
    * @param {SendOptions} [options]
    * @returns {Promise<Line[]>}
    */
-  async send(store, action, payload = NONE, options = NONE) {
-    // The plain case on a path of its own, small enough to be optimized after a few calls.
+  send(store, action, payload = NONE, options = NONE) {
+    // The plain case on a path of its own, small enough to be optimized after a few calls (and
+    // not an async function: that would wrap #wait's promise in one more).
     if (payload === NONE && options === NONE && typeof action === 'string' && action && !this.#gate && this.#stores.has(store) && (!this.#durable || this.#mirror.has(store))) {
+      if (this.#failure) return Promise.reject(this.#failure);
       const call = this.#plainRequest(store, action);
       return this.#wait(call, call, undefined, () => `send(${JSON.stringify(store)}, ${JSON.stringify(action)})`);
     }
@@ -1239,7 +1241,7 @@ export class Client extends EventEmitter {
     try {
       if (!waited.finished) {
         await new Promise((resolve, reject) => {
-          waited.wake = () => resolve(undefined);
+          waited.wake = /** @type {() => void} */ (resolve);
           cancel = this.#deadline(timeout, () => reject(this.#timeoutError(what(), timeout)));
         });
       }
