@@ -661,8 +661,7 @@ export class Client extends EventEmitter {
     // not an async function: that would wrap #wait's promise in one more).
     if (payload === NONE && options === NONE && typeof action === 'string' && action && !this.#gate && this.#stores.has(store) && (!this.#durable || this.#mirror.has(store))) {
       if (this.#failure) return Promise.reject(this.#failure);
-      const call = this.#plainRequest(store, action);
-      return this.#wait(call, call, undefined, () => `send(${JSON.stringify(store)}, ${JSON.stringify(action)})`);
+      return this.#plainSend(store, action);
     }
     return this.#send(store, action, payload, options);
   }
@@ -1222,6 +1221,27 @@ export class Client extends EventEmitter {
     const call = { id, done: isOwnLine, until: null, ownUntil: false, type: null, own: false, matched: null, lines: [], error: null, finished: false, wake: null, internal: false, seeds: null };
     this.#calls.set(id, call);
     return call;
+  }
+
+  /**
+   * `#wait` for a plain action: the call's end settles the promise itself, with no async
+   * function around it (a promise and two turns of the microtask queue less a send).
+   * @param {string} store @param {string} action @returns {Promise<Line[]>}
+   */
+  #plainSend(store, action) {
+    const call = this.#plainRequest(store, action);
+    return new Promise((resolve, reject) => {
+      const timeout = this.timeout;
+      const cancel = this.#deadline(timeout, () => {
+        this.#calls.delete(call.id);
+        reject(this.#timeoutError(`send(${JSON.stringify(store)}, ${JSON.stringify(action)})`, timeout));
+      });
+      call.wake = () => {
+        cancel();
+        if (call.error) reject(call.error);
+        else resolve(call.lines);
+      };
+    });
   }
 
   /** @param {Record<string, unknown>} message @returns {number} the id it was sent with */
