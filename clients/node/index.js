@@ -464,6 +464,7 @@ export class Client extends EventEmitter {
   /** @type {WaitIndex<Call>} sends with `anyId` whose `until` has not matched yet */ #watching = new WaitIndex();
   /** @type {WaitIndex<Wait>} */ #waits = new WaitIndex();
   /** @type {Map<string, string>} the text of a plain action line up to its id, by store and type */ #plain = new Map();
+  /** @type {Map<string, (line: Line) => boolean>} action-type matchers checked already (#matcher) */ #matchers = new Map();
   /** @type {Set<() => void>} events() iterators waiting for a line */ #readers = new Set();
   /** @type {Map<string, unknown>} each instance's state, by mirrorKey */ #mirror = new Map();
   // Each store's initial state (the first snapshot of its default instance, taken at start before
@@ -1101,7 +1102,7 @@ export class Client extends EventEmitter {
   /** @param {unknown} store */
   #checkStore(store) {
     if (typeof store !== 'string') throw new TypeError(`store must be a store name (a string), not ${describeValue(store)}`);
-    if (!this.stores.includes(store)) throw new UnknownStoreError(store, this.stores);
+    if (!this.#stores.has(store)) throw new UnknownStoreError(store, this.stores);
   }
 
   /**
@@ -1144,6 +1145,10 @@ export class Client extends EventEmitter {
       throw new TypeError(`${where}: under --emit ticks, state lines do not name their actions, so the action type ${JSON.stringify(until)} would never match; pass a predicate on lines`);
     }
     if (!types) throw new Error('the action types are not known');
+    // Checked once per store, instance and type: a client mostly waits for a few, many times.
+    const key = `${store ?? '\u0001'}\0${instance ?? '\u0001'}\0${until}`;
+    const known = this.#matchers.get(key);
+    if (known) return known;
     const stores = store === undefined ? [...types.keys()] : [store];
     if (!stores.some((name) => types.get(name)?.has(until))) {
       const candidates = stores.flatMap((name) => [...(types.get(name) ?? [])]);
@@ -1156,6 +1161,8 @@ export class Client extends EventEmitter {
     const match = (line) => line.type === 'action' && line.action.type === until && (store === undefined || (line.store === store && line.instance === instance));
     // What the wait is found by: only action lines of this type are offered to it.
     match.actionType = until;
+    if (this.#matchers.size >= 1024) this.#matchers.clear();
+    this.#matchers.set(key, match);
     return match;
   }
 
