@@ -472,9 +472,12 @@ export class Client extends EventEmitter {
   // copy of it.
   /** @type {Map<string, unknown>} */ #initial = new Map();
   // The backlog keeps each line's text, parsed again when read: thousands of parsed lines kept
-  // alive would outlive the young generation and make every collection dearer.
-  /** @type {string[]} the backlog from index #head on */ #backlog = [];
-  #head = 0;
+  // alive would outlive the young generation and make every collection dearer. So would a
+  // string per line: it keeps the chunks read from stdout, and where each line is in its chunk,
+  // in a ring (line `number` in slot `number % size`) that grows up to the limit.
+  /** @type {string[]} */ #chunks = [];
+  #starts = new Int32Array(0);
+  #ends = new Int32Array(0);
   /** the number (counting every line since ready from 0) of the oldest line kept */ #first = 0;
   /** the number of lines received since ready */ #received = 0;
   /** @type {number} */ #limit;
@@ -578,22 +581,33 @@ export class Client extends EventEmitter {
     const stdout = this.#child.stdout;
     stdout.setEncoding('utf8');
     let partial = '';
-    /** @type {(text: string) => void} */
+    // A line is handed on as where it is: the chunk read and its bounds in it (a line that
+    // spans chunks, as a string of its own), so that the backlog keeps chunks, not a string
+    // per line.
+    /** @type {(text: string, start: number, end: number) => void} */
     let deliver = () => {};
     stdout.on('data', (/** @type {string} */ chunk) => {
       let start = 0;
       for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
-        const text = partial + chunk.slice(start, end);
-        partial = '';
+        let text = chunk;
+        let from = start;
+        let to = end;
+        if (partial) {
+          text = partial + chunk.slice(start, end);
+          from = 0;
+          to = text.length;
+          partial = '';
+        }
+        if (to > from && text.charCodeAt(to - 1) === 13) to--; // a \r before the \n
         start = end + 1;
-        deliver(text.endsWith('\r') ? text.slice(0, -1) : text);
+        deliver(text, from, to);
       }
       partial += chunk.slice(start);
     });
     /** @type {Promise<void>} */
     const closed = new Promise((resolve) => {
       stdout.once('close', () => {
-        if (partial) deliver(partial);
+        if (partial) deliver(partial, 0, partial.length);
         partial = '';
         resolve();
       });
@@ -603,9 +617,9 @@ export class Client extends EventEmitter {
     try {
       const first = await new Promise((resolve, reject) => {
         // Follows on from inside the first line's handler, so no later line can slip past.
-        deliver = (text) => {
-          deliver = (line) => this.#receive(line);
-          resolve(text);
+        deliver = (text, from, to) => {
+          deliver = (chunk, start, end) => this.#receive(chunk, start, end);
+          resolve(text.slice(from, to));
         };
         closed.then(() => this.#exitError().then(reject));
         this.#child.once('error', reject);
@@ -1173,7 +1187,8 @@ export class Client extends EventEmitter {
 
   /** @param {string} what @param {number} ms */
   #timeoutError(what, ms) {
-    const last = this.#backlog.slice(Math.max(this.#head, this.#backlog.length - 5));
+    const last = [];
+    for (let number = Math.max(this.#first, this.#received - 5); number < this.#received; number++) last.push(this.#text(number));
     const shown = last.length > 0 ? last.map((text) => `\n  ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`).join('') : ' none';
     return new TimeoutError(`${what}: nothing matched in ${ms} ms; the last ${last.length} lines received:${shown}`, last.map((text) => JSON.parse(text)));
   }
@@ -1285,12 +1300,15 @@ export class Client extends EventEmitter {
     return matched && !lines.includes(matched) ? [...lines, matched] : lines;
   }
 
-  /** @param {string} text */
-  #receive(text) {
+  /**
+   * Follows one output line: `chunk.slice(start, end)`.
+   * @param {string} chunk @param {number} start @param {number} end
+   */
+  #receive(chunk, start, end) {
     /** @type {Line} */
     let line;
     try {
-      line = JSON.parse(text);
+      line = JSON.parse(chunk.slice(start, end));
       if (line.type === 'action' || line.type === 'state') this.#patch(line);
     } catch (error) {
       // A line that cannot be followed leaves the mirror untrustworthy: fail every call with it.
@@ -1305,7 +1323,7 @@ export class Client extends EventEmitter {
       this.#finish(call);
       return;
     }
-    const number = this.#keep(text);
+    const number = this.#keep(chunk, start, end);
     if (line.id !== undefined) this.#answer(line.id, line);
     else for (const id of idsOf(line)) this.#answer(/** @type {number} */ (id), line);
     if (this.#watching.size > 0 || this.#waits.size > 0 || this.#readers.size > 0) this.#notify(line, number);
@@ -1416,26 +1434,52 @@ export class Client extends EventEmitter {
    * @param {number} number @returns {Line}
    */
   #line(number) {
-    return JSON.parse(this.#backlog[this.#head + number - this.#first]);
+    return JSON.parse(this.#text(number));
   }
 
   /**
-   * Appends a line's text to the backlog, dropping the oldest line past the limit.
-   * @param {string} text @returns {number} its number
+   * The text of line `number` of the backlog.
+   * @param {number} number @returns {string}
    */
-  #keep(text) {
-    this.#backlog.push(text);
+  #text(number) {
+    const slot = number % this.#chunks.length;
+    return this.#chunks[slot].slice(this.#starts[slot], this.#ends[slot]);
+  }
+
+  /**
+   * Appends a line to the backlog, dropping the oldest line past the limit (its slot is reused).
+   * @param {string} chunk @param {number} start @param {number} end  where its text is
+   * @returns {number} its number
+   */
+  #keep(chunk, start, end) {
     const number = this.#received++;
-    if (this.#received - this.#first > this.#limit) {
-      this.#backlog[this.#head++] = '';
-      this.#first++;
-      // Shifting the array by one for every line would cost the whole backlog each time.
-      if (this.#head >= 1024 && this.#head * 2 >= this.#backlog.length) {
-        this.#backlog.splice(0, this.#head);
-        this.#head = 0;
-      }
+    if (number - this.#first === this.#chunks.length) {
+      if (this.#chunks.length < this.#limit) this.#grow();
+      else this.#first++;
     }
+    const slot = number % this.#chunks.length;
+    this.#chunks[slot] = chunk;
+    this.#starts[slot] = start;
+    this.#ends[slot] = end;
     return number;
+  }
+
+  /** Doubles the backlog's ring, up to the limit, keeping its lines. */
+  #grow() {
+    const size = Math.min(this.#limit, Math.max(64, this.#chunks.length * 2));
+    const chunks = new Array(size).fill('');
+    const starts = new Int32Array(size);
+    const ends = new Int32Array(size);
+    for (let number = this.#first; number < this.#received - 1; number++) {
+      const from = number % this.#chunks.length;
+      const to = number % size;
+      chunks[to] = this.#chunks[from];
+      starts[to] = this.#starts[from];
+      ends[to] = this.#ends[from];
+    }
+    this.#chunks = chunks;
+    this.#starts = starts;
+    this.#ends = ends;
   }
 
   /**
