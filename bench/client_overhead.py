@@ -8,8 +8,8 @@ what a client costs the program it runs in, whatever the binary and the machine'
 wall time. The raw pipes do the least a correct concurrent caller must: write the line with an
 id, read lines, parse each one and hand it to the sender waiting for that id. The clients also
 keep the mirror, the backlog and each call's lines. A third column sends with
-`until="counter.incrTapped"` (each send waits for an action type as well), where every pending
-wait used to be offered every line.
+`until="counter.incrTapped"` (each send waits for an action type as well), with the 99th
+percentile of those sends' round trips: what a line costs must not grow with the sends waiting.
 
 The sync client is one flow of control: it runs at 1 sender only, beside a blocking raw pipe.
 The rows take turns over several rounds (so a noisy neighbour slows them all alike), and the
@@ -38,17 +38,25 @@ SENDERS = (1, 10, 100)
 WARM_UP = 300
 
 # argv: mode ("raw", "client" or "until"), binary, data dir, senders, actions, the client's URL.
-# Prints the CPU microseconds used during the timed actions.
+# Prints the CPU microseconds used during the timed actions, and the p99 round trip (ns).
 NODE_SCRIPT = """
 import { spawn } from 'node:child_process';
 const [mode, binary, data, senders, actions, client] = process.argv.slice(1);
+const times = [];
 const run = async (send, count) => {
   let left = count;
-  const sender = async () => { while (left-- > 0) await send(); };
+  const sender = async () => {
+    while (left-- > 0) {
+      const start = process.hrtime.bigint();
+      await send();
+      times.push(Number(process.hrtime.bigint() - start));
+    }
+  };
   await Promise.all(Array.from({ length: Number(senders) }, sender));
 };
 const timed = async (send) => {
   await run(send, 300);
+  times.length = 0;
   const before = process.cpuUsage();
   await run(send, Number(actions));
   const used = process.cpuUsage(before);
@@ -87,7 +95,8 @@ if (mode === 'raw') {
   used = await timed(options ? () => actor.send('primes', 'counter.incrTapped', {}, options) : () => actor.send('primes', 'counter.incrTapped'));
   await actor.close();
 }
-console.log(used);
+times.sort((a, b) => a - b);
+console.log(used, times[Math.floor(times.length * 0.99)]);
 """
 
 
@@ -95,27 +104,38 @@ def cpu() -> float:
     return time.process_time()
 
 
-async def senders(send, count: int, concurrency: int) -> None:
+async def senders(send, count: int, concurrency: int) -> list[int]:
+    """Each send's round trip (ns)."""
     left = count
+    times = []
 
     async def sender() -> None:
         nonlocal left
         while left > 0:
             left -= 1
+            start = time.perf_counter_ns()
             await send()
+            times.append(time.perf_counter_ns() - start)
 
     await asyncio.gather(*(sender() for _ in range(concurrency)))
+    return times
 
 
-async def timed(send, actions: int, concurrency: int) -> float:
-    """CPU µs per action of this process over `actions` sends (after a warm-up)."""
+def p99(times: list[int]) -> float:
+    """The 99th percentile of round trips, in ms."""
+    return sorted(times)[int(len(times) * 0.99)] / 1e6
+
+
+async def timed(send, actions: int, concurrency: int) -> tuple[float, float]:
+    """CPU µs per action of this process over `actions` sends (after a warm-up), and the p99
+    round trip in ms."""
     await senders(send, WARM_UP, concurrency)
     before = cpu()
-    await senders(send, actions, concurrency)
-    return (cpu() - before) * 1e6 / actions
+    times = await senders(send, actions, concurrency)
+    return (cpu() - before) * 1e6 / actions, p99(times)
 
 
-async def raw_asyncio(binary: str, data: str, concurrency: int, actions: int) -> float:
+async def raw_asyncio(binary: str, data: str, concurrency: int, actions: int) -> tuple[float, float]:
     process = await asyncio.create_subprocess_exec(
         binary, "--data-dir", data, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 26,
     )
@@ -147,7 +167,7 @@ async def raw_asyncio(binary: str, data: str, concurrency: int, actions: int) ->
     return used
 
 
-async def asyncio_client(binary: str, data: str, concurrency: int, actions: int, until: bool) -> float:
+async def asyncio_client(binary: str, data: str, concurrency: int, actions: int, until: bool) -> tuple[float, float]:
     async with AsyncClient(binary, ["--data-dir", data]) as actor:
         if until:
             return await timed(lambda: actor.send("primes", "counter.incrTapped", until="counter.incrTapped"),
@@ -155,7 +175,7 @@ async def asyncio_client(binary: str, data: str, concurrency: int, actions: int,
         return await timed(lambda: actor.send("primes", "counter.incrTapped"), actions, concurrency)
 
 
-def raw_blocking(binary: str, data: str, actions: int) -> float:
+def raw_blocking(binary: str, data: str, actions: int) -> tuple[float, float]:
     process = subprocess.Popen([binary, "--data-dir", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     stdin, stdout = process.stdin.fileno(), process.stdout.fileno()
     pending = b""
@@ -183,29 +203,33 @@ def raw_blocking(binary: str, data: str, actions: int) -> float:
     return used
 
 
-def timed_blocking(send, actions: int) -> float:
+def timed_blocking(send, actions: int) -> tuple[float, float]:
     for _ in range(WARM_UP):
         send()
+    times = []
     before = cpu()
     for _ in range(actions):
+        start = time.perf_counter_ns()
         send()
-    return (cpu() - before) * 1e6 / actions
+        times.append(time.perf_counter_ns() - start)
+    return (cpu() - before) * 1e6 / actions, p99(times)
 
 
-def blocking_client(binary: str, data: str, actions: int, until: bool) -> float:
+def blocking_client(binary: str, data: str, actions: int, until: bool) -> tuple[float, float]:
     with Client(binary, ["--data-dir", data]) as actor:
         if until:
             return timed_blocking(lambda: actor.send("primes", "counter.incrTapped", until="counter.incrTapped"), actions)
         return timed_blocking(lambda: actor.send("primes", "counter.incrTapped"), actions)
 
 
-def node(mode: str, binary: str, data: str, concurrency: int, actions: int) -> float:
+def node(mode: str, binary: str, data: str, concurrency: int, actions: int) -> tuple[float, float]:
     client = (HERE.parent / "clients/node/index.js").as_uri()
     output = subprocess.run(
         ["node", "--input-type=module", "-e", NODE_SCRIPT, mode, binary, data, str(concurrency), str(actions), client],
         check=True, capture_output=True, text=True,
     ).stdout
-    return float(output) / actions
+    used, slowest = output.split()
+    return float(used) / actions, float(slowest) / 1e6
 
 
 def main() -> None:
@@ -233,7 +257,7 @@ def main() -> None:
             for c in SENDERS
         },
     }
-    figures: dict[tuple[str, int, str], list[float]] = {}
+    figures: dict[tuple[str, int, str], list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as data:
         for _ in range(arguments.rounds):
             for language, by_senders in rows.items():
@@ -241,12 +265,16 @@ def main() -> None:
                     for mode, measure in modes.items():
                         figures.setdefault((language, concurrency, mode), []).append(measure(data, concurrency))
     print(f"host CPU per action, µs (median of {arguments.rounds} rounds of {n:,} counter.incrTapped "
-          f"after {WARM_UP} warm-up); ×: over the raw pipe of the same run")
-    print(f"{'client':<18} {'senders':>7} {'raw pipe':>9} {'client':>9} {'×':>5} {'until type':>11} {'×':>5}")
+          f"after {WARM_UP} warm-up); ×: over the raw pipe of the same run; p99: of the round trips "
+          "of a send with until, ms")
+    print(f"{'client':<18} {'senders':>7} {'raw pipe':>9} {'client':>9} {'×':>5} {'until type':>11} {'×':>5} {'p99':>6}")
     for language, by_senders in rows.items():
         for concurrency in by_senders:
-            raw, client, until = (statistics.median(figures[language, concurrency, mode]) for mode in ("raw", "client", "until"))
-            print(f"{language:<18} {concurrency:>7} {raw:9.1f} {client:9.1f} {client / raw:5.2f} {until:11.1f} {until / raw:5.2f}")
+            raw, client, until = (statistics.median(cpu for cpu, _ in figures[language, concurrency, mode])
+                                  for mode in ("raw", "client", "until"))
+            slowest = statistics.median(late for _, late in figures[language, concurrency, "until"])
+            print(f"{language:<18} {concurrency:>7} {raw:9.1f} {client:9.1f} {client / raw:5.2f} {until:11.1f} "
+                  f"{until / raw:5.2f} {slowest:6.2f}")
 
 
 if __name__ == "__main__":
