@@ -1268,9 +1268,11 @@ export class Client extends EventEmitter {
 
   /** @param {Record<string, unknown>} message @returns {number} the id it was sent with */
   #write(message) {
-    const id = ++this.#lastId;
-    this.#child.stdin.write(`${JSON.stringify({ ...message, id })}\n`);
-    return id;
+    // Encoded first: a message that cannot be (a BigInt, a cycle) takes no id, so the ids stay
+    // the numbers of the lines written.
+    const text = `${JSON.stringify({ ...message, id: this.#lastId + 1 })}\n`;
+    this.#child.stdin.write(text);
+    return ++this.#lastId;
   }
 
   /**

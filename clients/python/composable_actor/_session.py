@@ -520,8 +520,12 @@ class Session:
     def request(
         self, message: Mapping[str, Any], answers: Callable[[Line], bool], subject: str, internal: bool = False,
     ) -> tuple[bytes, Call]:
-        call = self._call(answers, subject, internal)
-        return encode({**message, "id": call.id}), call
+        if self.failure:
+            raise self.failure
+        # Encoded first: a message that cannot be (a NaN, an object) takes no id, so the ids
+        # stay the numbers of the lines written.
+        data = encode({**message, "id": self._last_id + 1})
+        return data, self._call(answers, subject, internal)
 
     def _call(self, answers: Callable[[Line], bool], subject: str, internal: bool = False) -> Call:
         if self.failure:
