@@ -85,6 +85,7 @@ bench: build test-deps
 	python3 bench/run.py --binary $(BIN) --http-bench .build/release/http-bench --ws-bench .build/release/ws-bench \
 	  --todo-actor $(TODO_ACTOR)
 	python3 bench/client_latency.py $(BIN)
+	python3 bench/client_overhead.py $(BIN)
 	python3 bench/mcp_calls.py --actor $(BIN)
 	python3 bench/instances.py --actor $(BIN) --todo-actor $(TODO_ACTOR)
 	python3 bench/durability.py --actor $(BIN)

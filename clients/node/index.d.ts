@@ -61,7 +61,10 @@ export const ENV_BINARY: "COMPOSABLE_ACTOR_BIN";
  * @typedef {object} Call  one written line still waiting; `lines` collects every line echoing its id
  * @property {number} id
  * @property {(line: Line) => boolean} done  whether a line echoing the id answers the call
- * @property {((line: Line) => boolean) | null} until  a matcher on every later line, whatever its id
+ * @property {((line: Line) => boolean) | null} until  a matcher on later lines: those carrying its id
+ *   (`ownUntil`), else every line whatever its id
+ * @property {boolean} ownUntil  `until` is offered only the lines carrying its id
+ * @property {string | null} type  the action type `until` waits for (null: a predicate)
  * @property {boolean} own  its own line (the action's) has come
  * @property {Line | null} matched  the line `until` matched
  * @property {Line[]} lines
@@ -74,6 +77,7 @@ export const ENV_BINARY: "COMPOSABLE_ACTOR_BIN";
 /**
  * @typedef {object} Wait  a `waitFor` still waiting
  * @property {(line: Line) => boolean} match
+ * @property {string | null} type  the action type it waits for (null: a predicate)
  * @property {(line: Line, index: number) => void} found
  * @property {(error: unknown) => void} fail
  */
@@ -410,9 +414,18 @@ export type Call = {
      */
     done: (line: Line) => boolean;
     /**
-     * a matcher on every later line, whatever its id
+     * a matcher on later lines: those carrying its id
+     * (`ownUntil`), else every line whatever its id
      */
     until: ((line: Line) => boolean) | null;
+    /**
+     * `until` is offered only the lines carrying its id
+     */
+    ownUntil: boolean;
+    /**
+     * the action type `until` waits for (null: a predicate)
+     */
+    type: string | null;
     /**
      * its own line (the action's) has come
      */
@@ -439,6 +452,10 @@ export type Call = {
  */
 export type Wait = {
     match: (line: Line) => boolean;
+    /**
+     * the action type it waits for (null: a predicate)
+     */
+    type: string | null;
     found: (line: Line, index: number) => void;
     fail: (error: unknown) => void;
 };

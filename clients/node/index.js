@@ -20,7 +20,6 @@ import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { applyPatch } from './patch.js';
 
@@ -76,7 +75,10 @@ const BUILD_BINARY = fileURLToPath(new URL('../../.build/release/composable-acto
  * @typedef {object} Call  one written line still waiting; `lines` collects every line echoing its id
  * @property {number} id
  * @property {(line: Line) => boolean} done  whether a line echoing the id answers the call
- * @property {((line: Line) => boolean) | null} until  a matcher on every later line, whatever its id
+ * @property {((line: Line) => boolean) | null} until  a matcher on later lines: those carrying its id
+ *   (`ownUntil`), else every line whatever its id
+ * @property {boolean} ownUntil  `until` is offered only the lines carrying its id
+ * @property {string | null} type  the action type `until` waits for (null: a predicate)
  * @property {boolean} own  its own line (the action's) has come
  * @property {Line | null} matched  the line `until` matched
  * @property {Line[]} lines
@@ -89,6 +91,7 @@ const BUILD_BINARY = fileURLToPath(new URL('../../.build/release/composable-acto
 /**
  * @typedef {object} Wait  a `waitFor` still waiting
  * @property {(line: Line) => boolean} match
+ * @property {string | null} type  the action type it waits for (null: a predicate)
  * @property {(line: Line, index: number) => void} found
  * @property {(error: unknown) => void} fail
  */
@@ -382,6 +385,53 @@ function parseReady(text) {
   throw new Error(`expected a ready line first, got ${text.slice(0, 200)}`);
 }
 
+/**
+ * Waits for lines whatever their id, found by what they wait for: a line is offered to the waits
+ * for its action type (an `action` line) and to those on a predicate, never to the rest, so a
+ * line costs the same however many sends wait for other types.
+ * @template {{type: string | null}} T
+ */
+class WaitIndex {
+  /** @type {Map<string, Set<T>>} */ #typed = new Map();
+  /** @type {Set<T>} */ #predicates = new Set();
+  size = 0;
+
+  /** @param {T} wait */
+  add(wait) {
+    const set = wait.type === null ? this.#predicates : this.#typed.get(wait.type) ?? new Set();
+    if (wait.type !== null && set.size === 0) this.#typed.set(wait.type, set);
+    if (!set.has(wait)) this.size++;
+    set.add(wait);
+  }
+
+  /** @param {T} wait */
+  delete(wait) {
+    const set = wait.type === null ? this.#predicates : this.#typed.get(wait.type);
+    if (!set?.delete(wait)) return;
+    this.size--;
+    if (wait.type !== null && set.size === 0) this.#typed.delete(wait.type);
+  }
+
+  /**
+   * The waits `line` may end (a copy: they are deleted as they end).
+   * @param {Line} line @returns {T[]}
+   */
+  candidates(line) {
+    const typed = line.type === 'action' && this.#typed.size > 0 ? this.#typed.get(line.action.type) : undefined;
+    if (!typed) return [...this.#predicates];
+    return this.#predicates.size === 0 ? [...typed] : [...typed, ...this.#predicates];
+  }
+
+  /** Every wait, removed. @returns {T[]} */
+  clear() {
+    const all = [...this.#predicates, ...[...this.#typed.values()].flatMap((set) => [...set])];
+    this.#predicates.clear();
+    this.#typed.clear();
+    this.size = 0;
+    return all;
+  }
+}
+
 /** @param {Line} line @returns {unknown[]} */
 function idsOf(line) {
   if ('id' in line) return [line.id];
@@ -411,8 +461,10 @@ export class Client extends EventEmitter {
   /** @type {import('node:child_process').ChildProcessWithoutNullStreams} */ #child;
   /** @type {Promise<number | null>} */ #exited;
   /** @type {Map<number, Call>} */ #calls = new Map();
-  /** @type {Set<Call>} calls whose `until` has not matched yet */ #watching = new Set();
-  /** @type {Set<Wait>} */ #waits = new Set();
+  /** @type {WaitIndex<Call>} sends with `anyId` whose `until` has not matched yet */ #watching = new WaitIndex();
+  /** @type {WaitIndex<Wait>} */ #waits = new WaitIndex();
+  /** @type {Map<string, string>} the text of a plain action line up to its id, by store and type */ #plain = new Map();
+  /** @type {Map<string, (line: Line) => boolean>} action-type matchers checked already (#matcher) */ #matchers = new Map();
   /** @type {Set<() => void>} events() iterators waiting for a line */ #readers = new Set();
   /** @type {Map<string, unknown>} each instance's state, by mirrorKey */ #mirror = new Map();
   // Each store's initial state (the first snapshot of its default instance, taken at start before
@@ -420,9 +472,12 @@ export class Client extends EventEmitter {
   // copy of it.
   /** @type {Map<string, unknown>} */ #initial = new Map();
   // The backlog keeps each line's text, parsed again when read: thousands of parsed lines kept
-  // alive would outlive the young generation and make every collection dearer.
-  /** @type {string[]} the backlog from index #head on */ #backlog = [];
-  #head = 0;
+  // alive would outlive the young generation and make every collection dearer. So would a
+  // string per line: it keeps the chunks read from stdout, and where each line is in its chunk,
+  // in a ring (line `number` in slot `number % size`) that grows up to the limit.
+  /** @type {string[]} */ #chunks = [];
+  #starts = new Int32Array(0);
+  #ends = new Int32Array(0);
   /** the number (counting every line since ready from 0) of the oldest line kept */ #first = 0;
   /** the number of lines received since ready */ #received = 0;
   /** @type {number} */ #limit;
@@ -522,21 +577,55 @@ export class Client extends EventEmitter {
   }
 
   async #start() {
-    const lines = createInterface({ input: this.#child.stdout, crlfDelay: Infinity });
+    // Lines split here, not by node:readline: its event per line cost more than the rest of a send.
+    const stdout = this.#child.stdout;
+    stdout.setEncoding('utf8');
+    let partial = '';
+    // A line is handed on as where it is: the chunk read and its bounds in it (a line that
+    // spans chunks, as a string of its own), so that the backlog keeps chunks, not a string
+    // per line.
+    /** @type {(text: string, start: number, end: number) => void} */
+    let deliver = () => {};
+    stdout.on('data', (/** @type {string} */ chunk) => {
+      let start = 0;
+      for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+        let text = chunk;
+        let from = start;
+        let to = end;
+        if (partial) {
+          text = partial + chunk.slice(start, end);
+          from = 0;
+          to = text.length;
+          partial = '';
+        }
+        if (to > from && text.charCodeAt(to - 1) === 13) to--; // a \r before the \n
+        start = end + 1;
+        deliver(text, from, to);
+      }
+      partial += chunk.slice(start);
+    });
+    /** @type {Promise<void>} */
+    const closed = new Promise((resolve) => {
+      stdout.once('close', () => {
+        if (partial) deliver(partial, 0, partial.length);
+        partial = '';
+        resolve();
+      });
+    });
     /** @type {() => void} */
     let cancel = () => {};
     try {
       const first = await new Promise((resolve, reject) => {
         // Follows on from inside the first line's handler, so no later line can slip past.
-        lines.once('line', (text) => {
-          lines.on('line', (line) => this.#receive(line));
-          resolve(text);
-        });
-        lines.once('close', () => this.#exitError().then(reject));
+        deliver = (text, from, to) => {
+          deliver = (chunk, start, end) => this.#receive(chunk, start, end);
+          resolve(text.slice(from, to));
+        };
+        closed.then(() => this.#exitError().then(reject));
         this.#child.once('error', reject);
         cancel = this.#deadline(this.timeout, () => reject(new TimeoutError(`no ready line in ${this.timeout} ms`)));
       });
-      lines.once('close', () => {
+      closed.then(() => {
         if (!this.#failure) this.#exitError().then((error) => this.#end(this.#exitLine ? null : error));
       });
       this.ready = parseReady(first);
@@ -582,11 +671,12 @@ export class Client extends EventEmitter {
    * @param {SendOptions} [options]
    * @returns {Promise<Line[]>}
    */
-  async send(store, action, payload = NONE, options = NONE) {
-    // The plain case on a path of its own, small enough to be optimized after a few calls.
+  send(store, action, payload = NONE, options = NONE) {
+    // The plain case on a path of its own, small enough to be optimized after a few calls (and
+    // not an async function: that would wrap #wait's promise in one more).
     if (payload === NONE && options === NONE && typeof action === 'string' && action && !this.#gate && this.#stores.has(store) && (!this.#durable || this.#mirror.has(store))) {
-      const call = this.#request({ store, action }, isOwnLine);
-      return this.#wait(call, call, undefined, () => `send(${JSON.stringify(store)}, ${JSON.stringify(action)})`);
+      if (this.#failure) return Promise.reject(this.#failure);
+      return this.#plainSend(store, action);
     }
     return this.#send(store, action, payload, options);
   }
@@ -671,6 +761,7 @@ export class Client extends EventEmitter {
         /** @type {Wait} */
         const wait = {
           match,
+          type: /** @type {{actionType?: string}} */ (match).actionType ?? null,
           found: (line, number) => {
             cursor.at = Math.max(cursor.at, number + 1);
             resolve(line);
@@ -1025,7 +1116,7 @@ export class Client extends EventEmitter {
   /** @param {unknown} store */
   #checkStore(store) {
     if (typeof store !== 'string') throw new TypeError(`store must be a store name (a string), not ${describeValue(store)}`);
-    if (!this.stores.includes(store)) throw new UnknownStoreError(store, this.stores);
+    if (!this.#stores.has(store)) throw new UnknownStoreError(store, this.stores);
   }
 
   /**
@@ -1068,6 +1159,10 @@ export class Client extends EventEmitter {
       throw new TypeError(`${where}: under --emit ticks, state lines do not name their actions, so the action type ${JSON.stringify(until)} would never match; pass a predicate on lines`);
     }
     if (!types) throw new Error('the action types are not known');
+    // Checked once per store, instance and type: a client mostly waits for a few, many times.
+    const key = `${store ?? '\u0001'}\0${instance ?? '\u0001'}\0${until}`;
+    const known = this.#matchers.get(key);
+    if (known) return known;
     const stores = store === undefined ? [...types.keys()] : [store];
     if (!stores.some((name) => types.get(name)?.has(until))) {
       const candidates = stores.flatMap((name) => [...(types.get(name) ?? [])]);
@@ -1076,7 +1171,13 @@ export class Client extends EventEmitter {
       const scope = store === undefined ? 'any store' : `store ${JSON.stringify(store)}`;
       throw new UnknownActionError(until, store, `${where}: no action type ${JSON.stringify(until)} in ${scope}${hint}`);
     }
-    return (line) => line.type === 'action' && line.action.type === until && (store === undefined || (line.store === store && line.instance === instance));
+    /** @type {((line: Line) => boolean) & {actionType?: string}} */
+    const match = (line) => line.type === 'action' && line.action.type === until && (store === undefined || (line.store === store && line.instance === instance));
+    // What the wait is found by: only action lines of this type are offered to it.
+    match.actionType = until;
+    if (this.#matchers.size >= 1024) this.#matchers.clear();
+    this.#matchers.set(key, match);
+    return match;
   }
 
   /** @param {Until} until */
@@ -1086,7 +1187,8 @@ export class Client extends EventEmitter {
 
   /** @param {string} what @param {number} ms */
   #timeoutError(what, ms) {
-    const last = this.#backlog.slice(Math.max(this.#head, this.#backlog.length - 5));
+    const last = [];
+    for (let number = Math.max(this.#first, this.#received - 5); number < this.#received; number++) last.push(this.#text(number));
     const shown = last.length > 0 ? last.map((text) => `\n  ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`).join('') : ' none';
     return new TimeoutError(`${what}: nothing matched in ${ms} ms; the last ${last.length} lines received:${shown}`, last.map((text) => JSON.parse(text)));
   }
@@ -1111,19 +1213,66 @@ export class Client extends EventEmitter {
    */
   #request(message, done, until = null, own = false) {
     if (this.#failure) throw this.#failure;
+    const type = /** @type {{actionType?: string}} */ (until ?? {}).actionType ?? null;
     /** @type {Call} */
-    const call = { id: this.#write(message), done, until, own: false, matched: null, lines: [], error: null, finished: false, wake: null, internal: false, seeds: null };
-    if (until && own) call.until = (line) => idsOf(line).includes(call.id) && until(line);
+    const call = { id: this.#write(message), done, until, ownUntil: own, type, own: false, matched: null, lines: [], error: null, finished: false, wake: null, internal: false, seeds: null };
     this.#calls.set(call.id, call);
-    if (until) this.#watching.add(call);
+    // A send's own `until` is offered the lines of its id, found with the call (#receive).
+    if (until && !own) this.#watching.add(call);
     return call;
+  }
+
+  /**
+   * `#request` of a plain action (a type, to a store's default instance), written from the text
+   * kept for it: most sends repeat a few plain actions.
+   * @param {string} store @param {string} action @returns {Call}
+   */
+  #plainRequest(store, action) {
+    if (this.#failure) throw this.#failure;
+    const key = `${store}\0${action}`;
+    let prefix = this.#plain.get(key);
+    if (prefix === undefined) {
+      // Bounded: the types a program sends are few, but a string can be anything.
+      if (this.#plain.size >= 1024) this.#plain.clear();
+      prefix = `${JSON.stringify({ store, action }).slice(0, -1)},"id":`;
+      this.#plain.set(key, prefix);
+    }
+    const id = ++this.#lastId;
+    this.#child.stdin.write(`${prefix}${id}}\n`);
+    /** @type {Call} */
+    const call = { id, done: isOwnLine, until: null, ownUntil: false, type: null, own: false, matched: null, lines: [], error: null, finished: false, wake: null, internal: false, seeds: null };
+    this.#calls.set(id, call);
+    return call;
+  }
+
+  /**
+   * `#wait` for a plain action: the call's end settles the promise itself, with no async
+   * function around it (a promise and two turns of the microtask queue less a send).
+   * @param {string} store @param {string} action @returns {Promise<Line[]>}
+   */
+  #plainSend(store, action) {
+    const call = this.#plainRequest(store, action);
+    return new Promise((resolve, reject) => {
+      const timeout = this.timeout;
+      const cancel = this.#deadline(timeout, () => {
+        this.#calls.delete(call.id);
+        reject(this.#timeoutError(`send(${JSON.stringify(store)}, ${JSON.stringify(action)})`, timeout));
+      });
+      call.wake = () => {
+        cancel();
+        if (call.error) reject(call.error);
+        else resolve(call.lines);
+      };
+    });
   }
 
   /** @param {Record<string, unknown>} message @returns {number} the id it was sent with */
   #write(message) {
-    const id = ++this.#lastId;
-    this.#child.stdin.write(`${JSON.stringify({ ...message, id })}\n`);
-    return id;
+    // Encoded first: a message that cannot be (a BigInt, a cycle) takes no id, so the ids stay
+    // the numbers of the lines written.
+    const text = `${JSON.stringify({ ...message, id: this.#lastId + 1 })}\n`;
+    this.#child.stdin.write(text);
+    return ++this.#lastId;
   }
 
   /**
@@ -1136,7 +1285,7 @@ export class Client extends EventEmitter {
     try {
       if (!waited.finished) {
         await new Promise((resolve, reject) => {
-          waited.wake = () => resolve(undefined);
+          waited.wake = /** @type {() => void} */ (resolve);
           cancel = this.#deadline(timeout, () => reject(this.#timeoutError(what(), timeout)));
         });
       }
@@ -1153,12 +1302,15 @@ export class Client extends EventEmitter {
     return matched && !lines.includes(matched) ? [...lines, matched] : lines;
   }
 
-  /** @param {string} text */
-  #receive(text) {
+  /**
+   * Follows one output line: `chunk.slice(start, end)`.
+   * @param {string} chunk @param {number} start @param {number} end
+   */
+  #receive(chunk, start, end) {
     /** @type {Line} */
     let line;
     try {
-      line = JSON.parse(text);
+      line = JSON.parse(chunk.slice(start, end));
       if (line.type === 'action' || line.type === 'state') this.#patch(line);
     } catch (error) {
       // A line that cannot be followed leaves the mirror untrustworthy: fail every call with it.
@@ -1173,21 +1325,38 @@ export class Client extends EventEmitter {
       this.#finish(call);
       return;
     }
-    const number = this.#keep(text);
-    for (const id of idsOf(line)) {
-      const call = this.#calls.get(/** @type {number} */ (id));
-      if (!call) continue;
-      call.lines.push(line);
-      if (line.type === 'error') call.error = new ComposableActorError(line);
-      else if (call.until) call.own ||= isOwnLine(line);
-      if (call.error || call.done(line) || (call.own && call.matched)) this.#finish(call);
-    }
+    const number = this.#keep(chunk, start, end);
+    if (line.id !== undefined) this.#answer(line.id, line);
+    else for (const id of idsOf(line)) this.#answer(/** @type {number} */ (id), line);
     if (this.#watching.size > 0 || this.#waits.size > 0 || this.#readers.size > 0) this.#notify(line, number);
     this.emit('line', line);
     if (line.type === 'exit') {
       this.#exitLine = line;
       this.#end(null);
     }
+  }
+
+  /**
+   * Gives a line to the call whose id it carries, if that one still waits.
+   * @param {number} id @param {Line} line
+   */
+  #answer(id, line) {
+    const call = this.#calls.get(id);
+    if (!call) return;
+    call.lines.push(line);
+    if (line.type === 'error') call.error = new ComposableActorError(line);
+    else if (call.until) {
+      call.own ||= isOwnLine(line);
+      if (call.ownUntil && !call.matched) {
+        try {
+          if (call.until(line)) call.matched = line;
+        } catch (error) {
+          // Only the call whose predicate threw fails.
+          call.error = error;
+        }
+      }
+    }
+    if (call.error || call.done(line) || (call.own && call.matched)) this.#finish(call);
   }
 
   /**
@@ -1229,7 +1398,27 @@ export class Client extends EventEmitter {
    * @param {Line} line @param {number} number
    */
   #notify(line, number) {
-    for (const call of this.#watching) {
+    if (this.#watching.size > 0) this.#offer(line);
+    if (this.#waits.size > 0) {
+      for (const wait of this.#waits.candidates(line)) {
+        try {
+          if (!wait.match(line)) continue;
+          wait.found(line, number);
+        } catch (error) {
+          wait.fail(error);
+        }
+        this.#waits.delete(wait);
+      }
+    }
+    for (const wake of this.#readers) wake();
+  }
+
+  /**
+   * Offers a line to the sends whose `until` takes any id.
+   * @param {Line} line
+   */
+  #offer(line) {
+    for (const call of this.#watching.candidates(line)) {
       try {
         if (!call.until?.(line)) continue;
         call.matched = line;
@@ -1240,16 +1429,6 @@ export class Client extends EventEmitter {
       this.#watching.delete(call);
       if (call.error || call.own) this.#finish(call);
     }
-    for (const wait of this.#waits) {
-      try {
-        if (!wait.match(line)) continue;
-        wait.found(line, number);
-      } catch (error) {
-        wait.fail(error);
-      }
-      this.#waits.delete(wait);
-    }
-    for (const wake of this.#readers) wake();
   }
 
   /**
@@ -1257,26 +1436,52 @@ export class Client extends EventEmitter {
    * @param {number} number @returns {Line}
    */
   #line(number) {
-    return JSON.parse(this.#backlog[this.#head + number - this.#first]);
+    return JSON.parse(this.#text(number));
   }
 
   /**
-   * Appends a line's text to the backlog, dropping the oldest line past the limit.
-   * @param {string} text @returns {number} its number
+   * The text of line `number` of the backlog.
+   * @param {number} number @returns {string}
    */
-  #keep(text) {
-    this.#backlog.push(text);
+  #text(number) {
+    const slot = number % this.#chunks.length;
+    return this.#chunks[slot].slice(this.#starts[slot], this.#ends[slot]);
+  }
+
+  /**
+   * Appends a line to the backlog, dropping the oldest line past the limit (its slot is reused).
+   * @param {string} chunk @param {number} start @param {number} end  where its text is
+   * @returns {number} its number
+   */
+  #keep(chunk, start, end) {
     const number = this.#received++;
-    if (this.#received - this.#first > this.#limit) {
-      this.#backlog[this.#head++] = '';
-      this.#first++;
-      // Shifting the array by one for every line would cost the whole backlog each time.
-      if (this.#head >= 1024 && this.#head * 2 >= this.#backlog.length) {
-        this.#backlog.splice(0, this.#head);
-        this.#head = 0;
-      }
+    if (number - this.#first === this.#chunks.length) {
+      if (this.#chunks.length < this.#limit) this.#grow();
+      else this.#first++;
     }
+    const slot = number % this.#chunks.length;
+    this.#chunks[slot] = chunk;
+    this.#starts[slot] = start;
+    this.#ends[slot] = end;
     return number;
+  }
+
+  /** Doubles the backlog's ring, up to the limit, keeping its lines. */
+  #grow() {
+    const size = Math.min(this.#limit, Math.max(64, this.#chunks.length * 2));
+    const chunks = new Array(size).fill('');
+    const starts = new Int32Array(size);
+    const ends = new Int32Array(size);
+    for (let number = this.#first; number < this.#received - 1; number++) {
+      const from = number % this.#chunks.length;
+      const to = number % size;
+      chunks[to] = this.#chunks[from];
+      starts[to] = this.#starts[from];
+      ends[to] = this.#ends[from];
+    }
+    this.#chunks = chunks;
+    this.#starts = starts;
+    this.#ends = ends;
   }
 
   /**
@@ -1290,8 +1495,7 @@ export class Client extends EventEmitter {
       call.error = this.#failure;
       this.#finish(call);
     }
-    for (const wait of this.#waits) wait.fail(this.#failure);
-    this.#waits.clear();
+    for (const wait of this.#waits.clear()) wait.fail(this.#failure);
     for (const wake of this.#readers) wake();
     this.emit('end');
   }

@@ -100,7 +100,8 @@ function parse(pointer) {
   if (typeof pointer !== 'string' || !pointer.startsWith('/')) {
     throw new JsonPatchError(`bad JSON pointer ${JSON.stringify(pointer)}`);
   }
-  return pointer.slice(1).split('/').map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const tokens = pointer.slice(1).split('/');
+  return pointer.includes('~') ? tokens.map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~')) : tokens;
 }
 
 /** @param {unknown[]} array @param {string} token @param {boolean} endOk */
@@ -154,7 +155,10 @@ function add(document, path, value) {
  * @param {any} parent @param {string | number} key @param {unknown} value
  */
 function put(parent, key, value) {
-  Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true });
+  // A member the object has already is a writable data property (JSON.parse and this made it):
+  // assigned, which is many times cheaper than defining it anew.
+  if (key !== '__proto__' && Object.hasOwn(parent, key)) parent[key] = value;
+  else Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** @param {unknown} value */

@@ -13,11 +13,14 @@ binary=$(realpath "$binary")
 echo "== pytest" >&2
 python3 -m pytest -q tests
 
+echo "== Examples/clients/many_callers.py: concurrent callers over one process" >&2
+python3 ../../Examples/clients/many_callers.py --binary "$binary" --callers 20
+
 echo "== mypy --strict" >&2
 # The example imports the client and the test peers through sys.path: mypy gets them by MYPYPATH.
 (cd "$root" && MYPYPATH=clients/python:Tests/servers python3 -m mypy --strict --no-incremental \
   clients/python/composable_actor Examples/clients/tour.py Examples/clients/effects.py Examples/clients/durable.py \
-  Examples/clients/cluster.py \
+  Examples/clients/cluster.py Examples/clients/many_callers.py \
   Examples/custom-store/users.py)
 
 echo "== pip install into a fresh virtual environment" >&2

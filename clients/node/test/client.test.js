@@ -249,3 +249,11 @@ test('state is a copy; describe lists the stores', LIMIT, async () => {
   const description = await actor.describe();
   assert.deepEqual(description.stores.map((/** @type {{name: string}} */ s) => s.name), actor.stores);
 });
+
+test('a message that cannot be encoded takes no id', LIMIT, async () => {
+  const actor = await start();
+  await assert.rejects(actor.send('primes', 'counter.countChanged', { value: 10n }), TypeError);
+  // Ids are the numbers of the lines written: the start-up snapshots, then this one.
+  const [line] = await actor.send('primes', 'counter.incrTapped');
+  assert.equal(line.id, actor.stores.length + 1);
+});

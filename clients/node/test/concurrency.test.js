@@ -124,3 +124,41 @@ test('mirrors of instances read back from storage', LIMIT, async () => {
   assert.deepEqual(actor.state('primes', { instance: 'bob' }), await actor.snapshot('primes', { instance: 'bob' }));
   assert.equal(actor.state('primes', { instance: 'bob' }).alertNthPrime, null);
 });
+
+test('waits found by id and by action type give each caller its own lines', LIMIT, async () => {
+  // Waits are found by their call's id and by the action type they wait for, not by offering
+  // every line to every wait: each caller still gets exactly the lines it got before.
+  const actor = await start();
+  const kinds = ['counter.incrTapped', 'counter.decrTapped'];
+  const taps = await Promise.all(Array.from({ length: 100 }, (_, n) => actor.send('primes', kinds[n % 2], {}, { until: kinds[n % 2] })));
+  taps.forEach((lines, n) => {
+    assert.deepEqual(lines.map((line) => line.action.type), [kinds[n % 2]]);
+  });
+  // anyId waits and a predicate wait pending together: each ends on the first later line it takes.
+  let done = 0;
+  const decrements = Array.from({ length: 10 }, () =>
+    actor.send('primes', 'counter.incrTapped', {}, { until: 'counter.decrTapped', anyId: true }).then((lines) => {
+      done++;
+      return lines;
+    }),
+  );
+  await sleep(200);
+  assert.equal(done, 0); // only increments came
+  // From this flow's cursor, the backlog's start: the count tells the new line apart.
+  const byPredicate = actor.waitFor((line) => line.type === 'action' && line.action.type === 'counter.decrTapped' && line.patch[0].value === 9);
+  const [decremented] = await actor.send('primes', 'counter.decrTapped');
+  for (const lines of await Promise.all(decrements)) {
+    assert.equal(lines[0].action.type, 'counter.incrTapped');
+    assert.deepEqual(lines.at(-1), decremented);
+  }
+  assert.deepEqual(await byPredicate, decremented);
+  // waitFor by type from five calls at once, each from this flow's cursor: the same next line.
+  const waiting = Array.from({ length: 5 }, () => actor.waitFor('counter.countChanged', { store: 'primes' }));
+  await sleep(50);
+  const [changed] = await actor.send('primes', 'counter.countChanged', { value: 5 });
+  for (const line of await Promise.all(waiting)) assert.deepEqual(line, changed);
+  // Waits that time out leave nothing to be offered later lines: the next lines still answer.
+  await assert.rejects(actor.send('primes', 'counter.incrTapped', {}, { until: 'counter.nthPrimeResponse', anyId: true, timeout: 100 }), /nothing matched/);
+  await assert.rejects(actor.waitFor(() => false, { timeout: 100 }), /nothing matched/);
+  assert.equal((await actor.send('primes', 'counter.incrTapped', {}, { until: 'counter.incrTapped' })).length, 1);
+});

@@ -247,3 +247,23 @@ test('timeouts of different lengths at once each fire on time', LIMIT, async () 
     assert.ok(ms >= expected - 5 && ms < expected + 400, `a ${expected} ms timeout fired after ${ms} ms`);
   }
 });
+
+test('lines longer than a read of stdout come back whole from the backlog, and the lines around them', LIMIT, async () => {
+  // The backlog keeps the chunks read and where each line is in them; a line longer than a read
+  // spans several, and the ring that holds them grows (to 64, then to its bound) and wraps.
+  const actor = await start([], { backlog: 100 });
+  const long = 'x'.repeat(150_000);
+  for (let i = 0; i < 3; i++) {
+    await actor.send('primes', 'counter.incrTapped');
+    await actor.send('websocket', 'messageToSendChanged', { value: `${long}${i}` });
+  }
+  for (let i = 0; i < 3; i++) {
+    assert.equal((await actor.waitFor('counter.incrTapped')).patch[0].value, i + 1);
+    assert.equal((await actor.waitFor('messageToSendChanged')).action.value, `${long}${i}`);
+  }
+  await Promise.all(Array.from({ length: 150 }, () => actor.send('primes', 'counter.incrTapped')));
+  const kept = [];
+  const lines = actor.events();
+  for (let i = 0; i < 100; i++) kept.push((await lines.next()).value);
+  assert.deepEqual(kept.map((line) => line.patch[0].value), Array.from({ length: 100 }, (_, i) => 54 + i));
+});

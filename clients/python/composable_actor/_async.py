@@ -18,6 +18,9 @@ from ._session import (
 )
 from ._sync import _REAP_SECONDS, STDERR_LINES
 
+# When a call times out (loop time), its future, what it waits for, and its timeout.
+_Deadline = tuple[float, "asyncio.Future[None]", Waiter, float]
+
 # Snapshots and `describe` answers are single lines far beyond asyncio's 64 KiB default.
 _LINE_LIMIT = 1 << 26
 
@@ -79,6 +82,10 @@ class AsyncClient:
         self._session: Session | None = None
         self._reader: asyncio.Task[None] | None = None
         self._waiters: dict[Waiter, asyncio.Future[None]] = {}
+        # The deadlines of the calls waiting with the client's timeout, in the order set, and
+        # the one timer that serves them (see _expect).
+        self._deadlines: collections.deque[_Deadline] = collections.deque()
+        self._deadline_timer: asyncio.TimerHandle | None = None
         # Set (and dropped) by the reader when lines arrived: what events() iterators wait on.
         self._arrival: asyncio.Event | None = None
         # The one `describe` the client asks for itself (to check action types), while on its way.
@@ -163,7 +170,9 @@ class AsyncClient:
         check_instance(instance, store)
         check_timeout(timeout)
         if until is not None:
-            await self._check_until(until, store)
+            if session.needs_description(until):
+                await self._describe_once()
+            session.check_until(until, store)
         data, waited, answer = session.send(store, instance, action, payload, until, settle, any_id)
         return await self._call(data, waited, answer, timeout)
 
@@ -177,10 +186,12 @@ class AsyncClient:
         session = self._started
         session.check_scope(store, instance)
         check_timeout(timeout)
-        await self._check_until(until, store)
+        if session.needs_description(until):
+            await self._describe_once()
+        session.check_until(until, store)
         watch = session.wait_for(until, store, instance)
         if not watch.done:
-            await self._until_done(watch, watch.what, timeout)
+            await self._until_done(watch, timeout)
         line = Session.watched(watch)
         session.passed(watch)
         return line
@@ -267,6 +278,9 @@ class AsyncClient:
         if self._stderr_task is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._stderr_task), _REAP_SECONDS)
+        if self._deadline_timer is not None and not self._waiters:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
         return process.returncode
 
     @property
@@ -275,20 +289,18 @@ class AsyncClient:
             raise RuntimeError("the client is not started: use `async with` or `await start()`")
         return self._session
 
-    async def _check_until(self, until: Until, store: str | None) -> None:
-        if self._started.needs_description(until):
-            # Asked once per client, however many calls need it at once; the answer is the
-            # client's, not one of the user's lines.
-            if self._describing is None:
-                self._describing = asyncio.ensure_future(self._learn())
-            describing = self._describing
-            try:
-                await asyncio.shield(describing)
-            except BaseException:
-                if describing.done() and self._describing is describing:
-                    self._describing = None  # asked again next time (the process ended, or it timed out)
-                raise
-        self._started.check_until(until, store)
+    async def _describe_once(self) -> None:
+        """Learns the action types `until` is checked against. Asked once per client, however
+        many calls need it at once; the answer is the client's, not one of the user's lines."""
+        if self._describing is None:
+            self._describing = asyncio.ensure_future(self._learn())
+        describing = self._describing
+        try:
+            await asyncio.shield(describing)
+        except BaseException:
+            if describing.done() and self._describing is describing:
+                self._describing = None  # asked again next time (the process ended, or it timed out)
+            raise
 
     async def _learn(self) -> None:
         data, call = self._started.ask("describe")
@@ -300,10 +312,21 @@ class AsyncClient:
         return await self._call(data, call, call, timeout)
 
     async def _write(self, data: bytes) -> None:
+        if self._written(data):
+            await self._drain()
+
+    def _written(self, data: bytes) -> bool:
+        """Writes `data`; whether it must be drained: only when something is left to drain (or
+        the pipe broke, which drain raises). A pipe mostly takes a line at once, and awaiting
+        drain is three coroutines more a call."""
         stdin = self._process.stdin  # type: ignore[union-attr]
+        stdin.write(data)  # type: ignore[union-attr]
+        transport = stdin.transport  # type: ignore[union-attr]
+        return bool(transport.get_write_buffer_size() or transport.is_closing())
+
+    async def _drain(self) -> None:
         try:
-            stdin.write(data)  # type: ignore[union-attr]
-            await stdin.drain()  # type: ignore[union-attr]
+            await self._process.stdin.drain()  # type: ignore[union-attr]
         except (BrokenPipeError, ConnectionResetError):
             # Gone: the reader learns how it ended from its stdout and stderr.
             if self._reader is not None:
@@ -312,35 +335,84 @@ class AsyncClient:
             raise self._started.failure or ProcessExitedError(self._started.exit_line) from None
 
     async def _call(self, data: bytes, waited: Call, answer: Call, timeout: float | None) -> list[Line]:
+        """Writes `data` and waits until the reader finishes `waited`, or times out."""
+        future, timer = self._expect(waited, timeout)
         try:
-            await self._until_done(waited, waited.what, timeout, data)
+            if self._written(data):
+                await self._drain()
+            # The reader may answer during the write's drain, before anyone awaits the future.
+            if not waited.finished:
+                await future
         finally:
-            self._started.forget(waited, answer)
+            self._expected(waited, timer)
+            if answer is not waited:
+                self._started.forget(answer)
         return Session.result(waited, answer)
 
-    async def _until_done(self, waiter: Waiter, what: str, timeout: float | None, data: bytes | None = None) -> None:
-        """Waits (after writing `data`) until the reader finishes `waiter`, or times out."""
+    async def _until_done(self, waiter: Waiter, timeout: float | None) -> None:
+        """Waits until the reader finishes `waiter`, or times out."""
+        future, timer = self._expect(waiter, timeout)
+        try:
+            await future
+        finally:
+            self._expected(waiter, timer)
+
+    def _expect(self, waiter: Waiter, timeout: float | None) -> tuple[asyncio.Future[None], asyncio.TimerHandle | None]:
+        """The future the reader finishes for `waiter`, with its deadline set."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._waiters[waiter] = future
+        # A deadline on the future, not asyncio.wait_for: that wraps every call in a task of its
+        # own. Calls mostly share the client's timeout, so their deadlines come in the order
+        # they are set: those queue for one timer rather than each taking one (a heap push and a
+        # cancel); only one earlier than the last queued gets a timer of its own.
         timeout = self.timeout if timeout is None else timeout
-        # A timer on the future, not asyncio.wait_for: that wraps every call in a task of its own.
-        timer = None if timeout is None else loop.call_later(timeout, self._expire, future, what, timeout)
-        try:
-            if data is not None:
-                await self._write(data)
-            # The reader may answer during the write's drain, before anyone awaits the future.
-            if not waiter.finished:
-                await future
-        finally:
-            if timer:
-                timer.cancel()
-            self._waiters.pop(waiter, None)
-            self._started.forget(waiter)
+        timer = None
+        if timeout is not None:
+            at = loop.time() + timeout
+            if not self._deadlines or at >= self._deadlines[-1][0]:
+                self._queue_deadline(loop, (at, future, waiter, timeout))
+            else:
+                timer = loop.call_at(at, self._expire, future, waiter, timeout)
+        return future, timer
 
-    def _expire(self, future: asyncio.Future[None], what: str, timeout: float) -> None:
+    def _expected(self, waiter: Waiter, timer: asyncio.TimerHandle | None) -> None:
+        """`waiter` is no longer awaited: its future, timer and lines go."""
+        if timer:
+            timer.cancel()
+        self._waiters.pop(waiter, None)
+        self._started.forget(waiter)
+
+    def _expire(self, future: asyncio.Future[None], waiter: Waiter, timeout: float) -> None:
         if not future.done():
-            future.set_exception(self._started.timed_out(what, timeout))
+            future.set_exception(self._started.timed_out(waiter.what, timeout))
+
+    def _queue_deadline(self, loop: asyncio.AbstractEventLoop, deadline: _Deadline) -> None:
+        deadlines = self._deadlines
+        deadlines.append(deadline)
+        # Those of calls answered leave from the front as they pass; past twice the calls in
+        # flight (one slow call holds back the front), all at once: memory follows the calls.
+        while deadlines[0][1].done():
+            deadlines.popleft()
+        if len(deadlines) > 2 * len(self._waiters) + 64:
+            self._deadlines = collections.deque(entry for entry in deadlines if not entry[1].done())
+        if self._deadline_timer is None:
+            self._deadline_timer = loop.call_at(self._deadlines[0][0], self._expire_due)
+
+    def _expire_due(self) -> None:
+        """The client's timer: fails the calls whose deadline passed, and is set for the next."""
+        self._deadline_timer = None
+        deadlines = self._deadlines
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        while deadlines:
+            at, future, waiter, timeout = deadlines[0]
+            if not future.done():
+                if at > now:
+                    self._deadline_timer = loop.call_at(at, self._expire_due)
+                    return
+                future.set_exception(self._started.timed_out(waiter.what, timeout))
+            deadlines.popleft()
 
     async def _read(self) -> None:
         session = self._started

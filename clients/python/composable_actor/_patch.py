@@ -41,6 +41,8 @@ def json_equal(a: JSON, b: JSON) -> bool:
 
 def _apply(document: JSON, operation: dict[str, Any]) -> JSON:
     op = operation.get("op")
+    if op == "replace" and _replaced_member(document, operation):
+        return document
     path = _parse(_member(operation, "path"))
     if op == "add":
         return _add(document, path, _clone(_member(operation, "value")))
@@ -67,6 +69,24 @@ def _apply(document: JSON, operation: dict[str, Any]) -> JSON:
             value = copy.deepcopy(_resolve(document, source))
         return _add(document, path, value)
     raise JsonPatchError(f"unknown op {op!r}")
+
+
+def _replaced_member(document: JSON, operation: dict[str, Any]) -> bool:
+    """The most common operation, a member of objects replaced, done without parsing the
+    pointer into a list: whether it applied (if not, the general path says why)."""
+    pointer = operation.get("path")
+    if not isinstance(pointer, str) or pointer[:1] != "/" or "~" in pointer or "value" not in operation:
+        return False
+    *parents, key = pointer[1:].split("/")
+    parent = document
+    for token in parents:
+        if type(parent) is not dict or token not in parent:
+            return False
+        parent = parent[token]
+    if type(parent) is not dict or key not in parent:
+        return False
+    parent[key] = _clone(operation["value"])
+    return True
 
 
 def _member(operation: dict[str, Any], name: str) -> Any:

@@ -172,13 +172,18 @@ class UnknownActionError(ValueError):
         super().__init__(f"no action type {action!r} {where} (from describe){hint}")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Watch:
-    """A wait for the first line from index `start` on that `matches`, whatever its id."""
+    """A wait for the first line from index `start` on that `matches`: whatever its id, or
+    (`own`) among the lines carrying its call's id."""
 
     matches: Callable[[Line], bool]
     start: int
     what: str
+    # The action type it waits for (None: a predicate): the key it is found by, so that a line
+    # is offered only to the watches of its own action type.
+    action: str | None = None
+    own: bool = False
     line: Line | None = None
     index: int = -1
     error: Exception | None = None
@@ -194,7 +199,7 @@ class Watch:
         return self.line is not None or self.error is not None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Call:
     """One written line still waiting for its answer; `lines` collects every line echoing its id.
 
@@ -361,8 +366,33 @@ def emits_ticks(args: Sequence[str]) -> bool:
     )
 
 
+# One encoder and decoder for every line: json.dumps with options builds an encoder per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_DECODER = json.JSONDecoder()
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+# The bytes of an action line up to its id, by store, instance and action type: most sends
+# repeat a few plain actions. Bounded: cleared when full.
+_PREFIXES: dict[tuple[str, str | None, str], bytes] = {}
+_PREFIXES_KEPT = 1024
+
+
 def encode(message: Mapping[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
+    return _ENCODER.encode(message).encode() + b"\n"
+
+
+def decode(text: str | bytes) -> Any:
+    """One line's value. The scanner itself, not `json.loads`: that detects the encoding and
+    matches whitespace around the value with regular expressions, a third of its time on a line
+    the process wrote (UTF-8, no leading whitespace)."""
+    if isinstance(text, bytes):
+        text = text.decode()
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:
+        end = -1
+    if end < 0 or (end < len(text) and not text[end:].isspace()):
+        return _DECODER.decode(text)  # raises the error that says where
+    return value
 
 
 def _is_type(kind: str) -> Callable[[Line], bool]:
@@ -428,8 +458,13 @@ class Session:
         self._seeding: set[Instance] = set()
         # Action types by store, from `describe` (fetched once, when an action type is awaited).
         self.actions: dict[str, list[str]] | None = None
+        # The same as sets, by store, and None for every store's: checked on every `until`.
+        self._known: dict[str | None, frozenset[str]] = {}
         self._calls: dict[int, Call] = {}
-        self._watches: list[Watch] = []
+        # The waits offered every new line, apart from a send's own `until` (its call holds it):
+        # by the action type they wait for, and those on a predicate (ordered sets).
+        self._typed: dict[str, dict[Watch, None]] = {}
+        self._predicates: dict[Watch, None] = {}
         self._last_id = 0
 
     @property
@@ -454,6 +489,8 @@ class Session:
         self.actions = {
             store["name"]: [action["type"] for action in store["actions"]] for store in description["stores"]
         }
+        self._known = {store: frozenset(types) for store, types in self.actions.items()}
+        self._known[None] = frozenset(itertools.chain(*self.actions.values()))
 
     def needs_description(self, until: object) -> bool:
         """Whether checking `until` needs the `describe` answer, not fetched yet (and still
@@ -474,8 +511,8 @@ class Session:
             )
         if self.actions is None:  # the process ended before describe could be asked
             return
-        known = self.actions.get(store, []) if store else sorted(set(itertools.chain(*self.actions.values())))
-        if until not in known:
+        if until not in self._known.get(store or None, ()):
+            known = self.actions.get(store, []) if store else sorted(self._known[None])
             raise UnknownActionError(until, store, known)
 
     # Writing: each method returns the bytes to write and the calls to wait on.
@@ -485,11 +522,30 @@ class Session:
     ) -> tuple[bytes, Call]:
         if self.failure:
             raise self.failure
+        # Encoded first: a message that cannot be (a NaN, an object) takes no id, so the ids
+        # stay the numbers of the lines written.
+        data = encode({**message, "id": self._last_id + 1})
+        return data, self._call(answers, subject, internal)
+
+    def _call(self, answers: Callable[[Line], bool], subject: str, internal: bool = False) -> Call:
+        if self.failure:
+            raise self.failure
         self._last_id += 1
         call = Call(self._last_id, answers, subject, internal=internal)
-        data = encode({**message, "id": call.id})
         self._calls[call.id] = call
-        return data, call
+        return call
+
+    def _plain(self, store: str, instance: str | None, action: str, answers: Callable[[Line], bool]) -> tuple[bytes, Call]:
+        """`request` of an action given by its type alone, from the bytes kept for it."""
+        key = (store, instance, action)
+        prefix = _PREFIXES.get(key)
+        if prefix is None:
+            if len(_PREFIXES) >= _PREFIXES_KEPT:
+                _PREFIXES.clear()
+            # The encoded object without its closing brace, then the id member.
+            prefix = _PREFIXES[key] = encode({**addressed(store, instance), "action": action})[:-2] + b',"id":'
+        call = self._call(answers, action)
+        return b"%s%d}\n" % (prefix, call.id), call
 
     def send(
         self, store: str, instance: str | None, action: str | Mapping[str, Any], payload: Mapping[str, Any],
@@ -512,15 +568,20 @@ class Session:
         # The host's own line is an `action` line, or under --emit ticks the `state` line naming it.
         answers = _never if settle else _is_own_line
         seed = self.seed(store, instance)
-        data, call = self.request({**addressed(store, instance), "action": message_action}, answers, kind)
-        data = seed + data
+        if message_action is action and isinstance(action, str):
+            data, call = self._plain(store, instance, action, answers)
+        else:
+            data, call = self.request({**addressed(store, instance), "action": message_action}, answers, kind)
+        if seed:
+            data = seed + data
         call.store = store
         call.instance = instance
         if until is not None:
             watch = self._watch(until, store, instance, self.received, None if any_id else call.id)
             watch.call = call
             call.watch = watch
-            self._watches.append(watch)
+            if any_id:
+                self._register(watch)
         if not settle:
             return data, call, call
         settle_data, settled = self.command("settle")
@@ -596,7 +657,7 @@ class Session:
                 return watch
         if self.failure:
             raise self.failure
-        self._watches.append(watch)
+        self._register(watch)
         return watch
 
     # Reading.
@@ -604,7 +665,7 @@ class Session:
     def receive(self, text: str | bytes) -> tuple[Line, list[Waiter]]:
         """Parses one output line, mirrors it, keeps it in the backlog, and returns it with the
         calls and watches it finished."""
-        line: Line = json.loads(text)
+        line: Line = decode(text)
         kind = line["type"]
         if kind in ("action", "state"):
             key = (line["store"], line.get("instance"))
@@ -646,18 +707,25 @@ class Session:
                     call.error = ComposableActorError(line)
                 elif not call.answered and call.answers(line):
                     call.answered = True
-                if call.error or (call.answered and (call.watch is None or call.watch.done)):
+                watch = call.watch
+                # A send's own `until` is offered the lines of its id only: found with its call.
+                if (watch is not None and watch.own and call.error is None and not watch.done
+                        and index >= watch.start and self._offer(watch, line, index)):
+                    call.error = watch.error
+                if call.error or (call.answered and (watch is None or watch.done)):
                     finished.append(self._finish(call))
-        if self._watches and index >= 0:
-            for watch in list(self._watches):
-                if index >= watch.start and self._offer(watch, line, index):
-                    self._watches.remove(watch)
-                    call = watch.call
-                    if call is None:
-                        finished.append(watch)
-                    elif not call.finished and (call.answered or watch.error):
-                        call.error = call.error or watch.error
-                        finished.append(self._finish(call))
+        if index >= 0:
+            # Every other wait is found by what it waits for: an action line is offered to the
+            # waits for its action type only, and any line to the waits on a predicate.
+            if kind == "action" and self._typed:
+                action_type = line["action"]["type"]
+                waits = self._typed.get(action_type)
+                if waits:
+                    self._offer_all(waits, line, index, finished)
+                    if not waits:
+                        self._typed.pop(action_type, None)
+            if self._predicates:
+                self._offer_all(self._predicates, line, index, finished)
         if kind == "exit":
             self.exit_line = line
             finished += self.end()
@@ -671,11 +739,13 @@ class Session:
         for call in list(self._calls.values()):
             call.error = self.failure
             ended.append(self._finish(call))
-        for watch in self._watches:
-            if watch.call is None:
-                watch.error = self.failure
-                ended.append(watch)
-        self._watches.clear()
+        for watches in (self._predicates, *self._typed.values()):
+            for watch in watches:
+                if watch.call is None:
+                    watch.error = self.failure
+                    ended.append(watch)
+        self._predicates.clear()
+        self._typed.clear()
         return ended
 
     @staticmethod
@@ -700,11 +770,11 @@ class Session:
     def forget(self, *waiters: Waiter) -> None:
         """Stops collecting lines for calls and watches nobody waits on any more."""
         for waiter in waiters:
+            watch: Watch | None = waiter if isinstance(waiter, Watch) else waiter.watch
             if isinstance(waiter, Call):
                 self._calls.pop(waiter.id, None)
-                waiter = waiter.watch  # type: ignore[assignment]
-            if waiter is not None and waiter in self._watches:
-                self._watches.remove(waiter)
+            if watch is not None:
+                self._unregister(watch)
 
     def timed_out(self, what: str, seconds: float | None) -> TimeoutError:
         """The error of a wait that ran out of time: what it waited for and the last lines."""
@@ -720,10 +790,36 @@ class Session:
         with `own`, only lines carrying that id (a send's `until`)."""
         watch = self._any_watch(until, store, instance, start)
         if own is not None:
-            matches = watch.matches
-            watch.matches = lambda line: own in _ids(line) and matches(line)
+            watch.own = True
             watch.what += f" caused by input line {own}"
         return watch
+
+    def _register(self, watch: Watch) -> None:
+        """Adds a wait that is not its call's own to those offered new lines."""
+        if watch.action is None:
+            self._predicates[watch] = None
+        else:
+            self._typed.setdefault(watch.action, {})[watch] = None
+
+    def _unregister(self, watch: Watch) -> None:
+        if watch.action is None:
+            self._predicates.pop(watch, None)
+        elif (waits := self._typed.get(watch.action)) is not None:
+            waits.pop(watch, None)
+            if not waits:
+                del self._typed[watch.action]
+
+    def _offer_all(self, watches: dict[Watch, None], line: Line, index: int, finished: list[Waiter]) -> None:
+        """Offers `line` to `watches`, removing and finishing (into `finished`) those it ends."""
+        for watch in list(watches):
+            if index >= watch.start and self._offer(watch, line, index):
+                del watches[watch]
+                call = watch.call
+                if call is None:
+                    finished.append(watch)
+                elif not call.finished and (call.answered or watch.error):
+                    call.error = call.error or watch.error
+                    finished.append(self._finish(call))
 
     def _any_watch(self, until: Until, store: str | None, instance: str | None, start: int) -> Watch:
         if callable(until):
@@ -740,7 +836,7 @@ class Session:
 
         if store is not None:
             what += f" in {_where(store, instance)}"
-        return Watch(matches, start, what)
+        return Watch(matches, start, what, action=None if callable(until) else until)
 
     def _offer(self, watch: Watch, line: Line, index: int) -> bool:
         """Whether `line` ends `watch`: it matches, or the predicate raised (the error is the
@@ -763,8 +859,8 @@ class Session:
         if call.seeds is not None:
             self._seeding.discard(call.seeds)
         self._calls.pop(call.id, None)
-        if call.watch is not None and call.watch in self._watches:
-            self._watches.remove(call.watch)
+        if call.watch is not None:
+            self._unregister(call.watch)
         return call
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import math
 import os
 import select
 import subprocess
@@ -120,6 +121,10 @@ class Client:
         self._finalizer = weakref.finalize(self, _reap, self._process)
         self._partial = b""
         self._texts: collections.deque[bytes] = collections.deque()
+        self._stdin = self._process.stdin.fileno()  # type: ignore[union-attr]
+        self._stdout = self._process.stdout.fileno()  # type: ignore[union-attr]
+        self._readable = select.poll()
+        self._readable.register(self._stdout, select.POLLIN)
         try:
             first = self._read_text(self._deadline(None))
             if first is False:
@@ -362,8 +367,12 @@ class Client:
 
     def _write(self, data: bytes) -> None:
         try:
-            self._process.stdin.write(data)  # type: ignore[union-attr]
-            self._process.stdin.flush()  # type: ignore[union-attr]
+            # Straight to the pipe: the buffered writer's write and flush cost more than the
+            # system call, and nothing is ever left in it between calls.
+            written = os.write(self._stdin, data)
+            while written < len(data):
+                data = data[written:]
+                written = os.write(self._stdin, data)
         except BrokenPipeError:
             # Gone: what it wrote last, and how it ended, say why.
             self.poll()
@@ -429,10 +438,10 @@ class Client:
     def _fill(self, timeout: float | None) -> bool | None:
         """Reads what stdout has within `timeout` into the lines to receive: whether it read a
         whole line, or None at end of file."""
-        fd = self._process.stdout.fileno()  # type: ignore[union-attr]
-        if not select.select([fd], [], [], timeout)[0]:
+        # poll() with the descriptor registered once: select() builds its lists every call.
+        if not self._readable.poll(-1 if timeout is None else math.ceil(timeout * 1000)):
             return False
-        chunk = os.read(fd, 1 << 16)
+        chunk = os.read(self._stdout, 1 << 16)
         if not chunk:
             if self._partial:
                 self._texts.append(self._partial)

@@ -210,3 +210,12 @@ def test_state_is_a_copy_and_describe_lists_the_stores(start):
     assert actor.state("primes")["count"] == 0
     description = actor.describe()
     assert [store["name"] for store in description["stores"]] == actor.stores
+
+
+def test_a_message_that_cannot_be_encoded_takes_no_id(start):
+    actor = start()
+    with pytest.raises(ValueError, match="JSON"):
+        actor.send("primes", "counter.countChanged", value=float("nan"))
+    # Ids are the numbers of the lines written: the start-up snapshots, then this one.
+    assert actor.send("primes", "counter.incrTapped")[0]["id"] == len(actor.stores) + 1
+    assert not actor._session._calls

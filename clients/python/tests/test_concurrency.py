@@ -182,3 +182,61 @@ def test_mirrors_of_instances_read_back_from_storage(tmp_path):
         assert actor.state("primes", instance="alice")["count"] == 5
 
     run(test, *state)
+
+
+def test_waits_found_by_id_and_type_give_each_caller_its_own_lines(tmp_path):
+    """Waits are found by their call's id and by the action type they wait for, not by offering
+    every line to every wait: each caller still gets exactly the lines it got before."""
+
+    async def test(actor):
+        # Own `until` of many types at once: each send's lines are its own, its action's line
+        # first, and the type it waited for is among them.
+        kinds = ["counter.incrTapped", "counter.decrTapped"]
+
+        async def tap(n):
+            kind = kinds[n % 2]
+            return kind, await actor.send("primes", kind, until=kind)
+
+        for kind, lines in await asyncio.gather(*(tap(n) for n in range(100))):
+            assert [line["action"]["type"] for line in lines] == [kind] and len({line["id"] for line in lines}) == 1
+        # `any_id` waits of two types, and a predicate wait, pending together: each ends on the
+        # first line after it of its own type (the predicate on the first line it accepts).
+        decrements = [asyncio.ensure_future(actor.send(
+            "primes", "counter.incrTapped", until="counter.decrTapped", any_id=True)) for _ in range(10)]
+        await asyncio.sleep(0.2)
+        assert not any(future.done() for future in decrements)  # only increments came
+        # (from this task's cursor, the backlog's start: the count tells the new line apart)
+        by_predicate = asyncio.ensure_future(actor.wait_for(
+            lambda line: line["type"] == "action" and line["action"]["type"] == "counter.decrTapped"
+            and line["patch"][0]["value"] == 9))
+        (decremented,) = await actor.send("primes", "counter.decrTapped")
+        for lines in await asyncio.gather(*decrements):
+            assert lines[0]["action"]["type"] == "counter.incrTapped" and lines[-1] is decremented
+        assert await by_predicate == decremented
+        # wait_for by type from tasks with their own cursors: each finds the same next line.
+        waiting = [asyncio.ensure_future(actor.wait_for("counter.countChanged", store="primes")) for _ in range(5)]
+        await asyncio.sleep(0.05)
+        (changed,) = await actor.send("primes", "counter.countChanged", value=5)
+        assert all(line == changed for line in await asyncio.gather(*waiting))
+        # Waits that time out leave nothing behind to be offered later lines.
+        with pytest.raises(TimeoutError):
+            await actor.send("primes", "counter.incrTapped", until="counter.nthPrimeResponse", any_id=True, timeout=0.1)
+        with pytest.raises(TimeoutError):
+            await actor.wait_for(lambda line: False, timeout=0.1)
+        session = actor._started
+        assert not session._typed and not session._predicates and not session._calls
+
+    run(test, "--data-dir", str(tmp_path))
+
+
+def test_the_blocking_client_matches_by_id_and_type_the_same(start):
+    actor = start()
+    lines = actor.send("primes", "counter.incrTapped", until="counter.incrTapped")
+    assert [line["action"]["type"] for line in lines] == ["counter.incrTapped"]
+    actor.send("primes", "counter.decrTapped")
+    # any_id looks only at lines after the send: none of that type comes, so it times out; a
+    # wait_for by type still finds the earlier one in the backlog.
+    with pytest.raises(TimeoutError):
+        actor.send("primes", "counter.incrTapped", until="counter.decrTapped", any_id=True, timeout=0.2)
+    assert actor.wait_for("counter.decrTapped")["patch"][0]["value"] == 0
+    assert not actor._session._typed and not actor._session._predicates

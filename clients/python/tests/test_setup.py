@@ -19,7 +19,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "composable_actor"
 
 @pytest.fixture
 def binary():
-    return str(Path(os.environ[ENV_BINARY]).resolve())
+    # Found as the client finds it (conftest stops the run, saying what to set, when it is not).
+    return str(Path(find_binary()).resolve())
 
 
 @pytest.fixture
