@@ -74,7 +74,7 @@ extension Clock where Duration == Swift.Duration {
   }
 }
 
-/// The ticks of ``Clock/timer(interval:)``: each element is the instant the tick was due.
+/// The ticks of `Clock.timer(interval:)`: each element is the instant the tick was due.
 public struct ClockTimer<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
   public typealias Element = C.Instant
   let clock: C

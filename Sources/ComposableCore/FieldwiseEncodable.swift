@@ -39,7 +39,8 @@ public struct EncodedField<Root>: Sendable {
     self.value = { read($0) }
   }
 
-  /// A member that tells its changes (``ChangeTrackedCollection``): compared by version.
+  /// A member that tells its changes (``/StateCollections/ChangeTrackedCollection``):
+  /// compared by version.
   public init<Value: ChangeTrackedCollection & Equatable & Sendable>(
     _ key: String, _ read: @escaping @Sendable (Root) -> Value
   ) {

@@ -38,7 +38,7 @@ public protocol StoreDefinition: Sendable {
   /// given here is not used.
   static var actions: [ActionDescriptor] { get }
   /// JSON Schema (2020-12) of the encoded state: by default read from the state's type (see
-  /// ``TypeSchema``).
+  /// `TypeSchema`).
   static var stateSchema: JSONValue { get }
   /// Names of the dependencies a scenario scripts with steps of that name
   /// (`{"nthPrimes": {"6": 13}}`), read with ``Services/scripted(_:)``: for dependencies the

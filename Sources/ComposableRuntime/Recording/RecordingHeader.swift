@@ -9,7 +9,7 @@ import JSON
 /// `arguments` are the run command's options (without `--record` and `--seed`); `seed` is a
 /// string because a 64-bit seed does not fit JSON's safe integers; `startTime` is in
 /// milliseconds since the Unix epoch (0 under the virtual clock). `fingerprints` (absent in
-/// older recordings) has a ``StoreFingerprint`` per store, so that a replay can say what changed in the
+/// older recordings) has a `StoreFingerprint` per store, so that a replay can say what changed in the
 /// stores since. `answers` (absent in older recordings) says that the dependencies' answers were
 /// recorded too (``AnswerLog``), and `files` holds the data folder's files as the run found
 /// them, so that `replay --to-scenario` can run the effects again. `initialStates` (written by

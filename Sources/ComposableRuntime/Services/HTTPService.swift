@@ -10,7 +10,7 @@ import Networking
 /// let deleted = try await http.response(to: HTTPRequest(.delete, "\(baseURL)/todos/7"))
 /// ```
 public struct HTTPService: Sendable {
-  /// Sends a request within a timeout; throws ``HTTPError`` for every failure of the request.
+  /// Sends a request within a timeout; throws `HTTPError` for every failure of the request.
   public typealias Fetch =
     @Sendable (_ request: HTTPRequest, _ timeout: Duration) async throws ->
     HTTPResponse
