@@ -23,8 +23,8 @@ import XCTest
 /// store.send(.stopTimer) { $0.isTimerRunning = false }
 /// store.finish()
 /// ```
-/// It installs a ``/ComposableCore/ManualExecutor`` as the store actor's executor and drains it after every
-/// step, so a test reads top to bottom like the timeline it checks.
+/// It installs a ``/ComposableCore/ManualExecutor`` as the store actor's executor and drains it
+/// after every step, so a test reads top to bottom like the timeline it checks.
 public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   public let executor = ManualExecutor()
   public let clock: VirtualClock?
@@ -33,9 +33,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// How much of what the store does the test must assert; `.on` unless set.
   public var exhaustivity: Exhaustivity = .on
   /// How long, in real time, `receive` waits for an action and `finish` for the effects to
-  /// end, while effects run. Work on the store's executor and the ``/ComposableCore/VirtualClock`` needs none
-  /// (each step runs all of it, and the clock moves only with ``advance(by:file:line:)``): the
-  /// wait is for effects whose work is done elsewhere, on another thread or a real clock.
+  /// end, while effects run. Work on the store's executor and the
+  /// ``/ComposableCore/VirtualClock`` needs none (each step runs all of it, and the clock moves
+  /// only with ``advance(by:file:line:)``): the wait is for effects whose work is done
+  /// elsewhere, on another thread or a real clock.
   public var timeout: Duration = .seconds(1)
   /// Where failed assertions go: `XCTFail` unless a test of the test store itself collects them.
   public var reportFailure: (String, StaticString, UInt) -> Void = { message, file, line in
