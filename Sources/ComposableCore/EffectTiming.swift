@@ -59,6 +59,7 @@ struct ThrottleCancelID: Hashable, Sendable {
   let id: EffectID
 }
 
+/// A repeating timer on any clock counted in `Duration`.
 extension Clock where Duration == Swift.Duration {
   /// Ticks every `interval`, measured from the start, so a slow consumer does not make the
   /// ticks drift. Ends when the task is cancelled.

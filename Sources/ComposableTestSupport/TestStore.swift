@@ -26,7 +26,9 @@ import XCTest
 /// It installs a ``/ComposableCore/ManualExecutor`` as the store actor's executor and drains it
 /// after every step, so a test reads top to bottom like the timeline it checks.
 public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
+  /// The executor the store runs on, which each step drains.
   public let executor = ManualExecutor()
+  /// The clock ``advance(by:file:line:)`` moves: the one the store's dependencies sleep on.
   public let clock: VirtualClock?
   /// The state the assertions so far describe, with the received actions skipped since.
   public internal(set) var state: State
@@ -56,6 +58,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// The effects ``skipInFlightEffects(strict:file:line:)`` let run past the end, by number.
   private var skippedEffects: Set<UInt64> = []
 
+  /// A test store for `reducer` in `initialState`. Pass `clock`, the clock the reducer's
+  /// dependencies sleep on, to move time with ``advance(by:file:line:)``.
   public init<R: Reducer>(
     initialState: State, reducer: sending R, clock: VirtualClock? = nil
   ) where R.State == State, R.Action == Action {

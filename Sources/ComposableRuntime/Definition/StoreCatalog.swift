@@ -132,9 +132,13 @@ public struct StoreOptionValues: Sendable {
 
 /// An option as the help lists it.
 public struct StoreOptionHelp: Sendable {
+  /// The option's name, without its dashes.
   public let name: String
+  /// The placeholder of its value: `<url>`, `<n>`.
   public let valueName: String
+  /// What it sets.
   public let help: String
+  /// The default as the help shows it; nil when there is none.
   public let defaultValue: String?
 }
 

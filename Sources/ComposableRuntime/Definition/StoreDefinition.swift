@@ -49,6 +49,7 @@ public protocol StoreDefinition: Sendable {
   /// `simulate` step checks it (the state must then be `Decodable`). None by default.
   static var invariants: (@Sendable (Feature.State) -> [String])? { get }
 
+  /// The state every instance of the store starts in.
   static var initialState: Feature.State { get }
   /// The reducer, with its dependencies built from the services (live in `run`, scripted in
   /// `test`) and the parsed options.
@@ -152,6 +153,7 @@ extension StoreDefinition {
 
 /// Why a JSON value could not become a store's state.
 public struct StateDecodingError: Error, Sendable, CustomStringConvertible {
+  /// What does not fit the state's type, and where.
   public let message: String
 
   init(_ message: String) {

@@ -25,6 +25,7 @@ public struct HTTPService: Sendable {
     self.timeout = timeout
   }
 
+  /// Requests through `client`, each within `timeout`: what `run` builds.
   public init(client: HTTPClient, timeout: Duration) {
     self.init(timeout: timeout) { request, timeout in
       try await client.send(request, timeout: timeout)
