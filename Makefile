@@ -49,7 +49,8 @@ unit:
 DOCC_TARGETS := StateCollections ComposableCore ComposableTestSupport ComposableRuntime
 DOCC := $(SWIFT) package --disable-sandbox generate-documentation \
   --enable-experimental-combined-documentation $(addprefix --target ,$(DOCC_TARGETS))
-docs:
+## The runtime's modules need the C libraries' headers, which `deps` installs.
+docs: deps
 	$(DOCC)
 
 docs-check:
