@@ -10,7 +10,7 @@ TEST_STEP_SECONDS ?= 600
 ## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
 DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
-.PHONY: demo demo-deps build deps test test-deps unit e2e clients example asan tsan fuzz bench schemas types format
+.PHONY: demo demo-deps build deps test test-deps unit e2e clients example asan tsan fuzz bench schemas types format docs docs-check
 
 demo: build demo-deps
 	scripts/demo.sh $(BIN)
@@ -31,15 +31,30 @@ test-deps:
 
 ## Every test: Swift unit tests, a bounded fuzz run, end-to-end tests through the release binary,
 ## the Python and Node clients' tests (each suite in its own run: they have their own settings),
-## the package outside the framework that hosts a store of its own, and AddressSanitizer over
-## the WebSocket client's unit tests and the whole end-to-end suite (scripts/asan.sh).
-test: test-deps build unit fuzz e2e clients example asan
+## the package outside the framework that hosts a store of its own, the API documentation with
+## its warnings as errors, and AddressSanitizer over the WebSocket client's unit tests and the
+## whole end-to-end suite (scripts/asan.sh).
+test: test-deps build unit docs-check fuzz e2e clients example asan
 
 ## The test bundle runs directly because `swift test` would start it in a process group of its
 ## own, out of the deadline's reach.
 unit:
 	$(SWIFT) build --build-tests
 	$(DEADLINE) "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest"
+
+## The API reference and its articles (Sources/*/*.docc) for the modules a store is written
+## against, as one archive whose pages link across them; the plugin prints where it is
+## (.build/plugins/Swift-DocC/outputs/). `make test` builds it with warnings as errors, so a
+## broken symbol link fails the suite.
+DOCC_TARGETS := StateCollections ComposableCore ComposableTestSupport ComposableRuntime
+DOCC := $(SWIFT) package --disable-sandbox generate-documentation \
+  --enable-experimental-combined-documentation $(addprefix --target ,$(DOCC_TARGETS))
+## The runtime's modules need the C libraries' headers, which `deps` installs.
+docs: deps
+	$(DOCC)
+
+docs-check:
+	$(DEADLINE) $(DOCC) --warnings-as-errors
 
 e2e:
 	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q Tests/e2e

@@ -36,6 +36,9 @@ let package = Package(
     // TestStore's failures: the −/+ difference of two values, as TCA's. Test support only: the
     // core and the runtime must not pay for it at start-up.
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.3.0"),
+    // `swift package generate-documentation` (make docs): the API reference and its articles,
+    // from each module's documentation catalog. A plugin only: nothing it brings is linked.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
   ],
   targets: [
     // libuv, the one C library linked, found through pkg-config.

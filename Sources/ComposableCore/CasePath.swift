@@ -12,9 +12,12 @@
 /// }
 /// ```
 public struct CasePath<Root, Value>: Sendable {
+  /// Wraps a child action in the parent's case.
   public let embed: @Sendable (Value) -> Root
+  /// The child action, when the parent action is of this case; nil otherwise.
   public let extract: @Sendable (Root) -> Value?
 
+  /// A case path from the case's constructor and a function that matches the case.
   public init(
     embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?
   ) {

@@ -22,6 +22,7 @@ public protocol FieldwiseEncodable: Encodable {
 
 /// One member of a ``FieldwiseEncodable`` state.
 public struct EncodedField<Root>: Sendable {
+  /// The member's key in the encoded state.
   public let key: String
   /// Given the root a reader starts from, what tells the reader whether a later root's member
   /// differs from the last one's. Each reader keeps only the members, never a whole root: a
@@ -39,7 +40,8 @@ public struct EncodedField<Root>: Sendable {
     self.value = { read($0) }
   }
 
-  /// A member that tells its changes (``ChangeTrackedCollection``): compared by version.
+  /// A member that tells its changes (``/StateCollections/ChangeTrackedCollection``):
+  /// compared by version.
   public init<Value: ChangeTrackedCollection & Equatable & Sendable>(
     _ key: String, _ read: @escaping @Sendable (Root) -> Value
   ) {
@@ -67,6 +69,7 @@ public struct EncodedField<Root>: Sendable {
 /// it was made in: an array of bare functions converts each call's root to another form,
 /// copying the whole root.
 public struct FieldChangeDetector<Root> {
+  /// Whether the root's member differs from the last root's; remembers it either way.
   public let changed: (Root) -> Bool
 }
 

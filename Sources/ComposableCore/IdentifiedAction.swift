@@ -10,6 +10,7 @@
 /// On the wire the element's action is a field in its own wire form, beside the id as the
 /// element's id encodes: `{"type":"rows.element","id":3,"action":{"type":"toggled"}}`.
 public enum IdentifiedAction<ID: Hashable & Sendable, Action: Sendable>: Sendable {
+  /// The action `action` of the element whose id is `id`.
   case element(id: ID, action: Action)
 }
 

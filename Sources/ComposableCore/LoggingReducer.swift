@@ -10,14 +10,18 @@ extension Reducer {
 
 /// Where a logging reducer writes; the live one goes to stderr, tests collect lines.
 public struct ActionLogger: Sendable {
+  /// Whether actions are logged at all: when false, no description is built.
   public var isEnabled: Bool
+  /// Writes one logged line.
   public var log: @Sendable (String) -> Void
 
+  /// A logger that writes through `log` when `isEnabled`.
   public init(isEnabled: Bool, log: @escaping @Sendable (String) -> Void) {
     self.isEnabled = isEnabled
     self.log = log
   }
 
+  /// A logger that logs nothing.
   public static let disabled = ActionLogger(isEnabled: false) { _ in }
 }
 

@@ -14,8 +14,10 @@ public final class ManualExecutor: SerialExecutor, TaskExecutor, @unchecked Send
   private var jobs: [UnownedJob] = []
   private let owner = pthread_self()
 
+  /// An executor owned by the calling thread, with no jobs.
   public init() {}
 
+  /// Keeps `job` until ``runUntilIdle()`` runs it; safe from any thread.
   public func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     lock.withLock { jobs.append(job) }
@@ -29,6 +31,7 @@ public final class ManualExecutor: SerialExecutor, TaskExecutor, @unchecked Send
     }
   }
 
+  /// Whether jobs wait to run.
   public var hasPendingJobs: Bool { lock.withLock { !jobs.isEmpty } }
 
   private func nextJob() -> UnownedJob? {

@@ -21,12 +21,19 @@
 /// }
 /// ```
 public protocol Reducer<State, Action> {
+  /// The feature's state.
   associatedtype State
+  /// The feature's actions: sent by its host, or by its effects.
   associatedtype Action: Sendable
+  /// The type of ``body``; `Never` for a reducer that implements
+  /// ``reduce(into:action:)``.
   associatedtype Body
 
+  /// Changes `state` for `action`, and returns the effect that follows: ``Effect/none`` when
+  /// nothing does.
   func reduce(into state: inout State, action: Action) -> Effect<Action>
 
+  /// The reducers this one is built from, run in order on every action.
   @ReducerBuilder<State, Action>
   var body: Body { get }
 
@@ -66,14 +73,17 @@ extension Reducer where Body: Reducer, Body.State == State, Body.Action == Actio
 public struct Reduce<State, Action: Sendable>: Reducer {
   let reduce: (inout State, Action) -> Effect<Action>
 
+  /// A reducer that runs `reduce`.
   public init(_ reduce: @escaping (inout State, Action) -> Effect<Action>) {
     self.reduce = reduce
   }
 
+  /// A reducer that runs `reducer`'s `reduce(into:action:)`.
   public init<R: Reducer>(_ reducer: R) where R.State == State, R.Action == Action {
     self.reduce = reducer.reduce(into:action:)
   }
 
+  /// Runs the closure.
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     reduce(&state, action)
   }
@@ -81,6 +91,8 @@ public struct Reduce<State, Action: Sendable>: Reducer {
 
 /// A reducer that changes nothing, for builders' empty branches.
 public struct EmptyReducer<State, Action: Sendable>: Reducer {
+  /// A reducer that changes nothing.
   public init() {}
+  /// Changes nothing and returns ``Effect/none``.
   public func reduce(into state: inout State, action: Action) -> Effect<Action> { .none }
 }

@@ -2,12 +2,15 @@
 /// their effects are merged.
 @resultBuilder
 public enum ReducerBuilder<State, Action: Sendable> {
+  /// A reducer listed in a body.
   public static func buildExpression<R: Reducer>(_ reducer: R) -> R
   where R.State == State, R.Action == Action { reducer }
 
+  /// The first reducer of a body.
   public static func buildPartialBlock<R: Reducer>(first: R) -> R
   where R.State == State, R.Action == Action { first }
 
+  /// The reducers so far, then `next`.
   public static func buildPartialBlock<R0: Reducer, R1: Reducer>(
     accumulated: R0, next: R1
   ) -> ReducerSequence<R0, R1>
@@ -15,16 +18,20 @@ public enum ReducerBuilder<State, Action: Sendable> {
     ReducerSequence(first: accumulated, second: next)
   }
 
+  /// An empty body: a reducer that changes nothing.
   public static func buildBlock() -> EmptyReducer<State, Action> { EmptyReducer() }
 
+  /// An `if` without `else`: the reducer when the condition held.
   public static func buildOptional<R: Reducer>(_ reducer: R?) -> OptionalReducer<R>
   where R.State == State, R.Action == Action { OptionalReducer(wrapped: reducer) }
 
+  /// The `if` branch of an `if`/`else`.
   public static func buildEither<First: Reducer, Second: Reducer>(
     first reducer: First
   ) -> EitherReducer<First, Second>
   where First.State == State, First.Action == Action { .first(reducer) }
 
+  /// The `else` branch of an `if`/`else`.
   public static func buildEither<First: Reducer, Second: Reducer>(
     second reducer: Second
   ) -> EitherReducer<First, Second>
@@ -60,7 +67,9 @@ public struct OptionalReducer<Wrapped: Reducer>: Reducer {
 /// One of two reducers, chosen by a builder's `if`/`else`.
 public enum EitherReducer<First: Reducer, Second: Reducer>: Reducer
 where First.State == Second.State, First.Action == Second.Action {
+  /// The `if` branch's reducer.
   case first(First)
+  /// The `else` branch's reducer.
   case second(Second)
 
   public func reduce(into state: inout First.State, action: First.Action) -> Effect<
@@ -78,10 +87,12 @@ public struct CombineReducers<State, Action: Sendable, Reducers: Reducer>: Reduc
 where Reducers.State == State, Reducers.Action == Action {
   let reducers: Reducers
 
+  /// The reducers `build` lists, as one.
   public init(@ReducerBuilder<State, Action> _ build: () -> Reducers) {
     self.reducers = build()
   }
 
+  /// Runs the grouped reducers in order.
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     reducers.reduce(into: &state, action: action)
   }

@@ -11,12 +11,14 @@
 /// }
 /// ```
 public struct ReducerIssue: Sendable, Equatable, CustomStringConvertible {
+  /// What kind of request could not be honoured.
   public enum Kind: Sendable, Equatable {
     /// `forEach` got an action for an element its collection does not hold (removed, or never
     /// there).
     case unknownElement
   }
 
+  /// Which kind this issue is.
   public let kind: Kind
   /// One line for people: what was asked, and why it could not be done.
   public let message: String

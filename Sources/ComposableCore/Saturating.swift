@@ -1,3 +1,4 @@
+/// Arithmetic that stops at the type's bounds instead of trapping.
 extension FixedWidthInteger {
   /// `self + other`, or the bound it went past: for counts and times that a file or a host can
   /// push to the ends of their range, where a trap would end the whole process.

@@ -11,6 +11,8 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   let toChildAction: CasePath<ParentAction, Child.Action>
   let child: Child
 
+  /// Runs `child` on the state at `toChildState` for the parent actions `toChildAction`
+  /// extracts; other actions pass by.
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,
     action toChildAction: CasePath<ParentAction, ChildAction>,
@@ -21,6 +23,7 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
     self.child = child()
   }
 
+  /// Runs the child for a child action, mapping its effects back; does nothing for others.
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = toChildAction.extract(action) else { return .none }
     return child.reduce(into: &state[keyPath: toChildState], action: childAction)

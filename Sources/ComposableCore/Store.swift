@@ -1,12 +1,16 @@
 /// Where an action came from: sent by the host, or by one of the store's effects.
 public enum ActionSource: String, Sendable {
+  /// Sent by the host: a line on stdin, a scenario's `send`, a test's `send`.
   case host
+  /// Sent by one of the store's effects.
   case effect
 }
 
 /// One action the store has reduced; handed to ``Store/didReduce`` with the state it made.
 public struct ReducedAction<Action>: Sendable where Action: Sendable {
+  /// The action reduced.
   public let action: Action
+  /// Who sent it.
   public let source: ActionSource
   /// The token the host passed with the action that started it all: a host action's own, or,
   /// for an action an effect sent, that of the host action whose reduction started the effect.
@@ -26,6 +30,7 @@ public struct ReducedAction<Action>: Sendable where Action: Sendable {
 /// to itself, and can cancel everything at shutdown.
 @StoreActor
 public final class Store<State, Action: Sendable> {
+  /// The state after the last reduced action.
   public private(set) var state: State
 
   /// Called after every reduced action, before the effects it returned start. What it returns
@@ -73,6 +78,8 @@ public final class Store<State, Action: Sendable> {
   // underlying type only its own module knows. Called through the feature's conformance, the
   // reduce function is specialized there, for the whole tree of reducers; specialized here, it
   // would look up the opaque type's metadata by name on every action.
+  /// A store in `initialState` that reduces with `reducer`; nothing runs until an action is
+  /// sent.
   @_semantics("optimize.sil.specialize.generic.never")
   public init<R: Reducer>(initialState: State, reducer: R)
   where R.State == State, R.Action == Action {

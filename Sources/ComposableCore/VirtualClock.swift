@@ -12,12 +12,16 @@ import Locks
 /// `settle` after each wake-up, so the work a wake-up starts, including new sleeps that fall
 /// inside the same advance, happens before the next deadline is considered.
 public final class VirtualClock: Clock, @unchecked Sendable {
+  /// A point in the clock's time: the time since the clock was created.
   public struct Instant: InstantProtocol, Hashable, Sendable {
     /// Time since the clock was created.
     public var offset: Duration
 
+    /// The instant `offset` after the clock's start.
     public init(offset: Duration) { self.offset = offset }
+    /// The instant `duration` later.
     public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
+    /// The time from this instant to `other`.
     public func duration(to other: Self) -> Duration { other.offset - offset }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
   }
@@ -34,11 +38,16 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   private var nextID: UInt64 = 0
   private var cancelledBeforeSleeping: Set<UInt64> = []
 
+  /// A clock at time zero, which moves only with `advance`.
   public init() {}
 
+  /// The current virtual time.
   public var now: Instant { lock.withLock { current } }
+  /// Zero: virtual time has no granularity.
   public var minimumResolution: Duration { .zero }
 
+  /// Suspends until `advance` moves the clock to `deadline` or past it; throws
+  /// `CancellationError` when the task is cancelled first. `tolerance` is ignored.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     TracedEffect.current?.willSleep(deadline.offset)
     let id = lock.withLock {
@@ -103,6 +112,7 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   }
 }
 
+/// Durations as the whole milliseconds the wire protocol and scenarios count in.
 extension Duration {
   /// The duration in whole milliseconds, toward zero or to the nearest, saturating at the
   /// bounds of `Int`: a virtual clock advanced often enough holds more milliseconds than `Int`

@@ -13,7 +13,10 @@
 /// ``TestStore/reportSkippedAssertion``, what TCA shows as an expected failure.
 /// A wrong assertion is a failure in every mode.
 public enum Exhaustivity: Equatable, Sendable {
+  /// Every state change, received action and effect still running must be asserted.
   case on
+  /// Only what the test asserts is checked; with `showSkippedAssertions`, each assertion
+  /// skipped is reported.
   case off(showSkippedAssertions: Bool)
 
   /// Non-exhaustive, and silent about what it skips.

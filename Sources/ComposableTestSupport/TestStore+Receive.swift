@@ -64,7 +64,8 @@ extension TestStore {
   }
 
   /// Asserts that the next action an effect sent is of the case `actionCase` names, with the
-  /// core's ``CasePath`` (the one `Scope` and `forEach` take): `TodoListAction.Cases.todos`.
+  /// core's ``/ComposableCore/CasePath`` (the one `Scope` and `forEach` take):
+  /// `TodoListAction.Cases.todos`.
   public func receive<Value>(
     _ actionCase: CasePath<Action, Value>, timeout: Duration? = nil,
     file: StaticString = #filePath, line: UInt = #line,

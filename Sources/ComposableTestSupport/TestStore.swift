@@ -23,19 +23,22 @@ import XCTest
 /// store.send(.stopTimer) { $0.isTimerRunning = false }
 /// store.finish()
 /// ```
-/// It installs a ``ManualExecutor`` as the store actor's executor and drains it after every
-/// step, so a test reads top to bottom like the timeline it checks.
+/// It installs a ``/ComposableCore/ManualExecutor`` as the store actor's executor and drains it
+/// after every step, so a test reads top to bottom like the timeline it checks.
 public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
+  /// The executor the store runs on, which each step drains.
   public let executor = ManualExecutor()
+  /// The clock ``advance(by:file:line:)`` moves: the one the store's dependencies sleep on.
   public let clock: VirtualClock?
   /// The state the assertions so far describe, with the received actions skipped since.
   public internal(set) var state: State
   /// How much of what the store does the test must assert; `.on` unless set.
   public var exhaustivity: Exhaustivity = .on
   /// How long, in real time, `receive` waits for an action and `finish` for the effects to
-  /// end, while effects run. Work on the store's executor and the ``VirtualClock`` needs none
-  /// (each step runs all of it, and the clock moves only with ``advance(by:file:line:)``): the
-  /// wait is for effects whose work is done elsewhere, on another thread or a real clock.
+  /// end, while effects run. Work on the store's executor and the
+  /// ``/ComposableCore/VirtualClock`` needs none (each step runs all of it, and the clock moves
+  /// only with ``advance(by:file:line:)``): the wait is for effects whose work is done
+  /// elsewhere, on another thread or a real clock.
   public var timeout: Duration = .seconds(1)
   /// Where failed assertions go: `XCTFail` unless a test of the test store itself collects them.
   public var reportFailure: (String, StaticString, UInt) -> Void = { message, file, line in
@@ -55,6 +58,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// The effects ``skipInFlightEffects(strict:file:line:)`` let run past the end, by number.
   private var skippedEffects: Set<UInt64> = []
 
+  /// A test store for `reducer` in `initialState`. Pass `clock`, the clock the reducer's
+  /// dependencies sleep on, to move time with ``advance(by:file:line:)``.
   public init<R: Reducer>(
     initialState: State, reducer: sending R, clock: VirtualClock? = nil
   ) where R.State == State, R.Action == Action {

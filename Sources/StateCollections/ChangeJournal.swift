@@ -4,8 +4,11 @@ import Locks
 /// collection at the moment of the change, so a list of changes applies in order, as JSON Patch
 /// operations do.
 public enum CollectionChange: Sendable, Equatable {
+  /// An element was inserted at this position.
   case inserted(Int)
+  /// The element at this position was removed.
   case removed(Int)
+  /// The element at this position was replaced.
   case updated(Int)
 }
 
@@ -27,6 +30,7 @@ public final class ChangeJournal: @unchecked Sendable {
   /// Changes kept at least; twice as many before the oldest are dropped.
   static let kept = 4_096
 
+  /// A journal with no changes yet.
   public init() {}
 
   /// Records `change`, made to `version`; the version it makes, or nil when `version` is not
@@ -60,6 +64,7 @@ public final class ChangeJournal: @unchecked Sendable {
 /// A change, and for an update the element it replaced: a reader diffs the two, so that a
 /// change to one field of an element is written as that field.
 public struct ChangeRecord: @unchecked Sendable {
+  /// What changed, and where.
   public let change: CollectionChange
   /// The element before an update, of the collection's element type; nil for other changes.
   public let previous: Any?
@@ -67,7 +72,9 @@ public struct ChangeRecord: @unchecked Sendable {
 
 /// Which version of which journal a collection value is: equal tokens mean equal values.
 public struct ChangeToken: Sendable, Equatable {
+  /// The journal of the value's history.
   public let journal: ChangeJournal
+  /// The value's version in that journal.
   public let version: UInt64
 
   public static func == (lhs: ChangeToken, rhs: ChangeToken) -> Bool {
@@ -86,6 +93,7 @@ public struct ChangeToken: Sendable, Equatable {
 public protocol ChangeTrackedCollection: Encodable {
   /// This value's version.
   var changeToken: ChangeToken { get }
+  /// How many elements the value holds.
   var count: Int { get }
   /// The element at `position`, to be encoded.
   func encodableElement(at position: Int) -> any Encodable

@@ -21,6 +21,7 @@ public struct IdentifiedArray<Element: Identifiable> {
   private var positions: [Element.ID: Int]
   private var base = 0
 
+  /// An empty collection.
   public init() {
     storage = []
     positions = [:]
@@ -38,11 +39,13 @@ public struct IdentifiedArray<Element: Identifiable> {
     storage = TrackedArray(elements)
   }
 
+  /// The ids of the elements, in order.
   public var ids: [Element.ID] { storage.map(\.id) }
 
   /// This value's version, whatever its elements: `forEach` asks which elements went away
   /// since an earlier version without keeping a copy of the collection.
   public var changeToken: ChangeToken { token }
+  /// The elements, in order, as an array.
   public var elements: [Element] { Array(storage) }
 
   /// The position of the element with this id.
@@ -101,6 +104,7 @@ public struct IdentifiedArray<Element: Identifiable> {
     return (true, insertNew(element, at: position))
   }
 
+  /// Removes and returns the element at `position`.
   @discardableResult
   public mutating func remove(at position: Int) -> Element {
     let removed = storage.remove(at: position)
@@ -115,11 +119,13 @@ public struct IdentifiedArray<Element: Identifiable> {
     return removed
   }
 
+  /// Removes and returns the element with this id; nil when there is none.
   @discardableResult
   public mutating func remove(id: Element.ID) -> Element? {
     index(id: id).map { remove(at: $0) }
   }
 
+  /// Removes and returns the first element, in constant time.
   @discardableResult
   public mutating func removeFirst() -> Element {
     remove(at: 0)
@@ -130,6 +136,7 @@ public struct IdentifiedArray<Element: Identifiable> {
     for _ in 0..<k { remove(at: 0) }
   }
 
+  /// Removes and returns the last element, in constant time.
   @discardableResult
   public mutating func removeLast() -> Element {
     remove(at: count - 1)
@@ -175,6 +182,7 @@ public struct IdentifiedArray<Element: Identifiable> {
   var storageAddress: UnsafeRawPointer? { storage.storageAddress }
   @inline(__always) var token: ChangeToken { storage.token }
 
+  /// Makes room for `minimumCapacity` elements.
   public mutating func reserveCapacity(_ minimumCapacity: Int) {
     storage.reserveCapacity(minimumCapacity)
     positions.reserveCapacity(minimumCapacity)

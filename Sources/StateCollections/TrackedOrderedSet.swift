@@ -26,6 +26,7 @@ public struct TrackedOrderedSet<Element: Hashable> {
     var id: Element { value }
   }
 
+  /// An empty set.
   public init() {
     members = []
   }
@@ -37,12 +38,15 @@ public struct TrackedOrderedSet<Element: Hashable> {
       uniqueElements: elements.lazy.filter { seen.insert($0).inserted }.map { Member(value: $0) })
   }
 
+  /// The values, in order, as an array.
   public var elements: [Element] { members.map(\.value) }
 
+  /// Whether the set holds `element`, in constant time.
   public func contains(_ element: Element) -> Bool {
     members.index(id: element) != nil
   }
 
+  /// The position of `element`, in constant time; nil when the set does not hold it.
   public func firstIndex(of element: Element) -> Int? {
     members.index(id: element)
   }
@@ -72,11 +76,13 @@ public struct TrackedOrderedSet<Element: Hashable> {
     members.remove(id: element)?.value
   }
 
+  /// Removes and returns the value at `position`.
   @discardableResult
   public mutating func remove(at position: Int) -> Element {
     members.remove(at: position).value
   }
 
+  /// Removes and returns the first value, in constant time.
   @discardableResult
   public mutating func removeFirst() -> Element {
     members.removeFirst().value
@@ -86,6 +92,7 @@ public struct TrackedOrderedSet<Element: Hashable> {
     members.removeFirst(k)
   }
 
+  /// Removes and returns the last value, in constant time.
   @discardableResult
   public mutating func removeLast() -> Element {
     members.removeLast().value
@@ -111,6 +118,7 @@ public struct TrackedOrderedSet<Element: Hashable> {
     try members.sort { try areInIncreasingOrder($0.value, $1.value) }
   }
 
+  /// Makes room for `minimumCapacity` values.
   public mutating func reserveCapacity(_ minimumCapacity: Int) {
     members.reserveCapacity(minimumCapacity)
   }
@@ -119,6 +127,8 @@ public struct TrackedOrderedSet<Element: Hashable> {
 }
 
 extension TrackedOrderedSet where Element: Comparable {
+  /// Sorts the values in increasing order; the history starts again, so a host reads the set
+  /// whole.
   public mutating func sort() {
     sort(by: <)
   }

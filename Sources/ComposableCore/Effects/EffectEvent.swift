@@ -12,13 +12,16 @@
 /// }
 /// ```
 public struct EffectEvent: Sendable, Equatable {
+  /// What happened to the effect.
   public enum Kind: Sendable, Equatable {
+    /// The store started running it.
     case started
     /// It waits on the ``VirtualClock`` until this time since the clock's start (a timer, a
     /// debounce, a throttle's interval).
     case sleeping(until: Duration)
     /// Its work ended, whatever actions it sent.
     case finished
+    /// It was cancelled before its work ended: ``EffectCancellation`` says by what.
     case cancelled(EffectCancellation)
     /// A `.run` in it threw an error no `catch:` handled (the first, when several did); the
     /// effect's other work, if any, still ran.
@@ -28,6 +31,7 @@ public struct EffectEvent: Sendable, Equatable {
   /// Unique among the effects of every store of the process: 1, 2, 3, … in the order they
   /// started.
   public let effect: UInt64
+  /// What happened.
   public let kind: Kind
   /// What the store's observer numbered the reduction that returned the effect (the `seq` of
   /// its action on the wire); nil when the observer numbers none.
@@ -37,6 +41,7 @@ public struct EffectEvent: Sendable, Equatable {
   /// The id it is cancellable by, if any.
   public let cancelID: EffectID?
 
+  /// An event as a store reports it; tests and hosts that replay events make their own.
   public init(
     effect: UInt64, kind: Kind, cause: Int?, operation: String, cancelID: EffectID? = nil
   ) {

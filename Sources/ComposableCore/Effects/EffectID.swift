@@ -8,6 +8,7 @@ public struct EffectID: Hashable, @unchecked Sendable {
   let base: AnyHashable
   private let label: String
 
+  /// The id `base`: ids are equal when their bases are equal and of the same type.
   public init(_ base: some Hashable & Sendable) {
     self.base = AnyHashable(base)
     self.label = String(describing: base)

@@ -59,6 +59,7 @@ struct ThrottleCancelID: Hashable, Sendable {
   let id: EffectID
 }
 
+/// A repeating timer on any clock counted in `Duration`.
 extension Clock where Duration == Swift.Duration {
   /// Ticks every `interval`, measured from the start, so a slow consumer does not make the
   /// ticks drift. Ends when the task is cancelled.
@@ -74,7 +75,7 @@ extension Clock where Duration == Swift.Duration {
   }
 }
 
-/// The ticks of ``Clock/timer(interval:)``: each element is the instant the tick was due.
+/// The ticks of `Clock.timer(interval:)`: each element is the instant the tick was due.
 public struct ClockTimer<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
   public typealias Element = C.Instant
   let clock: C

@@ -6,10 +6,12 @@
 public struct Send<Action: Sendable>: Sendable {
   let send: @StoreActor (Action) -> Void
 
+  /// Sends through `send`, on the store actor.
   public nonisolated init(_ send: @escaping @StoreActor (Action) -> Void) {
     self.send = send
   }
 
+  /// Sends `action` to the store, unless the effect was cancelled: `await send(.loaded(items))`.
   public func callAsFunction(_ action: Action) {
     guard !Task.isCancelled else { return }
     send(action)

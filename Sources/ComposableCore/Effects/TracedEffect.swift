@@ -10,6 +10,7 @@
 /// let askedBy = TracedEffect.current?.cause
 /// ```
 public struct TracedEffect: Sendable {
+  /// The effect the current task works for; nil outside a traced or labelled effect.
   @TaskLocal public static var current: TracedEffect?
 
   /// The number of the reduction that started the effect (a host's `seq`), if it had one.
@@ -17,6 +18,7 @@ public struct TracedEffect: Sendable {
   /// Tells the store the effect waits until this time since the clock's start.
   public let willSleep: @Sendable (_ until: Duration) -> Void
 
+  /// An effect started by reduction `cause`, whose sleeps `willSleep` reports.
   public init(cause: Int? = nil, willSleep: @escaping @Sendable (_ until: Duration) -> Void) {
     self.cause = cause
     self.willSleep = willSleep

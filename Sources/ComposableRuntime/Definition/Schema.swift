@@ -2,8 +2,11 @@ import JSON
 
 /// Small builders for the JSON Schemas of a store's actions and state.
 public enum Schema {
+  /// Any integer.
   public static let integer: JSONValue = ["type": "integer"]
+  /// Any string.
   public static let string: JSONValue = ["type": "string"]
+  /// `true` or `false`.
   public static let boolean: JSONValue = ["type": "boolean"]
 
   /// A closed object schema whose every property is required.
@@ -16,10 +19,12 @@ public enum Schema {
     ]
   }
 
+  /// `schema`'s values, or `null`.
   public static func nullable(_ schema: JSONValue) -> JSONValue {
     ["oneOf": [["type": "null"], schema]]
   }
 
+  /// An array whose every element is one of `items`' values.
   public static func array(of items: JSONValue) -> JSONValue {
     ["type": "array", "items": items]
   }

@@ -42,7 +42,7 @@ public struct StoreCatalog: Sendable {
 
   public var descriptors: [StoreDescriptor] { definitions.map { $0.descriptor } }
 
-  /// Each store's ``StoreFingerprint``, by name. Reads every store's types (as `describe`
+  /// Each store's `StoreFingerprint`, by name. Reads every store's types (as `describe`
   /// does), so only a recording and a replay ask for them.
   public var fingerprints: [String: StoreFingerprint] {
     Dictionary(uniqueKeysWithValues: descriptors.map { ($0.name, StoreFingerprint($0)) })
@@ -132,9 +132,13 @@ public struct StoreOptionValues: Sendable {
 
 /// An option as the help lists it.
 public struct StoreOptionHelp: Sendable {
+  /// The option's name, without its dashes.
   public let name: String
+  /// The placeholder of its value: `<url>`, `<n>`.
   public let valueName: String
+  /// What it sets.
   public let help: String
+  /// The default as the help shows it; nil when there is none.
   public let defaultValue: String?
 }
 
@@ -254,7 +258,7 @@ extension StoreCatalog {
     definitions.filter { !$0.hasDecodableState }.map { "\($0.name) (\($0.stateTypeName))" }
   }
 
-  /// What is wrong with the stores' action lists (see ``ActionListCheck``), nil when every
+  /// What is wrong with the stores' action lists (see `ActionListCheck`), nil when every
   /// store's agrees with its action type; a store checked here is not checked again when built.
   public func actionListDisagreement() -> String? {
     let problems = definitions.flatMap { definition in

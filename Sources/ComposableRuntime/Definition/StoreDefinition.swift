@@ -38,7 +38,7 @@ public protocol StoreDefinition: Sendable {
   /// given here is not used.
   static var actions: [ActionDescriptor] { get }
   /// JSON Schema (2020-12) of the encoded state: by default read from the state's type (see
-  /// ``TypeSchema``).
+  /// `TypeSchema`).
   static var stateSchema: JSONValue { get }
   /// The dependencies the services do not cover (``StoreDependency``), each built with
   /// ``Services/dependency(_:live:)``; a scenario scripts each with steps of its name
@@ -49,6 +49,7 @@ public protocol StoreDefinition: Sendable {
   /// `simulate` step checks it (the state must then be `Decodable`). None by default.
   static var invariants: (@Sendable (Feature.State) -> [String])? { get }
 
+  /// The state every instance of the store starts in.
   static var initialState: Feature.State { get }
   /// The reducer, with its dependencies built from the services (live in `run`, scripted in
   /// `test`) and the parsed options.
@@ -155,6 +156,7 @@ extension StoreDefinition {
 
 /// Why a JSON value could not become a store's state.
 public struct StateDecodingError: Error, Sendable, CustomStringConvertible {
+  /// What does not fit the state's type, and where.
   public let message: String
 
   init(_ message: String) {

@@ -18,12 +18,14 @@
 public protocol StoreOptions: Sendable {
   /// The defaults.
   init()
+  /// The options, each with its command-line name and the property it sets.
   static var arguments: [StoreOption<Self>] { get }
 }
 
 /// For a store that adds no options.
 public struct NoOptions: StoreOptions {
   public init() {}
+  /// None.
   public static var arguments: [StoreOption<Self>] { [] }
 }
 
@@ -31,7 +33,9 @@ public struct NoOptions: StoreOptions {
 public struct StoreOption<Options>: Sendable {
   /// Without the leading dashes.
   public let name: String
+  /// What the option sets, for `--help`.
   public let help: String
+  /// The placeholder `--help` shows for its value: `<url>`, `<n>`.
   public let valueName: String
   /// The default as the help shows it; nil when there is none.
   let defaultText: @Sendable (Options) -> String?
@@ -62,11 +66,13 @@ public struct StoreOption<Options>: Sendable {
 /// Why a store's options could not be read.
 public struct StoreOptionError: Error, CustomStringConvertible, Equatable {
   public let description: String
+  /// A failure that `description` explains.
   public init(_ description: String) { self.description = description }
 }
 
 /// A type an option's value can be read as.
 public protocol StoreOptionValue: Sendable {
+  /// The value `argument` stands for; nil when it stands for none.
   init?(argument: String)
   /// `<seconds>`, `<n>`: the placeholder in the help.
   static var valueName: String { get }
@@ -74,25 +80,33 @@ public protocol StoreOptionValue: Sendable {
   var argumentDescription: String? { get }
 }
 
+/// An option whose value is any text.
 extension String: StoreOptionValue {
+  /// The argument as it is.
   public init?(argument: String) { self = argument }
   public static var valueName: String { "text" }
   public var argumentDescription: String? { self }
 }
 
+/// An option whose value is a decimal integer.
 extension Int: StoreOptionValue {
+  /// A decimal integer; nil for anything else or out of range.
   public init?(argument: String) { self.init(argument, radix: 10) }
   public static var valueName: String { "n" }
   public var argumentDescription: String? { String(self) }
 }
 
+/// An option whose value is a decimal integer, not negative.
 extension UInt64: StoreOptionValue {
+  /// A decimal integer; nil for anything else or out of range.
   public init?(argument: String) { self.init(argument, radix: 10) }
   public static var valueName: String { "n" }
   public var argumentDescription: String? { String(self) }
 }
 
+/// An option whose value is a finite number.
 extension Double: StoreOptionValue {
+  /// A finite number; nil for anything else.
   public init?(argument: String) {
     guard let value = Double(argument), value.isFinite else { return nil }
     self = value
@@ -101,7 +115,9 @@ extension Double: StoreOptionValue {
   public var argumentDescription: String? { String(self) }
 }
 
+/// An option whose value is `true` or `false`.
 extension Bool: StoreOptionValue {
+  /// `true` or `false`; nil for anything else.
   public init?(argument: String) {
     switch argument {
     case "true": self = true
@@ -113,7 +129,9 @@ extension Bool: StoreOptionValue {
   public var argumentDescription: String? { String(self) }
 }
 
+/// An option with no default value: nil unless given.
 extension Optional: StoreOptionValue where Wrapped: StoreOptionValue {
+  /// The wrapped type's value: given, an optional option is never nil.
   public init?(argument: String) {
     guard let value = Wrapped(argument: argument) else { return nil }
     self = .some(value)

@@ -2,7 +2,7 @@ import ComposableCore
 import EventLoop
 import Protocol
 
-/// `advance` and `settle` over a ``VirtualClock`` on the loop.
+/// `advance` and `settle` over a ``/ComposableCore/VirtualClock`` on the loop.
 ///
 /// Settling waits for a quiescent loop (no job queued, no thread-pool work in flight): what is
 /// left then waits for time or I/O. An advance settles first, so that sleeps started by the
@@ -64,6 +64,6 @@ public final class VirtualTimeControl: TimeControl {
 extension VirtualClock {
   /// Whole milliseconds since the clock started: what `advanced` reports and reducers see.
   /// Rounded: a scenario may order answers due in one millisecond a few microseconds apart
-  /// (``Scenario`` delays with a fraction), and reducers should still see that millisecond.
+  /// (`Scenario` delays with a fraction), and reducers should still see that millisecond.
   public var elapsedMilliseconds: Int { now.offset.wholeMilliseconds(rounded: true) }
 }

@@ -17,8 +17,11 @@ public final class Recorder {
   private let path: String
   /// `,"t":N}` and the newline, reused for every action.
   private var tail: [UInt8] = []
+  /// Why writing stopped (a full disk, say); nil while every write succeeded. The run goes on
+  /// without the recording.
   public private(set) var failure: String?
 
+  /// Creates or empties the file at `path` and writes `header` as its first line.
   public init(path: String, header: RecordingHeader) throws(RecorderError) {
     guard let file = fopen(path, "w") else {
       throw RecorderError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
@@ -56,6 +59,7 @@ public final class Recorder {
     write(line)
   }
 
+  /// Writes out what is buffered.
   public func flush() {
     guard failure == nil else { return }
     if fflush(file) != 0 { fail() }
@@ -79,7 +83,9 @@ public final class Recorder {
   }
 }
 
+/// Why a recording could not be started.
 public struct RecorderError: Error, CustomStringConvertible {
+  /// What failed, naming the file.
   public let message: String
   public var description: String { message }
 }

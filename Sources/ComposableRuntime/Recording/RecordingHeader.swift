@@ -9,7 +9,7 @@ import JSON
 /// `arguments` are the run command's options (without `--record` and `--seed`); `seed` is a
 /// string because a 64-bit seed does not fit JSON's safe integers; `startTime` is in
 /// milliseconds since the Unix epoch (0 under the virtual clock). `fingerprints` (absent in
-/// older recordings) has a ``StoreFingerprint`` per store, so that a replay can say what changed in the
+/// older recordings) has a `StoreFingerprint` per store, so that a replay can say what changed in the
 /// stores since. `answers` (absent in older recordings) says that the dependencies' answers were
 /// recorded too (``AnswerLog``), and `files` holds the data folder's files as the run found
 /// them, so that `replay --to-scenario` can run the effects again. `initialStates` (written by
@@ -17,13 +17,21 @@ import JSON
 /// stored snapshot rather than at the store's initial state. Every later line is an
 /// `action` line as the run printed it, plus `t`: milliseconds since `startTime`.
 public struct RecordingHeader: Sendable {
+  /// The format version this binary writes and reads.
   public static let version = 1
 
+  /// The version of the binary that recorded.
   public var binary: String
+  /// The names of the stores the run hosted.
   public var stores: [String]
+  /// The run's options, without `--record` and `--seed`.
   public var arguments: [String]
+  /// The seed of the run's random choices.
   public var seed: UInt64
+  /// Whether the run's clock was live or virtual.
   public var clock: ClockMode
+  /// When the run started, in milliseconds since the Unix epoch; 0 under the virtual
+  /// clock.
   public var startTime: Int
   /// Each store's interface as the recording binary had it; empty in older recordings.
   public var fingerprints: [String: StoreFingerprint]
@@ -36,6 +44,7 @@ public struct RecordingHeader: Sendable {
   /// recorded action leads to.
   public var initialStates: [String: JSONValue]
 
+  /// A header with what a replay needs to rebuild the run's stores.
   public init(
     binary: String, stores: [String], arguments: [String], seed: UInt64, clock: ClockMode,
     startTime: Int, fingerprints: [String: StoreFingerprint] = [:], recordsAnswers: Bool = false,
@@ -53,6 +62,7 @@ public struct RecordingHeader: Sendable {
     self.fingerprints = fingerprints
   }
 
+  /// The header as its line's JSON.
   public var json: JSONValue {
     var object: JSONObject = [
       "type": "recording", "version": .int(Self.version), "protocol": 1,
@@ -76,6 +86,7 @@ public struct RecordingHeader: Sendable {
     return .object(object)
   }
 
+  /// The header a recording's first line holds; throws when it is not one this binary reads.
   public init(_ json: JSONValue) throws(RecordingError) {
     guard case .object(let object) = json, object["type"] == "recording" else {
       throw RecordingError(line: 1, "not a recording: the first line must be its header")
@@ -151,10 +162,14 @@ public struct RecordingHeader: Sendable {
   }
 }
 
+/// Why a recording could not be read, and where.
 public struct RecordingError: Error, CustomStringConvertible {
+  /// The line of the recording, from 1; nil when the problem is not one line's.
   public let line: Int?
+  /// What is wrong.
   public let message: String
 
+  /// The problem `message` at `line`.
   public init(line: Int?, _ message: String) {
     self.line = line
     self.message = message

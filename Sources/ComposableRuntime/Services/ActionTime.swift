@@ -32,6 +32,7 @@ public final class ActionTime: @unchecked Sendable {
     self.start = start
   }
 
+  /// The wall clock's milliseconds, as `run` gives them.
   public static func wall() -> ActionTime {
     ActionTime(source: .wall, start: WallClock.nowMilliseconds())
   }
@@ -41,10 +42,12 @@ public final class ActionTime: @unchecked Sendable {
     ActionTime(source: .virtual(clock), start: start)
   }
 
+  /// The times a replay sets from the recording's lines, from `start`.
   public static func replayed(start: Int) -> ActionTime {
     ActionTime(source: .replayed, start: start)
   }
 
+  /// The milliseconds since the Unix epoch reducers see now.
   public func now() -> Int {
     switch source {
     case .virtual(let clock):

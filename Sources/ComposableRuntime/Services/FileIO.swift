@@ -7,13 +7,16 @@ import EventLoop
 /// Blocking POSIX file operations, for thread-pool work (and the commands that read a whole
 /// file before the loop runs).
 public enum FileIO {
+  /// Why a file operation failed: an `errno`, and a message for people.
   public struct Failure: Error, CustomStringConvertible {
     /// The `errno` of the call that failed, or the closest one for a refusal of ours.
     public let code: Int32
     private let message: String?
+    /// What failed, for people: the message given, or the system's text for the code.
     public var reason: String { message ?? String(cString: strerror(code)) }
     public var description: String { reason }
 
+    /// The failure `errno` `code` names.
     public init(code: Int32) {
       self.code = code
       message = nil

@@ -12,9 +12,11 @@ public final class FileLines {
   /// What a line ends with: its newline, or the end of the file (the last line cut short, or
   /// a file that does not end in a newline).
   public enum Ending: Sendable {
+    /// A newline ended the line, or the file's end did.
     case newline, endOfFile
   }
 
+  /// The longest line handed out; a longer one is refused.
   public let maximumLineBytes: Int
   /// The file's size when it was opened.
   public let fileBytes: Int
@@ -28,6 +30,8 @@ public final class FileLines {
   private var isAtEnd = false
   private static let chunkBytes = 1 << 20
 
+  /// The lines of the file at `path`, each at most `maximumLineBytes`; throws when the file
+  /// cannot be opened or is not a regular file.
   public init(path: String, maximumLineBytes: Int) throws(FileIO.Failure) {
     self.maximumLineBytes = maximumLineBytes
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)

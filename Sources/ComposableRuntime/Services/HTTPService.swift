@@ -10,7 +10,7 @@ import Networking
 /// let deleted = try await http.response(to: HTTPRequest(.delete, "\(baseURL)/todos/7"))
 /// ```
 public struct HTTPService: Sendable {
-  /// Sends a request within a timeout; throws ``HTTPError`` for every failure of the request.
+  /// Sends a request within a timeout; throws `HTTPError` for every failure of the request.
   public typealias Fetch =
     @Sendable (_ request: HTTPRequest, _ timeout: Duration) async throws ->
     HTTPResponse
@@ -25,6 +25,7 @@ public struct HTTPService: Sendable {
     self.timeout = timeout
   }
 
+  /// Requests through `client`, each within `timeout`: what `run` builds.
   public init(client: HTTPClient, timeout: Duration) {
     self.init(timeout: timeout) { request, timeout in
       try await client.send(request, timeout: timeout)

@@ -24,9 +24,11 @@ public final class SavedFile: @unchecked Sendable {
   public enum Failure: Error, Equatable, CustomStringConvertible {
     /// Nothing was saved there yet.
     case missing(path: String)
+    /// The file exists but could not be read: `reason` says why.
     case unreadable(path: String, reason: String)
     /// The file holds something that is not JSON: `message` says where.
     case notJSON(path: String, message: String)
+    /// The file could not be written: `reason` says why; the old file, if any, is kept.
     case unwritable(path: String, reason: String)
 
     public var description: String {
@@ -42,12 +44,15 @@ public final class SavedFile: @unchecked Sendable {
   /// The largest file read: a larger one (or one that is not a regular file) is unreadable.
   public static let maximumBytes = 64 << 20
 
+  /// Where the file is.
   public let path: String
   private let threadPool: ThreadPool
   private let lock = Lock()
   private var nextTicket = 0
   private var newestWritten = -1
 
+  /// The file at `path`, read and written on `threadPool`; ``Services/savedFile(_:)``
+  /// makes one in the data directory.
   public init(path: String, threadPool: ThreadPool) {
     self.path = path
     self.threadPool = threadPool

@@ -11,6 +11,7 @@ import JSON
 /// answers, it is something the scenario did not foresee.
 @StoreActor
 public final class ScriptedAnswers {
+  /// The dependency's name, as the scenario's steps give it.
   public nonisolated let name: String
   private var answers: [String: (answer: JSONValue, delay: Duration)] = [:]
   private let clock: any Clock<Duration>

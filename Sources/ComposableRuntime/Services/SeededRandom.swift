@@ -6,10 +6,12 @@ import Locks
 /// are drawn under a lock because effects on different tasks may draw at once; their order, and
 /// so the sequence each store sees, follows the order the loop runs them in.
 public final class SeededRandom: @unchecked Sendable {
+  /// The seed the choices follow from (`--seed`, or a random one).
   public let seed: UInt64
   private let lock = Lock()
   private var generator: SplitMix64
 
+  /// A source whose choices follow from `seed`.
   public init(seed: UInt64) {
     self.seed = seed
     generator = SplitMix64(state: seed)
@@ -21,6 +23,7 @@ public final class SeededRandom: @unchecked Sendable {
     return system.next()
   }
 
+  /// A number in `range`, drawn under the lock.
   public func int(in range: ClosedRange<Int>) -> Int {
     lock.withLock { Int.random(in: range, using: &generator) }
   }

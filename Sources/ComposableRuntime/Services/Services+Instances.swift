@@ -51,6 +51,7 @@ private final class SocketScope: Sendable {
   }
 }
 
+/// An instance's key as the data folder names it.
 extension InstanceKey {
   /// The key as one file name, the same in every process: bytes other than ASCII letters,
   /// digits, `-` and `_` are written `%XX`, and a name that would pass 200 bytes is cut and

@@ -35,6 +35,8 @@ public struct Services: Sendable {
   /// Under `run --record`, where dependencies' answers are written.
   var answerLog: AnswerLog?
 
+  /// The services as the process (`run`, `test`, `replay`) fills them; a store never builds
+  /// them itself.
   public init(
     http: HTTPService, webSocket: WebSocketService, threadPool: ThreadPool,
     clock: any Clock<Duration>, random: SeededRandom, now: @escaping @Sendable () -> Int,

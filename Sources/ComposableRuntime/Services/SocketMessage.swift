@@ -5,7 +5,9 @@ import Protocol
 /// `{"type": "binary", "binary": "<base64>"}`; `type` tells them apart without looking for a
 /// member, and may be left out on input (the form before it was written).
 public enum SocketMessage: Equatable, Sendable {
+  /// A text message.
   case text(String)
+  /// A binary message's bytes.
   case binary([UInt8])
 
   /// The message's bytes: UTF-8 for text.
@@ -76,6 +78,7 @@ extension SocketMessage: Codable {
 // The hand-written Codable above is a choice between two members, which a walk of its
 // decoding cannot tell from two optional ones.
 extension SocketMessage: JSONSchemaDescribed {
+  /// The schema of the wire form: a `TextMessage` or a `BinaryMessage` object.
   public static let jsonSchema: JSONValue = [
     "oneOf": [
       [

@@ -6,13 +6,20 @@ import ComposableCore
 /// The live service runs libwebsockets on the loop; in scenarios a scripted peer answers.
 /// Cancelling the task that iterates `open`'s events closes the socket.
 public struct WebSocketService: Sendable {
+  /// Opens the socket `id` to `url`, offering `protocols`; the stream tells when it opened
+  /// and when it closed, and ends with it. Cancelling its iteration closes the socket.
   public var open:
     @Sendable (_ id: String, _ url: String, _ protocols: [String]) async ->
       AsyncStream<SocketEvent>
+  /// The messages the socket `id` receives, in order, until it closes.
   public var receive: @Sendable (_ id: String) async -> AsyncStream<ReceiveResult>
+  /// Sends a message on the socket `id`; throws when it is not open or the send fails.
   public var send: @Sendable (_ id: String, _ message: SocketMessage) async throws -> Void
+  /// Sends a ping on the socket `id`; returns when the pong arrives.
   public var sendPing: @Sendable (_ id: String) async throws -> Void
 
+  /// A service from its four operations: the live one, a scenario's scripted peer, or a
+  /// test's closures.
   public init(
     open:
       @escaping @Sendable (_ id: String, _ url: String, _ protocols: [String]) async ->
@@ -36,7 +43,9 @@ public enum SocketEvent: ComposableAction, Equatable {
   case didClose(code: Int, reason: String)
 }
 
+/// One message a socket received, or why receiving failed.
 public enum ReceiveResult: ComposableAction, Equatable {
+  /// A message arrived.
   case success(SocketMessage)
   /// Receiving failed (a message too large, text that is not UTF-8, …): why.
   case failure(String)

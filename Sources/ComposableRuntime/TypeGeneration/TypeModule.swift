@@ -6,10 +6,12 @@
 /// Declarations come in the order they may be printed in: a record's nested records before it,
 /// because a Python module evaluates a class's annotations when the class is defined.
 public struct TypeModule: Equatable, Sendable {
+  /// The named types, in an order they may be printed in.
   public let declarations: [TypeDeclaration]
   /// The stores the declarations describe: what each printer's typed view of a client is made of.
   public let stores: [StoreTypes]
 
+  /// A module of `declarations`, describing `stores`.
   public init(_ declarations: [TypeDeclaration], stores: [StoreTypes] = []) {
     self.declarations = declarations
     self.stores = stores
@@ -20,6 +22,7 @@ public struct TypeModule: Equatable, Sendable {
 public struct StoreTypes: Equatable, Sendable {
   /// The store's name on the wire.
   public let name: String
+  /// The name of its state's type.
   public let state: String
   /// Every action of the store: what its action lines carry.
   public let action: String
@@ -28,6 +31,7 @@ public struct StoreTypes: Equatable, Sendable {
   /// Free for the type of the lines about the store, where a printer declares one.
   public let line: String
 
+  /// The names of one store's types.
   public init(name: String, state: String, action: String, hostAction: String, line: String) {
     self.name = name
     self.state = state
@@ -39,6 +43,7 @@ public struct StoreTypes: Equatable, Sendable {
 
 /// One named type of a module.
 public struct TypeDeclaration: Equatable, Sendable {
+  /// What the name stands for.
   public enum Body: Equatable, Sendable {
     /// An object with named members: a `TypedDict`, an `interface`.
     case record([TypeField])
@@ -48,9 +53,12 @@ public struct TypeDeclaration: Equatable, Sendable {
 
   /// An identifier in both languages, unique in the module.
   public let name: String
+  /// A comment printed above the type.
   public let documentation: String?
+  /// What the name stands for.
   public let body: Body
 
+  /// The type `name`, standing for `body`.
   public init(_ name: String, documentation: String? = nil, _ body: Body) {
     self.name = name
     self.documentation = documentation
@@ -60,12 +68,16 @@ public struct TypeDeclaration: Equatable, Sendable {
 
 /// A member of a record. Its name is the wire name, which need not be an identifier.
 public struct TypeField: Equatable, Sendable {
+  /// The member's name on the wire.
   public let name: String
+  /// The type of its value.
   public let type: TypeExpression
   /// A member the JSON object may lack (not in the schema's `required`).
   public let isRequired: Bool
+  /// A comment printed above the member.
   public let documentation: String?
 
+  /// A member `name` of type `type`.
   public init(
     _ name: String, _ type: TypeExpression, required: Bool = true, documentation: String? = nil
   ) {
@@ -78,13 +90,19 @@ public struct TypeField: Equatable, Sendable {
 
 /// The type of a value.
 public indirect enum TypeExpression: Equatable, Sendable {
+  /// A string.
   case string
+  /// A whole number.
   case integer
+  /// Any number.
   case number
+  /// `true` or `false`.
   case boolean
+  /// `null`.
   case null
   /// One of these strings.
   case literal([String])
+  /// An array whose every element is of this type.
   case array(TypeExpression)
   /// An object used as a dictionary: any member names, every value of this type.
   case map(TypeExpression)

@@ -3,6 +3,8 @@
 ///
 /// Both JSON number types are `number`; a member name that is no identifier is quoted.
 public enum TypeScriptTypePrinter {
+  /// The module's TypeScript declarations, headed by a comment naming `command` as what
+  /// generated it.
   public static func source(of module: TypeModule, generatedBy command: String) -> String {
     let header = "// " + SourceText.generatedBy(command)
     var blocks = module.declarations.map { lines(of: $0).joined(separator: "\n") }
