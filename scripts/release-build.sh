@@ -15,8 +15,9 @@ shift 2
 swift=${SWIFT:-swift}
 bin=$("$swift" build --package-path "$package" "$@" --show-bin-path)
 stamp="$bin/.built-from-sources"
+# The API docs' articles (*.docc) are no part of a binary.
 if [ -e "$stamp" ] && [ -n "$(find "$root/Sources" "$root/Package.swift" "$package/Sources" \
-  "$package/Package.swift" -newer "$stamp" -print -quit)" ]; then
+  "$package/Package.swift" -newer "$stamp" -not -path '*.docc/*' -print -quit)" ]; then
   echo "release-build: sources changed since the last build; building $product from scratch" >&2
   rm -rf "$bin"
   # A package that depends on the framework by path keeps its plan of the framework's targets,

@@ -8,8 +8,8 @@ import Logging
 /// `run` fills it with the live services: libcurl, libwebsockets, libuv's thread pool and clock
 /// (or a virtual clock under `--clock virtual`). `test` fills it with scripted ones: canned
 /// HTTP answers and a scripted WebSocket peer on a virtual clock, and the answers a scenario
-/// gives for ``scripted(_:)``. A store builds its dependencies the same way from either, and
-/// never knows which it got.
+/// gives for each ``StoreDependency``. A store builds its dependencies the same way from
+/// either, and never knows which it got.
 public struct Services: Sendable {
   /// HTTP(S) requests of any method and body, with JSON answers decoded by our own parser;
   /// every failure is a ``RequestFailure``.
