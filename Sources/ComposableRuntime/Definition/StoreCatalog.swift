@@ -217,7 +217,7 @@ extension StoreDefinition {
     } reuse: { host, instance, parkedState in
       _reuseHostedStore(
         host, options: options, services: services.about(instance),
-        output: output.about(instance), initialState: parkedState as? Feature.State ?? state)
+        output: output.about(instance), parkedState: parkedState, initialState: state)
     }
   }
 }

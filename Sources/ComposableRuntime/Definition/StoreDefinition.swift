@@ -65,11 +65,12 @@ public protocol StoreDefinition: Sendable {
   ) -> any HostedStore
 
   /// Gives `host`, one this definition made, to another instance as ``_makeHostedStore`` would
-  /// make it; false if it cannot. Not for definitions to implement, as that one.
+  /// make it, in the instance's `parkedState` if it has one (a `Feature.State`), else in
+  /// `initialState`; false if it cannot. Not for definitions to implement, as that one.
   @StoreActor
   static func _reuseHostedStore(
     _ host: any HostedStore, options: Options, services: Services, output: StoreOutput,
-    initialState: Feature.State
+    parkedState: Any?, initialState: Feature.State
   ) -> Bool
 }
 
@@ -138,11 +139,15 @@ extension StoreDefinition {
   @StoreActor
   public static func _reuseHostedStore(
     _ host: any HostedStore, options: Options, services: Services, output: StoreOutput,
-    initialState: Feature.State
+    parkedState: Any?, initialState: Feature.State
   ) -> Bool {
     guard let host = host as? StoreHost<Feature.State, Feature.Action> else { return false }
+    // Cast here, where the store's types are known: in the catalog's generic factory the cast
+    // looked up their metadata on every activation.
+    let state = parkedState.map { $0 as? Feature.State } ?? nil
     host.reuse(
-      from: initialState, reducer: reducer(options: options, services: services), output: output)
+      from: state ?? initialState, reducer: reducer(options: options, services: services),
+      output: output)
     return true
   }
 

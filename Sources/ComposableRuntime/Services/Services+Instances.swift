@@ -30,25 +30,27 @@ extension WebSocketService {
   /// no pair of key and id reads as another pair.
   fileprivate func scoped(to instance: InstanceKey) -> WebSocketService {
     // The four functions share one object, which each captures alone and so holds without a
-    // context of its own: four allocations fewer for every instance activated.
-    let scope = SocketScope(
-      service: self, prefix: "\(instance.value.utf8.count):\(instance.value)/")
+    // context of its own; the prefix is written per call, as sockets are used far less often
+    // than instances are activated.
+    let scope = SocketScope(service: self, key: instance.value)
     return WebSocketService(
-      open: { id, url, protocols in await scope.service.open(scope.prefix + id, url, protocols) },
-      receive: { id in await scope.service.receive(scope.prefix + id) },
-      send: { id, message in try await scope.service.send(scope.prefix + id, message) },
-      sendPing: { id in try await scope.service.sendPing(scope.prefix + id) })
+      open: { id, url, protocols in await scope.service.open(scope.id(id), url, protocols) },
+      receive: { id in await scope.service.receive(scope.id(id)) },
+      send: { id, message in try await scope.service.send(scope.id(id), message) },
+      sendPing: { id in try await scope.service.sendPing(scope.id(id)) })
   }
 }
 
 private final class SocketScope: Sendable {
   let service: WebSocketService
-  let prefix: String
+  let key: String
 
-  init(service: WebSocketService, prefix: String) {
+  init(service: WebSocketService, key: String) {
     self.service = service
-    self.prefix = prefix
+    self.key = key
   }
+
+  func id(_ id: String) -> String { "\(key.utf8.count):\(key)/\(id)" }
 }
 
 /// An instance's key as the data folder names it.
@@ -57,7 +59,12 @@ extension InstanceKey {
   /// digits, `-` and `_` are written `%XX`, and a name that would pass 200 bytes is cut and
   /// ends with `~` and a 64-bit FNV-1a hash of the whole key, as a file name may not pass 255.
   public var fileName: String {
-    if value.utf8.count <= 200, value.utf8.allSatisfy(Self.isKeptInFileNames) { return value }
+    // Read in place, as one buffer: an activation asks this of every key.
+    let isItsOwnName =
+      value.utf8.withContiguousStorageIfAvailable {
+        $0.count <= 200 && $0.allSatisfy(Self.isKeptInFileNames)
+      } ?? (value.utf8.count <= 200 && value.utf8.allSatisfy(Self.isKeptInFileNames))
+    if isItsOwnName { return value }
     var name = ""
     for byte in value.utf8 {
       if Self.isKeptInFileNames(byte) {
