@@ -36,6 +36,9 @@ let package = Package(
     // TestStore's failures: the −/+ difference of two values, as TCA's. Test support only: the
     // core and the runtime must not pay for it at start-up.
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.3.0"),
+    // Base64 of binary WebSocket messages: a table-driven encoder, ten times faster than the
+    // loop it replaced (an order book's frame was encoded for every action line).
+    .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
   ],
   targets: [
     // libuv, the one C library linked, found through pkg-config.
@@ -125,6 +128,7 @@ let package = Package(
       dependencies: [
         "ComposableCore", "EventLoop", "JSON", "Locks", "Networking", "Protocol", "Storage",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "ExtrasBase64", package: "swift-extras-base64"),
       ],
       swiftSettings: strict),
 
