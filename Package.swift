@@ -39,6 +39,9 @@ let package = Package(
     // `swift package generate-documentation` (make docs): the API reference and its articles,
     // from each module's documentation catalog. A plugin only: nothing it brings is linked.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+    // Base64 of binary WebSocket messages: a table-driven encoder, ten times faster than the
+    // loop it replaced (an order book's frame was encoded for every action line).
+    .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
   ],
   targets: [
     // libuv, the one C library linked, found through pkg-config.
@@ -128,6 +131,7 @@ let package = Package(
       dependencies: [
         "ComposableCore", "EventLoop", "JSON", "Locks", "Networking", "Protocol", "Storage",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "ExtrasBase64", package: "swift-extras-base64"),
       ],
       swiftSettings: strict),
 

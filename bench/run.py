@@ -20,6 +20,7 @@ sys.path.insert(0, str(HERE))
 import custom_store  # noqa: E402
 import effects  # noqa: E402
 import http_fetches  # noqa: E402
+import orderbook  # noqa: E402
 import timeline  # noqa: E402
 import ws_echo  # noqa: E402
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
@@ -127,6 +128,7 @@ def main():
         rows += custom_store.rows(host, arguments.todo_actor.resolve(), out, seconds / arguments.actions)
     rows += http_fetches.rows(binary, arguments.http_bench.resolve())
     rows += ws_echo.rows(arguments.ws_bench.resolve())
+    rows += orderbook.rows(binary)
 
     width = max(len(name) for name, _, _ in rows)
     print(f"{'measure'.ljust(width)}  {'result':>24}  target")

@@ -25,10 +25,12 @@ extension Differ {
     }
     // Highest index first, so each remove leaves the indices still to come unchanged.
     for index in (start + paired..<start + old.count).reversed() {
-      operations.append(.remove(path: pointer(appending: .index(index))))
+      let path = pointer(appending: .index(index))
+      operations.append(.remove(path: path))
     }
     for index in start + paired..<start + new.count {
-      operations.append(.add(path: pointer(appending: .index(index)), value: new[index]))
+      let path = pointer(appending: .index(index))
+      operations.append(.add(path: path, value: new[index]))
     }
   }
 
@@ -40,7 +42,8 @@ extension Differ {
   ) {
     let start = old.startIndex
     for offset in (0..<old.count).reversed() where !matches.oldStays[offset] {
-      operations.append(.remove(path: pointer(appending: .index(start + offset))))
+      let path = pointer(appending: .index(start + offset))
+      operations.append(.remove(path: path))
     }
     for offset in 0..<new.count {
       let index = start + offset
@@ -48,7 +51,8 @@ extension Differ {
         let before = old[old.startIndex + oldOffset]
         if before != new[index] { compareElement(at: index, before, new[index]) }
       } else {
-        operations.append(.add(path: pointer(appending: .index(index)), value: new[index]))
+        let path = pointer(appending: .index(index))
+        operations.append(.add(path: path, value: new[index]))
       }
     }
   }
@@ -67,11 +71,12 @@ extension Differ {
         compareElement(at: index + offset, old[oldIndex + offset], new[newIndex + offset])
       }
       for _ in paired..<max(run.deleted, paired) {
-        operations.append(.remove(path: pointer(appending: .index(index + paired))))
+        let path = pointer(appending: .index(index + paired))
+        operations.append(.remove(path: path))
       }
       for offset in paired..<max(run.inserted, paired) {
-        operations.append(
-          .add(path: pointer(appending: .index(index + offset)), value: new[newIndex + offset]))
+        let path = pointer(appending: .index(index + offset))
+        operations.append(.add(path: path, value: new[newIndex + offset]))
       }
       index += run.inserted + run.kept
       oldIndex += run.deleted + run.kept
@@ -80,9 +85,7 @@ extension Differ {
   }
 
   private mutating func compareElement(at index: Int, _ old: JSONValue, _ new: JSONValue) {
-    path.append(.index(index))
-    compare(old, new)
-    path.removeLast()
+    compare(old, new, at: .index(index))
   }
 }
 
@@ -122,11 +125,92 @@ struct ArrayComparison {
       matching = .pairwise
     } else if let matches = IdentityMatches(oldMiddle, newMiddle) {
       matching = .identity(matches)
+    } else if Self.matchOnlyInPlace(oldMiddle, newMiddle) {
+      matching = .pairwise
     } else if let script = EditScript(oldMiddle, newMiddle) {
       matching = .editScript(script)
     } else {
       matching = .pairwise
     }
+  }
+}
+
+extension ArrayComparison {
+  /// Middles up to this length are checked pair by pair, longer ones through a dictionary.
+  static let pairwiseCheckLimit = 32
+
+  /// Whether the middles have the same length and no element of one equals an element of the
+  /// other at another offset: then a shortest edit script keeps exactly the elements that
+  /// stayed in place and pairs every other one with the element at its offset, which is the
+  /// pairwise patch, found without searching. A newer value of a list of records of the same
+  /// shape (an order book's levels) is this case: most elements changed where they are.
+  ///
+  /// Told by fingerprints (equal elements have equal ones), so each element is read once;
+  /// fingerprints that match across offsets (or, in a long middle, repeat within one) leave
+  /// it to the search, as a real match would.
+  static func matchOnlyInPlace(_ old: ArraySlice<JSONValue>, _ new: ArraySlice<JSONValue>) -> Bool {
+    guard old.count == new.count else { return false }
+    let oldPrints = old.map(\.fingerprint)
+    let newPrints = new.map(\.fingerprint)
+    if old.count <= pairwiseCheckLimit {
+      for (oldOffset, oldPrint) in oldPrints.enumerated() {
+        for (newOffset, newPrint) in newPrints.enumerated()
+        where newPrint == oldPrint && newOffset != oldOffset {
+          return false
+        }
+      }
+      return true
+    }
+    var newOffsetByPrint: [UInt64: Int] = [:]
+    newOffsetByPrint.reserveCapacity(newPrints.count)
+    for (offset, print) in newPrints.enumerated() {
+      guard newOffsetByPrint.updateValue(offset, forKey: print) == nil else { return false }
+    }
+    for (offset, print) in oldPrints.enumerated() {
+      if let newOffset = newOffsetByPrint[print], newOffset != offset { return false }
+    }
+    return true
+  }
+}
+
+extension JSONValue {
+  /// A 64-bit hash that equal values share (as `==` has it: `.int(1)` and `.number(1.0)`
+  /// alike, object members in any order), much cheaper than `Hasher`: a mismatch proves the
+  /// values differ, a match proves nothing.
+  var fingerprint: UInt64 {
+    switch self {
+    case .null: 0x6e75_6c6c
+    case .bool(let value): value ? 0x7472_7565 : 0x6661_6c73
+    case .int(let value): Self.mix(2, UInt64(bitPattern: Int64(value)))
+    case .number(let value):
+      if let integer = value.exactInt {
+        Self.mix(2, UInt64(bitPattern: Int64(integer)))
+      } else {
+        Self.mix(3, value.bitPattern)
+      }
+    case .string(let value): Self.fingerprint(utf8: value)
+    case .array(let elements):
+      elements.reduce(Self.mix(5, UInt64(elements.count))) { Self.mix($0, $1.fingerprint) }
+    case .object(let object):
+      // A sum, so that the order of the members does not count. A key counts by its length
+      // alone: records of one shape share their keys, which tell them apart no better.
+      object.entries.reduce(Self.mix(6, UInt64(object.count))) {
+        $0 &+ Self.mix(UInt64($1.key.utf8.count), $1.value.fingerprint)
+      }
+    }
+  }
+
+  private static func fingerprint(utf8 string: String) -> UInt64 {
+    var string = string
+    return string.withUTF8 { bytes in
+      bytes.reduce(mix(4, UInt64(bytes.count))) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+  }
+
+  private static func mix(_ hash: UInt64, _ value: UInt64) -> UInt64 {
+    var mixed = (hash ^ value) &* 0x9e37_79b9_7f4a_7c15
+    mixed ^= mixed >> 29
+    return mixed
   }
 }
 

@@ -39,18 +39,24 @@ extension JSONPatch {
 
 /// The walk behind ``JSONPatch/diff(from:to:)``; arrays are in `JSONPatch+ArrayDiff.swift`.
 ///
-/// The path to the current value is kept as a stack of tokens and turned into pointer text only
-/// when an operation is emitted, so the unchanged parts of a document cost no string building.
+/// The pointer text of the current value is kept as bytes, a token appended on the way down
+/// and cut on the way up, and made a `String` only when an operation is emitted: the unchanged
+/// parts of a document cost no string building, and the changed ones no rebuilding of the
+/// path from its root for each operation.
 struct Differ {
   enum Token {
     case key(String)
     case index(Int)
   }
 
-  /// The pointer text of the document's root.
-  let base: String
-  var path: [Token] = []
+  /// The pointer text of the current value: the base, then one token per level descended.
+  private var pointerText: [UInt8]
   var operations: [JSONPatchOperation]
+
+  init(base: String, operations: [JSONPatchOperation]) {
+    pointerText = Array(base.utf8)
+    self.operations = operations
+  }
 
   mutating func compare(_ old: JSONValue, _ new: JSONValue) {
     switch (old, new) {
@@ -60,9 +66,18 @@ struct Differ {
       compareArrays(old, new)
     default:
       if old != new {
-        operations.append(.replace(path: pointer(), value: new))
+        let path = pointer()
+        operations.append(.replace(path: path, value: new))
       }
     }
+  }
+
+  /// Compares the values one level down, at `token`.
+  mutating func compare(_ old: JSONValue, _ new: JSONValue, at token: Token) {
+    let depth = pointerText.count
+    Self.append(token, to: &pointerText)
+    compare(old, new)
+    pointerText.removeSubrange(depth...)
   }
 
   private mutating func compareObjects(_ old: JSONObject, _ new: JSONObject) {
@@ -73,41 +88,46 @@ struct Differ {
         kept += 1
         // Most members are unchanged: compare before paying for the path.
         if old.entries[position].value != new.entries[newPosition].value {
-          path.append(.key(key))
-          compare(old.entries[position].value, new.entries[newPosition].value)
-          path.removeLast()
+          compare(old.entries[position].value, new.entries[newPosition].value, at: .key(key))
         }
       } else {
-        operations.append(.remove(path: pointer(appending: .key(key))))
+        let path = pointer(appending: .key(key))
+        operations.append(.remove(path: path))
       }
     }
     guard kept < new.count else { return }
     for position in new.entries.indices {
       let key = new.entries[position].key
       if old.index(forKey: key, hint: position) == nil {
-        operations.append(
-          .add(path: pointer(appending: .key(key)), value: new.entries[position].value))
+        let path = pointer(appending: .key(key))
+        operations.append(.add(path: path, value: new.entries[position].value))
       }
     }
   }
 
-  /// The pointer text of the current path, optionally one token deeper.
-  func pointer(appending last: Token? = nil) -> String {
-    var text = base
-    for token in path {
-      append(token, to: &text)
-    }
-    if let last {
-      append(last, to: &text)
-    }
-    return text
+  /// The pointer text of the current value, optionally one token deeper.
+  mutating func pointer(appending last: Token? = nil) -> String {
+    guard let last else { return String(decoding: pointerText, as: UTF8.self) }
+    let depth = pointerText.count
+    Self.append(last, to: &pointerText)
+    defer { pointerText.removeSubrange(depth...) }
+    return String(decoding: pointerText, as: UTF8.self)
   }
 
-  private func append(_ token: Token, to text: inout String) {
-    text += "/"
+  /// Appends `/` and the token, escaped as RFC 6901 has it (`~` as `~0`, `/` as `~1`).
+  private static func append(_ token: Token, to text: inout [UInt8]) {
+    text.append(UInt8(ascii: "/"))
     switch token {
-    case .key(let key): text += JSONPointer.escape(key)
-    case .index(let index): text += String(index)
+    case .key(let key):
+      for byte in key.utf8 {
+        switch byte {
+        case UInt8(ascii: "~"): text.append(contentsOf: "~0".utf8)
+        case UInt8(ascii: "/"): text.append(contentsOf: "~1".utf8)
+        default: text.append(byte)
+        }
+      }
+    case .index(let index):
+      JSONWriter.writeInt(index, into: &text)
     }
   }
 }

@@ -61,20 +61,32 @@ public enum JSONPatchOperation: Sendable, Hashable {
 
   /// Appends the JSON text of ``jsonValue`` without building it.
   public func write(into buffer: inout [UInt8]) {
-    buffer.append(contentsOf: #"{"op":""#.utf8)
-    buffer.append(contentsOf: name.utf8)
-    buffer.append(UInt8(ascii: "\""))
-    if let from {
-      buffer.append(contentsOf: #","from":"#.utf8)
-      JSONWriter.writeString(from, into: &buffer)
+    // Static text up to the path, appended as one buffer: a patch of a book is dozens of
+    // operations, and appending a `String`'s bytes goes through its generic view.
+    let opening: StaticString
+    switch self {
+    case .add: opening = #"{"op":"add","path":"#
+    case .remove: opening = #"{"op":"remove","path":"#
+    case .replace: opening = #"{"op":"replace","path":"#
+    case .move: opening = #"{"op":"move","from":"#
+    case .copy: opening = #"{"op":"copy","from":"#
+    case .test: opening = #"{"op":"test","path":"#
     }
-    buffer.append(contentsOf: #","path":"#.utf8)
+    opening.withUTF8Buffer { buffer.append(contentsOf: $0) }
+    if let from {
+      JSONWriter.writeString(from, into: &buffer)
+      append(#","path":"#, to: &buffer)
+    }
     JSONWriter.writeString(path, into: &buffer)
     if let value {
-      buffer.append(contentsOf: #","value":"#.utf8)
+      append(#","value":"#, to: &buffer)
       value.write(into: &buffer)
     }
     buffer.append(UInt8(ascii: "}"))
+  }
+
+  private func append(_ text: StaticString, to buffer: inout [UInt8]) {
+    text.withUTF8Buffer { buffer.append(contentsOf: $0) }
   }
 
   /// Reads an operation object. As RFC 6902 requires, members that the operation does not

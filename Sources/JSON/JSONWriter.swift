@@ -50,14 +50,29 @@ public enum JSONWriter {
   ///
   /// Swift's `description` is that form and always valid JSON for finite values (`0.1`,
   /// `1e-05`, `1.0`, `5e-324`); JSON has no NaN or infinity, so those become `null`, as in
-  /// JavaScript's `JSON.stringify`.
+  /// JavaScript's `JSON.stringify`. The digits are written by the function behind
+  /// `description` straight into the buffer: a `String` per number was an allocation and a
+  /// copy for every price of an order book.
   public static func writeDouble(_ value: Double, into buffer: inout [UInt8]) {
     guard value.isFinite else {
       buffer.append(contentsOf: "null".utf8)
       return
     }
-    buffer.append(contentsOf: value.description.utf8)
+    buffer.append(addingCapacity: maxDoubleLength) { span in
+      span.withUnsafeMutableBufferPointer { output, initializedCount in
+        let start = output.baseAddress.unsafelyUnwrapped
+        // The function leaves the zeros it writes to the buffer as it finds them: the
+        // standard library hands it a buffer filled with "0" (the writer's test holds every
+        // kind of double to `description`).
+        start.initialize(repeating: UInt8(ascii: "0"), count: maxDoubleLength)
+        initializedCount = Int(float64ToString(start, UInt(maxDoubleLength), value, false))
+      }
+    }
   }
+
+  /// The buffer `description` gives the function: the longest form, `-2.2250738585072014e-308`,
+  /// has 24 characters.
+  private static let maxDoubleLength = 32
 
   private static func writeQuoted(
     _ string: String, before: UInt8?, after: UInt8?, into buffer: inout [UInt8]
@@ -144,3 +159,12 @@ public enum JSONWriter {
     }
   }
 }
+
+/// The standard library's shortest round-trip formatting of a `Double`, as `description` calls
+/// it (`_float64ToStringImpl`; a symbol of its stable ABI, which inlinable code references):
+/// writes at most `length` bytes, returns how many it wrote. `debug` false is `description`'s
+/// form.
+@_silgen_name("swift_float64ToString")
+private func float64ToString(
+  _ buffer: UnsafeMutablePointer<UInt8>, _ length: UInt, _ value: Double, _ debug: Bool
+) -> UInt64

@@ -96,6 +96,28 @@ final class SerializerTests: XCTestCase {
     }
   }
 
+  /// The writer prints a double without a `String`, by the function behind `description`:
+  /// the text is `description`'s, for every kind of finite double, and follows what the buffer
+  /// held before it.
+  func testDoublesPrintAsTheirDescription() {
+    var generator = SeededGenerator(seed: 27)
+    var samples: [Double] = [
+      0, -0.0, 1, -1, 0.1, 1e-5, .leastNonzeroMagnitude, -.leastNormalMagnitude,
+      .greatestFiniteMagnitude,
+      -.greatestFiniteMagnitude, 95_142_500.0, 0.08809332, 1e15, 1e16, 0x1p53 + 2,
+    ]
+    for _ in 0..<20_000 {
+      let bits = Double(bitPattern: generator.next())
+      let cents = Double(Int(truncatingIfNeeded: generator.next() % 100_000_000_000)) / 100
+      samples += [bits, cents, Double(generator.next() % 300_000_000) / 100_000_000]
+    }
+    for double in samples where double.isFinite {
+      var buffer = Array("[".utf8)
+      JSONWriter.writeDouble(double, into: &buffer)
+      XCTAssertEqual(String(decoding: buffer, as: UTF8.self), "[" + double.description)
+    }
+  }
+
   /// An error message quotes a value in a few dozen characters, whatever its size.
   func testAnExcerptIsShortWhateverTheValue() {
     XCTAssertEqual(JSONValue.int(-7).excerpt, "-7")
