@@ -137,11 +137,33 @@ enum ReloadingListStore: StoreDefinition {
   static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
 }
 
+/// Numbers its tickets from a counter outside its state and its dependencies: replayed later in
+/// the same process, the recording's actions number them on from where the counter got to.
+enum TicketStore: StoreDefinition {
+  nonisolated(unsafe) static var issued = 0
+  struct State: Codable, Equatable, Sendable { var lastTicket = 0 }
+  enum Action: ComposableAction, Equatable {
+    case takeTapped
+  }
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      TicketStore.issued += 1
+      state.lastTicket = TicketStore.issued
+      return .none
+    }
+  }
+  static let name = "tickets"
+  static let summary = "Numbered tickets."
+  static let actions: [ActionDescriptor] = [.init("takeTapped", sentBy: .host, "The next ticket.")]
+  static let initialState = State()
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
 final class SimulationTests: XCTestCase {
   private let harness = Harness.forTests(
     StoreCatalog([
       OffByOneStore.self, LeakyWatchStore.self, ReloadingListStore.self, LevelStore.self,
-      TallyStore.self, PrimesStore.self,
+      TallyStore.self, PrimesStore.self, TicketStore.self,
     ]))
 
   func testFindsAndShrinksAnOffByOneThatBreaksACheck() throws {
@@ -197,6 +219,22 @@ final class SimulationTests: XCTestCase {
       failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
       [#"{"send":"saveTapped"}"#, #"{"quit":true}"#])
     try assertScenarioFails(failure, with: "an effect of saveTapped failed: the disk is full")
+  }
+
+  func testFindsAndShrinksAReducerThatAReplayOfItsRecordingDoesNotReproduce() throws {
+    let failure = try XCTUnwrap(try simulate("tickets").failure)
+    XCTAssertEqual(failure.kind, "the run's recording replays the same")
+    XCTAssertEqual(
+      failure.scenario.map { JSONValue.object($0).jsonString },
+      [
+        #"{"scenario":"simulate tickets --seed 1","store":"tickets","exhaustive":false,"replay":true,"seed":1}"#,
+        #"{"send":"takeTapped"}"#, #"{"quit":true}"#,
+      ])
+    XCTAssertTrue(
+      failure.shrunkMessage.hasPrefix(
+        "the run's recording diverged on replay at seq 1, tickets takeTapped: the patch differs"),
+      failure.shrunkMessage)
+    try assertScenarioFails(failure, with: "the run's recording diverged on replay at seq 1")
   }
 
   /// A store with no bug passes, with its effects' faults among the steps.

@@ -230,3 +230,31 @@ def test_a_bad_simulation_file_exits_64_naming_the_line(tmp_path, line, message)
 def test_an_unreadable_simulation_file_exits_64(tmp_path):
     code, _, err = simulate("--seed", 1, "--steps", 5, "--file", tmp_path / "none.jsonl")
     assert code == 64 and "cannot read" in err and "No such file" in err, err
+
+
+def test_a_scenario_that_replays_its_recording_passes_for_a_store_that_replays_the_same(tmp_path):
+    # The primes store, its effects answered: host and effect actions alike replay the same.
+    code, out = run_scenario(
+        tmp_path, {"scenario": "replayed", "store": "primes", "replay": True, "exhaustive": False},
+        {"nthPrimes": {"*": 7}},
+        {"send": "counter.incrTapped"}, {"send": "counter.nthPrimeButtonTapped"},
+        {"advance": 1000}, {"send": {"type": "counter.countChanged", "value": 40}},
+        {"send": "counter.incrTapped", "instance": "a"},
+        {"quit": True},
+    )
+    assert code == 0, out
+
+
+def test_a_simulated_scenario_replays_its_recording(tmp_path):
+    path = tmp_path / "shrunk.jsonl"
+    code, out, _ = simulate(
+        "--store", "primes", "--seed", 1, "--steps", 300, "--check", "/count <= 5",
+        "--shrink-to", path,
+    )
+    header = json.loads(path.read_text().splitlines()[1])
+    assert code == 1 and header["replay"] is True, out
+
+
+def test_a_bad_replay_header_is_refused(tmp_path):
+    code, out = run_scenario(tmp_path, {"scenario": "bad", "store": "primes", "replay": 1})
+    assert code == 1 and '"replay" must be true or false' in out, out

@@ -145,6 +145,9 @@ struct Scenario {
   /// Members set over the header's store's initial state before the first step, as TestStore's
   /// `initialState:`.
   var initialState: (store: String, members: JSONValue)?
+  /// At `quit`, the run's own recording is replayed and must not diverge. Off unless the
+  /// header asks: the recording is kept in memory, as large as the run's output.
+  var replaysRecording = false
   var steps = ScenarioSteps()
 }
 
@@ -330,7 +333,7 @@ enum ScenarioFile {
       object,
       [
         "scenario", "exhaustive", "effects", "seed", "startTime", "arguments", "dataDir", "store",
-        "initialState",
+        "initialState", "replay",
       ],
       in: "scenario")
     guard let name = object["scenario"]?.stringValue else {
@@ -342,6 +345,12 @@ enum ScenarioFile {
         throw ScenarioError("\"exhaustive\" must be true or false")
       }
       scenario.exhaustive = value
+    }
+    if let replay = object["replay"] {
+      guard let value = replay.boolValue else {
+        throw ScenarioError("\"replay\" must be true or false")
+      }
+      scenario.replaysRecording = value
     }
     if let effects = object["effects"] {
       guard let value = effects.stringValue.flatMap(Scenario.Effects.init(rawValue:)) else {

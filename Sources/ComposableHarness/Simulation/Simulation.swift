@@ -167,7 +167,7 @@ public final class Simulation {
   private func header(_ store: String) -> JSONObject {
     [
       "scenario": .string("simulate \(store) --seed \(options.seed)"), "store": .string(store),
-      "exhaustive": false,
+      "exhaustive": false, "replay": true,
       // A seed past what a double holds exactly is written as a string, as the header allows.
       "seed": options.seed < 1 << 53 ? .int(Int(options.seed)) : .string(String(options.seed)),
     ]
@@ -177,6 +177,7 @@ public final class Simulation {
   private func scenario(_ header: JSONObject) -> Scenario {
     var scenario = Scenario(file: "simulate", line: 1, name: header["scenario"]!.stringValue!)
     scenario.exhaustive = false
+    scenario.replaysRecording = true
     scenario.seed = options.seed
     return scenario
   }
@@ -226,6 +227,7 @@ public final class Simulation {
       ("but its patch is not empty", "an unchanged state has an empty patch"),
       ("do not give the state it holds", "the patches give the state held"),
       ("did not end after quit", "every effect ends by quit"),
+      ("diverged on replay", "the run's recording replays the same"),
       ("the store's invariant broke", "the store's invariants hold"),
       ("failed: ", "no effect fails uncaught"),
       ("refused", "no refused line for a valid action"),
