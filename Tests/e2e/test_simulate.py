@@ -1,6 +1,8 @@
 """composable-actor simulate: generated steps, invariants after each, shrunk failures."""
 
 import json
+import os
+import pty
 import subprocess
 
 import pytest
@@ -258,3 +260,21 @@ def test_a_simulated_scenario_replays_its_recording(tmp_path):
 def test_a_bad_replay_header_is_refused(tmp_path):
     code, out = run_scenario(tmp_path, {"scenario": "bad", "store": "primes", "replay": 1})
     assert code == 1 and '"replay" must be true or false' in out, out
+
+
+def test_progress_goes_to_stderr_when_stdout_is_a_terminal_and_nowhere_when_neither_is():
+    leader, follower = pty.openpty()
+    try:
+        result = subprocess.run(
+            [str(BINARY), "simulate", "--store", "votes", "--seed", "1", "--steps", "250"],
+            stdout=follower, stderr=subprocess.PIPE, timeout=300,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert result.returncode == 0
+    progress = result.stderr.decode()
+    assert "\rvotes: 100/250 steps" in progress and "\rvotes: 200/250 steps" in progress
+    assert progress.endswith("\r\x1b[K"), progress
+    code, out, err = simulate("--store", "votes", "--seed", 1, "--steps", 250)
+    assert code == 0 and err == "" and "votes" in out
