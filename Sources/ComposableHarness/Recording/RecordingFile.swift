@@ -152,6 +152,9 @@ enum RecordingEntry {
   case action(RecordedAction)
   case effect(RecordedEffect)
   case answer(RecordedAnswer)
+  /// A host stopped this instance (of a session that is not durable): the next action it
+  /// reduces starts it again from its initial state.
+  case stopped(InstanceAddress)
 
   /// `json` parsed from `text`, line `line` of the file.
   init(_ json: JSONValue, text: ArraySlice<UInt8>, line: Int, keepingPatch: Bool)
@@ -160,6 +163,11 @@ enum RecordingEntry {
     switch json["type"] {
     case "effect": self = .effect(try RecordedEffect(json, line: line))
     case "answer": self = .answer(try RecordedAnswer(json, line: line))
+    case "stopped":
+      guard let store = json["store"]?.stringValue,
+        let instance = try RecordedAction.instance(in: json, line: line)
+      else { throw RecordingError(line: line, "a stopped line needs store and instance") }
+      self = .stopped(InstanceAddress(store, instance))
     default:
       self = .action(try RecordedAction(json, text: text, line: line, keepingPatch: keepingPatch))
     }
@@ -293,6 +301,7 @@ struct RecordingFile {
       case .answer(let answer):
         answers.append(answer)
         answerPositions.append(actions.count)
+      case .stopped: break
       }
     }
     header = reader.header

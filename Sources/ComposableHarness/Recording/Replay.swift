@@ -120,6 +120,10 @@ public struct Replay: Sendable {
     var recordedStates: [InstanceAddress: JSONValue] = [:]
     var replayed = 0
     while let (entry, _) = try read({ () throws(RecordingError) in try reader.next() }) {
+      if case .stopped(let address) = entry {
+        Self.stop(address, in: stores, recordedStates: &recordedStates)
+        continue
+      }
       guard case .action(let recorded) = entry else { continue }
       replayed += 1
       guard stores.session.storeNames.contains(recorded.store),
@@ -188,6 +192,18 @@ public struct Replay: Sendable {
           + "initial state has, which a scenario's initialState, merged into that state, would "
           + "keep", code: 64)
     }
+  }
+
+  /// Stops the instance a `stopped` line names, as the run did: its next action starts it
+  /// again from the initial state.
+  @StoreActor
+  static func stop(
+    _ address: InstanceAddress, in stores: ScriptedSession,
+    recordedStates: inout [InstanceAddress: JSONValue]
+  ) {
+    if let key = address.instance { _ = stores.session.stop(store: address.store, instance: key) }
+    recordedStates[address] = nil
+    stores.output.drain { _ in }
   }
 
   /// How a replayed action differs from its recording.

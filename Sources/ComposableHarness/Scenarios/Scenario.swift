@@ -61,6 +61,9 @@ struct Scenario {
     case files(JSONObject)
     /// Fails when the instance's state breaks the invariant.
     case check(InstanceAddress, Invariant)
+    /// What a host's `stop` does: the named instance leaves memory, its effects cancelled; a
+    /// later step naming it starts it again from the initial state.
+    case stop(InstanceAddress)
     /// What a host's `quit` does: cancels every effect, lets them end, and fails when one
     /// still runs.
     case quit
@@ -80,6 +83,7 @@ struct Scenario {
       case .expect: "expect"
       case .files: "files"
       case .check(_, let invariant): "check \(invariant.text)"
+      case .stop(let address): "stop \(address)"
       case .quit: "quit"
       }
     }
@@ -473,6 +477,13 @@ enum ScenarioFile {
       } catch {
         throw ScenarioError(error.description)
       }
+    case "stop":
+      try ScenarioError.expectKeys(object, ["stop", "store", "instance"], in: kind)
+      let address = try address(object, kind, defaultStore: defaultStore)
+      guard value == true, address.instance != nil else {
+        throw ScenarioError("\"stop\" is true, with the \"instance\" to stop")
+      }
+      return .stop(address)
     case "skipReceivedActions", "skipInFlightEffects":
       try ScenarioError.expectKeys(object, [kind], in: kind)
       guard value == true else { throw ScenarioError("\"\(kind)\" must be true") }

@@ -134,6 +134,8 @@ final class ScenarioRun {
   /// action line as `--record` writes it. With what the stores were built from, to replay it.
   private var recording: [UInt8] = []
   private var configuration: RunConfiguration?
+  /// Tells the recording an instance stopped.
+  private var stopped: ((InstanceAddress) -> Void)?
   private var initialStates: [String: JSONValue] = [:]
 
   init(
@@ -334,6 +336,16 @@ final class ScenarioRun {
         ]
         throw failure
       }
+    case .stop(let address):
+      collect(stores)
+      guard let key = address.instance,
+        stores.session.stop(store: address.store, instance: key) != nil
+      else {
+        throw failure("\(address) is not in memory: a stop names an instance a step started")
+      }
+      states[address] = nil
+      stopped?(address)
+      await settle(timeControl, collectingFrom: stores)
     case .quit:
       // An effect is reported cancelled when it is asked to stop; it ends when its task
       // returns, which one that ignores cancellation never does.
@@ -575,6 +587,13 @@ final class ScenarioRun {
       recording.append(contentsOf: line.dropLast(2))
       Recorder.appendTime(time.elapsed, to: &recording)
     }
+    // The `stop` step writes no line (a host's command would): its line, as `--record` has it.
+    stopped = { [unowned self] address in
+      var line = address.members
+      line["type"] = "stopped"
+      recording.append(contentsOf: JSONValue.object(line).serialized.dropLast())
+      Recorder.appendTime(time.elapsed, to: &recording)
+    }
   }
 
   /// Replays the run's recording as `replay` would, on stores built as this run's were: an
@@ -605,6 +624,10 @@ final class ScenarioRun {
   {
     var recordedStates: [InstanceAddress: JSONValue] = [:]
     while let (entry, _) = try reader.next() {
+      if case .stopped(let address) = entry {
+        Replay.stop(address, in: replayed, recordedStates: &recordedStates)
+        continue
+      }
       guard case .action(let recorded) = entry else { continue }
       guard
         let store = replayed.session.store(

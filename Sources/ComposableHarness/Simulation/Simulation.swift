@@ -119,7 +119,10 @@ public final class Simulation {
               state: { key in
                 let instance = key.flatMap { try? InstanceKey(validating: $0) }
                 return run.states[InstanceAddress(store, instance)] ?? .null
-              }, peerIsOpen: session.services.peer.isOpen,
+              },
+              running: run.states.keys.compactMap { $0.store == store ? $0.instance?.value : nil }
+                .sorted(),
+              peerIsOpen: session.services.peer.isOpen,
               peerIsConnecting: session.services.peer.isConnecting)
             generated += 1
             if generated % 100 == 0 { self.progress?(store, generated) }
@@ -297,7 +300,8 @@ struct Shrinker {
   /// payload's values, an advance's or a delay's milliseconds.
   static func simpler(_ line: JSONObject) -> [JSONObject] {
     var forms: [JSONObject] = []
-    if line["instance"] != nil {
+    // A stop names its instance; an action may go to the default one instead.
+    if line["instance"] != nil, line["stop"] == nil {
       var changed = line
       changed["instance"] = nil
       forms.append(changed)

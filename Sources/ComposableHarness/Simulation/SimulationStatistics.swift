@@ -34,6 +34,7 @@ public struct SimulationStatistics: Sendable {
       }
     }
     if line["delay"] != nil { faults["answer.delay", default: 0] += 1 }
+    if line["stop"] != nil { faults["instance.stop", default: 0] += 1 }
   }
 
   /// Counts what a line the stores printed says.

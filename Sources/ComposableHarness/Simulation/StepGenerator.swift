@@ -48,10 +48,10 @@ struct StepGenerator {
   /// Named instances an action may go to, besides the default one.
   static let instances = ["a", "b"]
 
-  /// The next step, for the states of the store's instances (by key; nil: the default one)
-  /// and the peer as it is.
+  /// The next step, for the states of the store's instances (by key; nil: the default one),
+  /// the named instances in memory, and the peer as it is.
   mutating func next(
-    state: (String?) -> JSONValue, peerIsOpen: Bool, peerIsConnecting: Bool
+    state: (String?) -> JSONValue, running: [String], peerIsOpen: Bool, peerIsConnecting: Bool
   ) -> JSONObject {
     // Most actions go to the default instance; some to named ones, each from its own state.
     let instance = values.chance(80) ? nil : values.element(Self.instances)
@@ -72,6 +72,10 @@ struct StepGenerator {
     case "http": return http()
     case "websocket": return webSocket(isOpen: peerIsOpen, isConnecting: peerIsConnecting)
     case "answers": return answers()
+    case "instances":
+      // A stop while its effects run; the next action sent to it starts it again.
+      guard !running.isEmpty else { return advance() }
+      return ["stop": true, "instance": .string(values.element(running))]
     default: return advance()
     }
   }
