@@ -45,7 +45,10 @@ def test_every_store_keeps_every_invariant_for_a_bounded_run(seed):
         assert sum(n for key, n in statistics["actions"].items() if key.startswith("host ")) > STEPS // 4
         assert statistics["statePaths"], line["store"]
     faults = {key for line in stores for key in line["statistics"]["faults"]}
-    assert {"http.status", "http.timedOut", "websocket.refusal", "websocket.close"} <= faults
+    assert {
+        "http.status", "http.timedOut", "websocket.refusal", "websocket.close", "instance.stop",
+        "work.slow", "file.damaged",
+    } <= faults
     effects = stores[STORES.index("randomTodo")]["statistics"]["effects"]
     assert effects["started"] == sum(effects.get(end, 0) for end in ("finished", "cancelled", "failed"))
 
@@ -323,3 +326,45 @@ def test_a_stop_step_stops_an_instance_that_the_next_step_starts_again(tmp_path)
     assert code == 1 and 'primes "b" is not in memory' in out, out
     code, out = run_scenario(tmp_path, {"scenario": "stop", "store": "primes"}, {"stop": True})
     assert code == 1 and '"stop" is true, with the "instance" to stop' in out, out
+
+
+def test_a_slow_work_step_holds_the_next_piece_of_thread_pool_work_for_that_long(tmp_path):
+    code, out = run_scenario(
+        tmp_path, {"scenario": "slow", "store": "primes", "exhaustive": False},
+        {"send": {"type": "counter.countChanged", "value": 3}},
+        {"send": "primeModal.saveFavoritePrimeTapped"},
+        {"slowWork": 1000},
+        {"send": "favoritePrimes.saveButtonTapped"},
+        {"expect": {"files": {"favorite-primes.json": None}}},
+        {"advance": 999},
+        {"expect": {"files": {"favorite-primes.json": None}}},
+        {"advance": 1},
+        {"expect": {"files": {"favorite-primes.json": [3]}}},
+        # The next save is not slow: its file is there at once.
+        {"send": "primeModal.removeFavoritePrimeTapped"},
+        {"send": "favoritePrimes.saveButtonTapped"},
+        {"expect": {"files": {"favorite-primes.json": []}}},
+    )
+    assert code == 0, out
+    code, out = run_scenario(tmp_path, {"scenario": "slow", "store": "primes"}, {"slowWork": -1})
+    assert code == 1 and '"slowWork" must be whole milliseconds' in out, out
+
+
+def test_a_damaged_file_is_what_a_load_reports_not_a_broken_invariant(tmp_path):
+    # What simulate's file faults do: a file the store wrote, overwritten with a write cut short.
+    code, lines, err = simulate_json(
+        "--store", "primes", "--seed", 6, "--steps", 400, "--file", write_settings(tmp_path, {
+            "store": "primes", "weights": {"action": 10, "files": 3, "work": 2},
+            "actions": {"favoritePrimes.saveButtonTapped": 5, "favoritePrimes.loadButtonTapped": 5},
+        }),
+    )
+    statistics = lines[0]["statistics"]
+    assert code == 0 and lines[0]["ok"], (lines, err)
+    assert statistics["faults"]["file.damaged"] > 5 and statistics["faults"]["work.slow"] > 5
+    assert "/storageError/message" in statistics["statePaths"]
+
+
+def write_settings(tmp_path, *lines):
+    path = tmp_path / "settings.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path

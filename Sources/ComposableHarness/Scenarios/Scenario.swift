@@ -59,6 +59,9 @@ struct Scenario {
     case expect(requests: [JSONValue]?, files: JSONObject?)
     /// Writes files into the data folder: a string as it is, other JSON serialized.
     case files(JSONObject)
+    /// The next piece of work the stores run on the thread pool (a computation, a file read or
+    /// write) waits this many virtual milliseconds before it starts: slow work.
+    case slowWork(Int)
     /// Fails when the instance's state breaks the invariant.
     case check(InstanceAddress, Invariant)
     /// What a host's `stop` does: the named instance leaves memory, its effects cancelled; a
@@ -82,6 +85,7 @@ struct Scenario {
       case .skipInFlightEffects: "skipInFlightEffects"
       case .expect: "expect"
       case .files: "files"
+      case .slowWork(let ms): "slowWork \(ms) ms"
       case .check(_, let invariant): "check \(invariant.text)"
       case .stop(let address): "stop \(address)"
       case .quit: "quit"
@@ -462,6 +466,13 @@ enum ScenarioFile {
           "\"advance\" must be whole milliseconds, 0 to \(Session.maxAdvance) (a century)")
       }
       return .advance(ms)
+    case "slowWork":
+      try ScenarioError.expectKeys(object, [kind], in: kind)
+      guard let ms = value.intValue, (0...Session.maxAdvance).contains(ms) else {
+        throw ScenarioError(
+          "\"slowWork\" must be whole milliseconds, 0 to \(Session.maxAdvance) (a century)")
+      }
+      return .slowWork(ms)
     case "settle", "quit":
       try ScenarioError.expectKeys(object, [kind], in: kind)
       guard kind == "settle" || value == true else { throw ScenarioError("\"quit\" must be true") }

@@ -128,6 +128,12 @@ final class ScenarioRun {
   private var exhaustive = true
   /// The run's data folder, a fresh copy of the scenario's `dataDir`: what `expect` reads files from.
   private var dataDirectory = ""
+
+  /// The names of the files in the run's data folder (not its folders), in byte order.
+  var dataFiles: [String] {
+    ((try? FileIO.entries(of: dataDirectory)) ?? []).filter { !$0.isDirectory }.map(\.name)
+      .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+  }
   private var currentLine: Int
   private var currentStep = "set-up"
   /// The run's own recording, when the scenario replays it at `quit`: a header, then every
@@ -336,6 +342,8 @@ final class ScenarioRun {
         ]
         throw failure
       }
+    case .slowWork(let ms):
+      stores.services.addSlowWork(milliseconds: ms)
     case .stop(let address):
       collect(stores)
       guard let key = address.instance,

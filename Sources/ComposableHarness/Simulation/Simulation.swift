@@ -121,7 +121,7 @@ public final class Simulation {
                 return run.states[InstanceAddress(store, instance)] ?? .null
               },
               running: run.states.keys.compactMap { $0.store == store ? $0.instance?.value : nil }
-                .sorted(),
+                .sorted(), files: run.dataFiles,
               peerIsOpen: session.services.peer.isOpen,
               peerIsConnecting: session.services.peer.isConnecting)
             generated += 1
@@ -306,9 +306,10 @@ struct Shrinker {
       changed["instance"] = nil
       forms.append(changed)
     }
-    if let ms = line["advance"]?.intValue {
+    for key in ["advance", "slowWork"] {
+      guard let ms = line[key]?.intValue else { continue }
       for smaller in [1, ms / 2] where smaller < ms && smaller > 0 {
-        forms.append(["advance": .int(smaller)])
+        forms.append([key: .int(smaller)])
       }
     }
     if case .object(let action)? = line["send"] {
