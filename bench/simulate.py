@@ -21,6 +21,10 @@ PLANTED = {
     "equal long list assigned": "testFindsAndShrinksAnEqualAssignmentThatPatches",
     "effect failing uncaught": "testFindsAnEffectThatFailsUncaught",
     "invariant the store declares": "testFindsAndShrinksABrokenInvariantTheStoreDeclares",
+    "reducer reading a global (its recording replays otherwise)":
+        "testFindsAndShrinksAReducerThatAReplayOfItsRecordingDoesNotReproduce",
+    "effect failure not declared possible (and a run of declared ones)":
+        "testAnEffectFailureTheStoreDeclaresPossibleIsNoBugAndAnotherIs",
 }
 
 
