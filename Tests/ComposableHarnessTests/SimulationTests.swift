@@ -242,9 +242,12 @@ final class SimulationTests: XCTestCase {
       failure, with: "reloadingList reloadTapped: the state did not change, but its patch")
   }
 
-  /// An effect that throws past its reducer is a failure: the tally's save has no catch.
+  /// An effect that throws past its reducer is a failure: the tally's save has no catch. (Its
+  /// doubling and publishing take integers, which the set-up's `null` answers are not.)
   func testFindsAnEffectThatFailsUncaught() throws {
-    let failure = try XCTUnwrap(try simulate("tally").failure)
+    var settings = SimulationSettings()
+    settings.actions = ["doubleTapped": 0, "publishTapped": 0]
+    let failure = try XCTUnwrap(try simulate("tally", settings: settings).failure)
     XCTAssertEqual(failure.kind, "no effect fails uncaught")
     XCTAssertEqual(
       failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
