@@ -307,6 +307,19 @@ def test_a_recording_where_an_instance_stopped_and_started_again_replays(tmp_pat
     )
     assert replayed.returncode == 0, replayed.stderr
     assert replayed.stdout.endswith("4 actions replayed, every state matched\n")
+    # The scenario written from it stops the instance where the host did, and passes.
+    written = subprocess.run(
+        [str(BINARY), "replay", str(path), "--to-scenario"], capture_output=True, text=True,
+        timeout=60,
+    )
+    steps = [json.loads(text) for text in written.stdout.splitlines()]
+    assert {"stop": True, "store": "primes", "instance": "a"} in steps, steps
+    scenario = tmp_path / "written.jsonl"
+    scenario.write_text(written.stdout)
+    test = subprocess.run(
+        [str(BINARY), "test", str(scenario)], capture_output=True, text=True, timeout=60
+    )
+    assert test.returncode == 0, test.stdout
 
 
 def test_a_stop_step_stops_an_instance_that_the_next_step_starts_again(tmp_path):

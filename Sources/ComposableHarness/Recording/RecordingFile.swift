@@ -152,9 +152,10 @@ enum RecordingEntry {
   case action(RecordedAction)
   case effect(RecordedEffect)
   case answer(RecordedAnswer)
-  /// A host stopped this instance (of a session that is not durable): the next action it
-  /// reduces starts it again from its initial state.
-  case stopped(InstanceAddress)
+  /// A host stopped this instance (of a session that is not durable), `elapsed` milliseconds
+  /// after the header's `startTime`: the next action it reduces starts it again from its
+  /// initial state.
+  case stopped(InstanceAddress, elapsed: Int)
 
   /// `json` parsed from `text`, line `line` of the file.
   init(_ json: JSONValue, text: ArraySlice<UInt8>, line: Int, keepingPatch: Bool)
@@ -165,9 +166,11 @@ enum RecordingEntry {
     case "answer": self = .answer(try RecordedAnswer(json, line: line))
     case "stopped":
       guard let store = json["store"]?.stringValue,
-        let instance = try RecordedAction.instance(in: json, line: line)
-      else { throw RecordingError(line: line, "a stopped line needs store and instance") }
-      self = .stopped(InstanceAddress(store, instance))
+        let instance = try RecordedAction.instance(in: json, line: line),
+        let elapsed = json["t"]?.intValue
+      else { throw RecordingError(line: line, "a stopped line needs store, instance and t") }
+      self = .stopped(
+        InstanceAddress(store, instance), elapsed: try checkedTime(elapsed, line: line))
     default:
       self = .action(try RecordedAction(json, text: text, line: line, keepingPatch: keepingPatch))
     }
@@ -274,6 +277,10 @@ struct RecordingFile {
   /// The positions of the answers among the actions: `answers[i]` came before
   /// `actions[answerPositions[i]]` (the count of actions when there is none after it).
   let answerPositions: [Int]
+  /// A host's stop of an instance, and the count of actions before it.
+  typealias Stop = (address: InstanceAddress, elapsed: Int, position: Int)
+  /// The instances stopped (in a session that was not durable), in order.
+  let stops: [Stop]
 
   /// `keepingPatches: false` reads the actions without their patches (``RecordedAction/patch``
   /// is null).
@@ -294,6 +301,7 @@ struct RecordingFile {
     var effects: [RecordedEffect] = []
     var answers: [RecordedAnswer] = []
     var answerPositions: [Int] = []
+    var stops: [Stop] = []
     while let (entry, _) = try reader.next() {
       switch entry {
       case .action(let action): actions.append(action)
@@ -301,10 +309,12 @@ struct RecordingFile {
       case .answer(let answer):
         answers.append(answer)
         answerPositions.append(actions.count)
-      case .stopped: break
+      case .stopped(let address, let elapsed):
+        stops.append((address, elapsed, actions.count))
       }
     }
     header = reader.header
+    self.stops = stops
     self.actions = actions
     self.effects = effects
     self.answers = answers

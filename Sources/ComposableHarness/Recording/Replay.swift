@@ -120,7 +120,7 @@ public struct Replay: Sendable {
     var recordedStates: [InstanceAddress: JSONValue] = [:]
     var replayed = 0
     while let (entry, _) = try read({ () throws(RecordingError) in try reader.next() }) {
-      if case .stopped(let address) = entry {
+      if case .stopped(let address, _) = entry {
         Self.stop(address, in: stores, recordedStates: &recordedStates)
         continue
       }

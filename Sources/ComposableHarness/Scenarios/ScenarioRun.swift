@@ -632,7 +632,7 @@ final class ScenarioRun {
   {
     var recordedStates: [InstanceAddress: JSONValue] = [:]
     while let (entry, _) = try reader.next() {
-      if case .stopped(let address) = entry {
+      if case .stopped(let address, _) = entry {
         Replay.stop(address, in: replayed, recordedStates: &recordedStates)
         continue
       }
