@@ -162,8 +162,9 @@ private final class SimulationResults {
 
   func run(harness: Harness, options: SimulationOptions, loop: EventLoop) async {
     let simulation = Simulation(harness: harness, options: options, loop: loop)
-    // Progress only where someone watches: a log's bytes must not depend on timing.
-    if isatty(STDERR_FILENO) == 1 {
+    // Progress only where someone watches (a terminal on either stream: `simulate > log`
+    // watched on the terminal still shows it): a log's bytes must not depend on timing.
+    if isatty(STDERR_FILENO) == 1 || isatty(STDOUT_FILENO) == 1 {
       simulation.progress = { store, steps in
         try? FileIO.writeAll(
           Array("\r\(store): \(steps)/\(options.steps) steps\u{1B}[K".utf8), to: STDERR_FILENO)

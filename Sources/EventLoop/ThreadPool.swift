@@ -7,6 +7,21 @@
 /// DNS requests, so long work delays those: split it, or poll the flag.
 public struct ThreadPool: Sendable {
   let loop: EventLoop
+  /// Awaited before each piece of work: a scripted session's slow work (a scenario's or a
+  /// simulation's), which waits on the virtual clock first. None live.
+  private var beforeWork: (@Sendable () async throws -> Void)?
+
+  init(loop: EventLoop) {
+    self.loop = loop
+  }
+
+  /// This pool, with `hook` awaited before each piece of work is submitted: what it throws
+  /// (a cancellation while it waits) is the work's error.
+  public func waiting(before hook: @escaping @Sendable () async throws -> Void) -> ThreadPool {
+    var pool = self
+    pool.beforeWork = hook
+    return pool
+  }
 
   /// Runs `work` on a pool thread and returns its result, or rethrows its error.
   ///
@@ -17,6 +32,7 @@ public struct ThreadPool: Sendable {
   public func run<T: Sendable>(
     _ work: @escaping @Sendable (CancellationFlag) throws -> T
   ) async throws -> T {
+    if let beforeWork { try await beforeWork() }
     try Task.checkCancellation()
     let job = PoolWork(loop: loop, work: work)
     return try await withTaskCancellationHandler {

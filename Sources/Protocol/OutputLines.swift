@@ -11,6 +11,9 @@ public final class OutputLines {
   public private(set) var bytes: [UInt8] = []
   /// Gets each `action` line (newline included) as it is written: for `--record`.
   public var didWriteActionLine: ((ArraySlice<UInt8>) -> Void)?
+  /// Gets each `stopped` line (newline included) as it is written: for `--record`, whose
+  /// replay starts a stopped instance again from its initial state, as the run did.
+  public var didWriteStoppedLine: ((ArraySlice<UInt8>) -> Void)?
   /// Gets each `effect` line (newline included) as it is written: for `--record`.
   public var didWriteEffectLine: ((ArraySlice<UInt8>) -> Void)?
   private var actionLineStart: Int?
@@ -288,7 +291,9 @@ public final class OutputLines {
 
   /// Answers `stop`: the instance left memory, and this many of its effects were cancelled.
   func stopped(store: String, instance: InstanceKey, cancelledEffects: Int, id: MessageID?) {
+    let start = bytes.count
     instanceLeft(#"{"type":"stopped""#, store, instance, cancelledEffects, id)
+    didWriteStoppedLine?(bytes[start...])
   }
 
   private func instanceLeft(

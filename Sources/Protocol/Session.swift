@@ -94,6 +94,13 @@ public final class Session {
     storeNames.firstIndex(of: name).flatMap { try? instance(key, ofStoreAt: $0) }
   }
 
+  /// What the `stop` command does, without its line: stops the store's instance `key` and
+  /// takes it out of memory; the number of its effects cancelled, or nil when it is not in
+  /// memory (or there is no such store).
+  public func stop(store name: String, instance key: InstanceKey) -> Int? {
+    storeNames.firstIndex(of: name).flatMap { stores[$0].stop(key) }
+  }
+
   /// Each store's description, in the order `ready` lists the stores.
   public var descriptors: [StoreDescriptor] { stores.map(\.factory.descriptor) }
 
@@ -318,12 +325,12 @@ public final class Session {
       guard let key = try instanceArgument() else {
         throw fail("stop: \"instance\" (the key of the instance to stop) is required")
       }
-      guard let index = storeNames.firstIndex(of: name) else {
+      guard storeNames.contains(name) else {
         throw InputError(
           id: id, ProtocolError(.unknownStore, "stop: no store named \"\(name)\""), store: name,
           instance: key)
       }
-      guard let cancelled = stores[index].stop(key) else {
+      guard let cancelled = stop(store: name, instance: key) else {
         throw InputError(
           id: id,
           ProtocolError(

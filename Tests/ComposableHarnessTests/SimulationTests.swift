@@ -137,11 +137,64 @@ enum ReloadingListStore: StoreDefinition {
   static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
 }
 
+/// Numbers its tickets from a counter outside its state and its dependencies: replayed later in
+/// the same process, the recording's actions number them on from where the counter got to.
+enum TicketStore: StoreDefinition {
+  nonisolated(unsafe) static var issued = 0
+  struct State: Codable, Equatable, Sendable { var lastTicket = 0 }
+  enum Action: ComposableAction, Equatable {
+    case takeTapped
+  }
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      TicketStore.issued += 1
+      state.lastTicket = TicketStore.issued
+      return .none
+    }
+  }
+  static let name = "tickets"
+  static let summary = "Numbered tickets."
+  static let actions: [ActionDescriptor] = [.init("takeTapped", sentBy: .host, "The next ticket.")]
+  static let initialState = State()
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
+/// Its flush may fail, by design and declared so; its upload's failure is a bug.
+enum UploaderStore: StoreDefinition {
+  struct State: Codable, Equatable, Sendable { var queued = 0 }
+  enum Action: ComposableAction, Equatable {
+    case queueTapped
+    case flushTapped
+    case uploadTapped
+  }
+  struct Feature: Reducer {
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .queueTapped:
+        state.queued += 1
+        return .none
+      case .flushTapped, .uploadTapped:
+        return .run { _ in throw DiskFull() }
+      }
+    }
+  }
+  static let name = "uploader"
+  static let summary = "Queues, flushes and uploads."
+  static let actions: [ActionDescriptor] = [
+    .init("queueTapped", sentBy: .host, "One more queued."),
+    .init("flushTapped", sentBy: .host, "Writes the queue out, if it can."),
+    .init("uploadTapped", sentBy: .host, "Sends the queue."),
+  ]
+  static let effectsThatMayFail: Set<String> = ["flushTapped"]
+  static let initialState = State()
+  static func reducer(options: NoOptions, services: Services) -> Feature { Feature() }
+}
+
 final class SimulationTests: XCTestCase {
   private let harness = Harness.forTests(
     StoreCatalog([
       OffByOneStore.self, LeakyWatchStore.self, ReloadingListStore.self, LevelStore.self,
-      TallyStore.self, PrimesStore.self,
+      TallyStore.self, PrimesStore.self, TicketStore.self, UploaderStore.self,
     ]))
 
   func testFindsAndShrinksAnOffByOneThatBreaksACheck() throws {
@@ -189,14 +242,49 @@ final class SimulationTests: XCTestCase {
       failure, with: "reloadingList reloadTapped: the state did not change, but its patch")
   }
 
-  /// An effect that throws past its reducer is a failure: the tally's save has no catch.
+  /// An effect that throws past its reducer is a failure: the tally's save has no catch. (Its
+  /// doubling and publishing take integers, which the set-up's `null` answers are not.)
   func testFindsAnEffectThatFailsUncaught() throws {
-    let failure = try XCTUnwrap(try simulate("tally").failure)
+    var settings = SimulationSettings()
+    settings.actions = ["doubleTapped": 0, "publishTapped": 0]
+    let failure = try XCTUnwrap(try simulate("tally", settings: settings).failure)
     XCTAssertEqual(failure.kind, "no effect fails uncaught")
     XCTAssertEqual(
       failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
       [#"{"send":"saveTapped"}"#, #"{"quit":true}"#])
     try assertScenarioFails(failure, with: "an effect of saveTapped failed: the disk is full")
+  }
+
+  func testFindsAndShrinksAReducerThatAReplayOfItsRecordingDoesNotReproduce() throws {
+    let failure = try XCTUnwrap(try simulate("tickets").failure)
+    XCTAssertEqual(failure.kind, "the run's recording replays the same")
+    XCTAssertEqual(
+      failure.scenario.map { JSONValue.object($0).jsonString },
+      [
+        #"{"scenario":"simulate tickets --seed 1","store":"tickets","exhaustive":false,"replay":true,"seed":1}"#,
+        #"{"send":"takeTapped"}"#, #"{"quit":true}"#,
+      ])
+    XCTAssertTrue(
+      failure.shrunkMessage.hasPrefix(
+        "the run's recording diverged on replay at seq 1, tickets takeTapped: the patch differs"),
+      failure.shrunkMessage)
+    try assertScenarioFails(failure, with: "the run's recording diverged on replay at seq 1")
+  }
+
+  /// The flush's failures are declared possible: a run of them passes; the upload's are not.
+  func testAnEffectFailureTheStoreDeclaresPossibleIsNoBugAndAnotherIs() throws {
+    var settings = SimulationSettings()
+    settings.actions = ["uploadTapped": 0]
+    let declared = try simulate("uploader", steps: 100, settings: settings)
+    XCTAssertNil(declared.failure, declared.failure?.message ?? "")
+    XCTAssertGreaterThan(declared.statistics.actions["host flushTapped", default: 0], 10)
+    XCTAssertGreaterThan(declared.statistics.effects["failed", default: 0], 10)
+    let failure = try XCTUnwrap(try simulate("uploader").failure)
+    XCTAssertEqual(failure.kind, "no effect fails uncaught")
+    XCTAssertEqual(
+      failure.scenario.dropFirst().map { JSONValue.object($0).jsonString },
+      [#"{"send":"uploadTapped"}"#, #"{"quit":true}"#])
+    try assertScenarioFails(failure, with: "an effect of uploadTapped failed: the disk is full")
   }
 
   /// A store with no bug passes, with its effects' faults among the steps.
@@ -226,13 +314,15 @@ final class SimulationTests: XCTestCase {
   // MARK: Helpers
 
   private func simulate(
-    _ store: String, steps: Int = 200, seed: UInt64 = 1, checks: [String] = []
+    _ store: String, steps: Int = 200, seed: UInt64 = 1, checks: [String] = [],
+    settings: SimulationSettings? = nil
   ) throws -> Simulation.Result {
     let loop = try EventLoop()
     StoreActor.install(executor: loop.executor)
     defer { try? loop.shutdown() }
-    let options = SimulationOptions(
+    var options = SimulationOptions(
       stores: [store], seed: seed, steps: steps, checks: try checks.map { try Invariant($0) })
+    options.settings[store] = settings
     nonisolated(unsafe) var result: Simulation.Result?
     let harness = harness
     Task(executorPreference: loop.executor) { @StoreActor in

@@ -50,6 +50,28 @@ final class ThreadPoolTests: XCTestCase {
     XCTAssertEqual(outcome.current, "WorkFailed(code: 7)")
   }
 
+  /// A scripted session's slow work: the hook runs before each piece of work, and what it
+  /// throws is the work's error, the work not run.
+  func testAHookRunsBeforeEachPieceOfWorkAndItsErrorIsTheWorks() {
+    let outcome = Locked<String?>(nil)
+    let events = Locked<[String]>([])
+    runLoop { loop in
+      let pool = loop.threadPool.waiting {
+        let count = events.withValue { events in
+          events.append("hook")
+          return events.count
+        }
+        if count > 2 { throw WorkFailed(code: 9) }
+      }
+      Task(executorPreference: loop.executor) {
+        await runAndReport(pool, outcome: outcome) { _ in events.withValue { $0.append("work") } }
+        await runAndReport(pool, outcome: outcome) { _ in events.withValue { $0.append("work") } }
+      }
+    }
+    XCTAssertEqual(events.current, ["hook", "work", "hook"])
+    XCTAssertEqual(outcome.current, "WorkFailed(code: 9)")
+  }
+
   func testCancellingQueuedWorkRemovesItWithoutRunningIt() {
     // Occupy every pool thread so that the next job waits in libuv's queue.
     let poolSize = getenv("UV_THREADPOOL_SIZE").flatMap { Int(String(cString: $0)) } ?? 4

@@ -152,6 +152,10 @@ enum RecordingEntry {
   case action(RecordedAction)
   case effect(RecordedEffect)
   case answer(RecordedAnswer)
+  /// A host stopped this instance (of a session that is not durable), `elapsed` milliseconds
+  /// after the header's `startTime`: the next action it reduces starts it again from its
+  /// initial state.
+  case stopped(InstanceAddress, elapsed: Int)
 
   /// `json` parsed from `text`, line `line` of the file.
   init(_ json: JSONValue, text: ArraySlice<UInt8>, line: Int, keepingPatch: Bool)
@@ -160,6 +164,13 @@ enum RecordingEntry {
     switch json["type"] {
     case "effect": self = .effect(try RecordedEffect(json, line: line))
     case "answer": self = .answer(try RecordedAnswer(json, line: line))
+    case "stopped":
+      guard let store = json["store"]?.stringValue,
+        let instance = try RecordedAction.instance(in: json, line: line),
+        let elapsed = json["t"]?.intValue
+      else { throw RecordingError(line: line, "a stopped line needs store, instance and t") }
+      self = .stopped(
+        InstanceAddress(store, instance), elapsed: try checkedTime(elapsed, line: line))
     default:
       self = .action(try RecordedAction(json, text: text, line: line, keepingPatch: keepingPatch))
     }
@@ -266,6 +277,10 @@ struct RecordingFile {
   /// The positions of the answers among the actions: `answers[i]` came before
   /// `actions[answerPositions[i]]` (the count of actions when there is none after it).
   let answerPositions: [Int]
+  /// A host's stop of an instance, and the count of actions before it.
+  typealias Stop = (address: InstanceAddress, elapsed: Int, position: Int)
+  /// The instances stopped (in a session that was not durable), in order.
+  let stops: [Stop]
 
   /// `keepingPatches: false` reads the actions without their patches (``RecordedAction/patch``
   /// is null).
@@ -286,6 +301,7 @@ struct RecordingFile {
     var effects: [RecordedEffect] = []
     var answers: [RecordedAnswer] = []
     var answerPositions: [Int] = []
+    var stops: [Stop] = []
     while let (entry, _) = try reader.next() {
       switch entry {
       case .action(let action): actions.append(action)
@@ -293,9 +309,12 @@ struct RecordingFile {
       case .answer(let answer):
         answers.append(answer)
         answerPositions.append(actions.count)
+      case .stopped(let address, let elapsed):
+        stops.append((address, elapsed, actions.count))
       }
     }
     header = reader.header
+    self.stops = stops
     self.actions = actions
     self.effects = effects
     self.answers = answers

@@ -116,12 +116,14 @@ public struct Replay: Sendable {
   private func replay(
     _ reader: RecordingReader, on stores: ScriptedSession, changes: [String]
   ) throws(ReplayExit) {
-    // Each store's state as the recording has it. A patch is one way to write a change: when
-    // the replayed one is written differently (a later version writes shorter patches), the
-    // step still matches if it leads to the same state.
+    // Each store's state as the recording has it.
     var recordedStates: [InstanceAddress: JSONValue] = [:]
     var replayed = 0
     while let (entry, _) = try read({ () throws(RecordingError) in try reader.next() }) {
+      if case .stopped(let address, _) = entry {
+        Self.stop(address, in: stores, recordedStates: &recordedStates)
+        continue
+      }
       guard case .action(let recorded) = entry else { continue }
       replayed += 1
       guard stores.session.storeNames.contains(recorded.store),
@@ -131,32 +133,16 @@ public struct Replay: Sendable {
           "line \(recorded.line): no store named \"\(recorded.store)\" in this binary", code: 65)
       }
       let before = recordedStates.removeValue(forKey: recorded.address) ?? store.snapshot()
-      stores.time.replay(elapsed: recorded.elapsed)
-      do {
-        try store.replay(
-          recorded.action, source: recorded.source == "effect" ? .effect : .host,
-          id: recorded.id)
-      } catch {
-        throw diverged(
-          recorded, "the store refused the action: \(error.message)", actual: nil,
-          difference: nil, changes: changes)
-      }
-      var printed: [UInt8] = []
-      stores.output.drain { printed.append(contentsOf: $0) }
-      let actual = (try? JSONParser.parse(printed))?["patch"]
+      let (printed, outcome) = Self.reduce(recorded, on: store, in: stores, from: before)
       if emit { try write(printed) }
-      guard let after = Self.applying(recorded.patch, to: before) else {
+      switch outcome {
+      case .failure(let divergence):
         throw diverged(
-          recorded, "the recorded patch does not apply", actual: actual, difference: nil,
-          changes: changes)
+          recorded, divergence.message, actual: divergence.actual,
+          difference: divergence.difference, changes: changes)
+      case .success(let after):
+        recordedStates[recorded.address] = after
       }
-      if actual != recorded.patch, case let state = store.snapshot(), state != after {
-        throw diverged(
-          recorded, "the patch differs from the recorded one and leads to another state",
-          actual: actual, difference: JSONDifference(expected: after, actual: state),
-          changes: changes)
-      }
-      recordedStates[recorded.address] = after
       if recorded.seq == until {
         for name in stores.session.storeNames {
           for key in [nil] + stores.session.instanceKeys(of: name) {
@@ -206,6 +192,72 @@ public struct Replay: Sendable {
           + "initial state has, which a scenario's initialState, merged into that state, would "
           + "keep", code: 64)
     }
+  }
+
+  /// Stops the instance a `stopped` line names, as the run did: its next action starts it
+  /// again from the initial state.
+  @StoreActor
+  static func stop(
+    _ address: InstanceAddress, in stores: ScriptedSession,
+    recordedStates: inout [InstanceAddress: JSONValue]
+  ) {
+    if let key = address.instance { _ = stores.session.stop(store: address.store, instance: key) }
+    recordedStates[address] = nil
+    stores.output.drain { _ in }
+  }
+
+  /// How a replayed action differs from its recording.
+  struct Divergence: Error {
+    let message: String
+    /// The patch the replay printed, if it printed one.
+    let actual: JSONValue?
+    /// How the replayed state differs from the one the recorded patch leads to.
+    let difference: JSONDifference?
+  }
+
+  /// Re-reduces `recorded` on `store`, whose state the recording has as `before`: the lines the
+  /// store printed, and the state the recorded patch leads to, unless the replay diverged. A
+  /// patch is one way to write a change: when the replayed one is written differently (a later
+  /// version writes shorter patches), the step still matches if it leads to the same state.
+  @StoreActor
+  static func reduce(
+    _ recorded: RecordedAction, on store: any HostedStore, in stores: ScriptedSession,
+    from before: JSONValue
+  ) -> (printed: [UInt8], outcome: Result<JSONValue, Divergence>) {
+    stores.time.replay(elapsed: recorded.elapsed)
+    do {
+      try store.replay(
+        recorded.action, source: recorded.source == "effect" ? .effect : .host, id: recorded.id)
+    } catch {
+      return (
+        [],
+        .failure(
+          Divergence(
+            message: "the store refused the action: \(error.message)", actual: nil,
+            difference: nil))
+      )
+    }
+    var printed: [UInt8] = []
+    stores.output.drain { printed.append(contentsOf: $0) }
+    let actual = (try? JSONParser.parse(printed))?["patch"]
+    guard let after = applying(recorded.patch, to: before) else {
+      return (
+        printed,
+        .failure(
+          Divergence(
+            message: "the recorded patch does not apply", actual: actual, difference: nil))
+      )
+    }
+    if actual != recorded.patch, case let state = store.snapshot(), state != after {
+      return (
+        printed,
+        .failure(
+          Divergence(
+            message: "the patch differs from the recorded one and leads to another state",
+            actual: actual, difference: JSONDifference(expected: after, actual: state)))
+      )
+    }
+    return (printed, .success(after))
   }
 
   private static func applying(_ patch: JSONValue, to state: JSONValue) -> JSONValue? {

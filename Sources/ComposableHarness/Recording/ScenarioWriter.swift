@@ -96,6 +96,7 @@ private struct Cassette {
 
   consuming func lines(named file: String) -> [JSONValue] {
     var nextAnswer = 0
+    var nextStop = 0
     for (index, action) in recording.actions.enumerated() {
       while nextAnswer < recording.answers.count,
         recording.answerPositions[nextAnswer] <= index
@@ -103,8 +104,13 @@ private struct Cassette {
         play(recording.answers[nextAnswer])
         nextAnswer += 1
       }
+      while nextStop < recording.stops.count, recording.stops[nextStop].position <= index {
+        stop(recording.stops[nextStop])
+        nextStop += 1
+      }
       reduce(action)
     }
+    for stop in recording.stops[nextStop...] { self.stop(stop) }
     for answer in recording.answers[nextAnswer...] { play(answer) }
     flushSent()
     steps.append(["skipInFlightEffects": true])
@@ -173,6 +179,16 @@ private struct Cassette {
       step["patch"] = action.patch
     }
     steps.append(.object(step))
+  }
+
+  /// A host's stop, as a `stop` step: the instance's next action starts from its initial state.
+  private mutating func stop(_ stop: RecordingFile.Stop) {
+    advance(to: stop.elapsed)
+    flushSent()
+    var step: JSONObject = ["stop": true]
+    for (key, value) in stop.address.members { step[key] = value }
+    steps.append(.object(step))
+    states[stop.address] = nil
   }
 
   private mutating func play(_ answer: RecordedAnswer) {

@@ -59,8 +59,14 @@ struct Scenario {
     case expect(requests: [JSONValue]?, files: JSONObject?)
     /// Writes files into the data folder: a string as it is, other JSON serialized.
     case files(JSONObject)
+    /// The next piece of work the stores run on the thread pool (a computation, a file read or
+    /// write) waits this many virtual milliseconds before it starts: slow work.
+    case slowWork(Int)
     /// Fails when the instance's state breaks the invariant.
     case check(InstanceAddress, Invariant)
+    /// What a host's `stop` does: the named instance leaves memory, its effects cancelled; a
+    /// later step naming it starts it again from the initial state.
+    case stop(InstanceAddress)
     /// What a host's `quit` does: cancels every effect, lets them end, and fails when one
     /// still runs.
     case quit
@@ -79,7 +85,9 @@ struct Scenario {
       case .skipInFlightEffects: "skipInFlightEffects"
       case .expect: "expect"
       case .files: "files"
+      case .slowWork(let ms): "slowWork \(ms) ms"
       case .check(_, let invariant): "check \(invariant.text)"
+      case .stop(let address): "stop \(address)"
       case .quit: "quit"
       }
     }
@@ -145,6 +153,9 @@ struct Scenario {
   /// Members set over the header's store's initial state before the first step, as TestStore's
   /// `initialState:`.
   var initialState: (store: String, members: JSONValue)?
+  /// At `quit`, the run's own recording is replayed and must not diverge. Off unless the
+  /// header asks: the recording is kept in memory, as large as the run's output.
+  var replaysRecording = false
   var steps = ScenarioSteps()
 }
 
@@ -330,7 +341,7 @@ enum ScenarioFile {
       object,
       [
         "scenario", "exhaustive", "effects", "seed", "startTime", "arguments", "dataDir", "store",
-        "initialState",
+        "initialState", "replay",
       ],
       in: "scenario")
     guard let name = object["scenario"]?.stringValue else {
@@ -342,6 +353,12 @@ enum ScenarioFile {
         throw ScenarioError("\"exhaustive\" must be true or false")
       }
       scenario.exhaustive = value
+    }
+    if let replay = object["replay"] {
+      guard let value = replay.boolValue else {
+        throw ScenarioError("\"replay\" must be true or false")
+      }
+      scenario.replaysRecording = value
     }
     if let effects = object["effects"] {
       guard let value = effects.stringValue.flatMap(Scenario.Effects.init(rawValue:)) else {
@@ -449,6 +466,13 @@ enum ScenarioFile {
           "\"advance\" must be whole milliseconds, 0 to \(Session.maxAdvance) (a century)")
       }
       return .advance(ms)
+    case "slowWork":
+      try ScenarioError.expectKeys(object, [kind], in: kind)
+      guard let ms = value.intValue, (0...Session.maxAdvance).contains(ms) else {
+        throw ScenarioError(
+          "\"slowWork\" must be whole milliseconds, 0 to \(Session.maxAdvance) (a century)")
+      }
+      return .slowWork(ms)
     case "settle", "quit":
       try ScenarioError.expectKeys(object, [kind], in: kind)
       guard kind == "settle" || value == true else { throw ScenarioError("\"quit\" must be true") }
@@ -464,6 +488,13 @@ enum ScenarioFile {
       } catch {
         throw ScenarioError(error.description)
       }
+    case "stop":
+      try ScenarioError.expectKeys(object, ["stop", "store", "instance"], in: kind)
+      let address = try address(object, kind, defaultStore: defaultStore)
+      guard value == true, address.instance != nil else {
+        throw ScenarioError("\"stop\" is true, with the \"instance\" to stop")
+      }
+      return .stop(address)
     case "skipReceivedActions", "skipInFlightEffects":
       try ScenarioError.expectKeys(object, [kind], in: kind)
       guard value == true else { throw ScenarioError("\"\(kind)\" must be true") }

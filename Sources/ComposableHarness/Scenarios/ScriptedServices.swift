@@ -15,6 +15,9 @@ final class ScriptedServices {
   private(set) var problems: [String] = []
   /// The requests made since the last `takeRequests`.
   private var requests: [ScriptedRequest] = []
+  /// How long each of the next pieces of thread-pool work waits before it starts, in virtual
+  /// milliseconds, in the order they come: `slowWork` steps.
+  private var slowWork: [Int] = []
 
   /// `scripted`: the names of the dependencies the stores script.
   init(clock: VirtualClock, scripted: Set<String>) {
@@ -24,6 +27,17 @@ final class ScriptedServices {
         problems.append(problem)
       }
     }
+  }
+
+  /// The next piece of thread-pool work that starts waits `milliseconds` of virtual time first.
+  func addSlowWork(milliseconds: Int) {
+    slowWork.append(milliseconds)
+  }
+
+  /// Awaited before each piece of thread-pool work.
+  func beforeWork() async throws {
+    guard !slowWork.isEmpty else { return }
+    try await clock.sleep(for: .milliseconds(slowWork.removeFirst()))
   }
 
   func add(_ response: CannedResponse) {

@@ -30,7 +30,9 @@ final class ScriptedSession {
     let sequence = ActionSequence()
     let storeServices = Services(
       http: services.http(timeout: .milliseconds(Int64(configuration.httpTimeout * 1000))),
-      webSocket: services.webSocket, threadPool: loop.threadPool, clock: clock,
+      webSocket: services.webSocket,
+      threadPool: loop.threadPool.waiting { [services] in try await services.beforeWork() },
+      clock: clock,
       random: SeededRandom(seed: seed), now: { time.now() },
       dataDirectory: configuration.dataDirectory
         ?? DataDirectory.defaultPath(for: configuration.name),

@@ -119,7 +119,10 @@ public final class Simulation {
               state: { key in
                 let instance = key.flatMap { try? InstanceKey(validating: $0) }
                 return run.states[InstanceAddress(store, instance)] ?? .null
-              }, peerIsOpen: session.services.peer.isOpen,
+              },
+              running: run.states.keys.compactMap { $0.store == store ? $0.instance?.value : nil }
+                .sorted(), files: run.dataFiles,
+              peerIsOpen: session.services.peer.isOpen,
               peerIsConnecting: session.services.peer.isConnecting)
             generated += 1
             if generated % 100 == 0 { self.progress?(store, generated) }
@@ -167,7 +170,7 @@ public final class Simulation {
   private func header(_ store: String) -> JSONObject {
     [
       "scenario": .string("simulate \(store) --seed \(options.seed)"), "store": .string(store),
-      "exhaustive": false,
+      "exhaustive": false, "replay": true,
       // A seed past what a double holds exactly is written as a string, as the header allows.
       "seed": options.seed < 1 << 53 ? .int(Int(options.seed)) : .string(String(options.seed)),
     ]
@@ -177,6 +180,7 @@ public final class Simulation {
   private func scenario(_ header: JSONObject) -> Scenario {
     var scenario = Scenario(file: "simulate", line: 1, name: header["scenario"]!.stringValue!)
     scenario.exhaustive = false
+    scenario.replaysRecording = true
     scenario.seed = options.seed
     return scenario
   }
@@ -226,6 +230,7 @@ public final class Simulation {
       ("but its patch is not empty", "an unchanged state has an empty patch"),
       ("do not give the state it holds", "the patches give the state held"),
       ("did not end after quit", "every effect ends by quit"),
+      ("diverged on replay", "the run's recording replays the same"),
       ("the store's invariant broke", "the store's invariants hold"),
       ("failed: ", "no effect fails uncaught"),
       ("refused", "no refused line for a valid action"),
@@ -295,14 +300,16 @@ struct Shrinker {
   /// payload's values, an advance's or a delay's milliseconds.
   static func simpler(_ line: JSONObject) -> [JSONObject] {
     var forms: [JSONObject] = []
-    if line["instance"] != nil {
+    // A stop names its instance; an action may go to the default one instead.
+    if line["instance"] != nil, line["stop"] == nil {
       var changed = line
       changed["instance"] = nil
       forms.append(changed)
     }
-    if let ms = line["advance"]?.intValue {
+    for key in ["advance", "slowWork"] {
+      guard let ms = line[key]?.intValue else { continue }
       for smaller in [1, ms / 2] where smaller < ms && smaller > 0 {
-        forms.append(["advance": .int(smaller)])
+        forms.append([key: .int(smaller)])
       }
     }
     if case .object(let action)? = line["send"] {

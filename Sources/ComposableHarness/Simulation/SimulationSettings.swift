@@ -4,13 +4,16 @@ import JSON
 /// How `simulate` picks one store's steps: a line of a simulation file (`--file`;
 /// docs/SIMULATION.md, schemas/simulation.schema.json). The defaults need no file.
 public struct SimulationSettings: Sendable, Equatable {
-  public static let stepKinds = ["action", "advance", "http", "websocket", "answers"]
+  public static let stepKinds = [
+    "action", "advance", "http", "websocket", "answers", "instances", "files", "work",
+  ]
   /// The largest simulation file read.
   public static let maximumBytes = 1 << 20
 
   /// Relative weights of the kinds of steps.
   public var weights: [String: Int] = [
-    "action": 55, "advance": 17, "http": 12, "websocket": 10, "answers": 6,
+    "action": 55, "advance": 17, "http": 12, "websocket": 10, "answers": 6, "instances": 3,
+    "files": 3, "work": 3,
   ]
   /// Relative weights of host actions by type: 1 for a type not named, 0 leaves it out.
   public var actions: [String: Int] = [:]

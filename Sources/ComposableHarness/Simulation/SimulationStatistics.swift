@@ -34,6 +34,9 @@ public struct SimulationStatistics: Sendable {
       }
     }
     if line["delay"] != nil { faults["answer.delay", default: 0] += 1 }
+    if line["stop"] != nil { faults["instance.stop", default: 0] += 1 }
+    if line["files"] != nil { faults["file.damaged", default: 0] += 1 }
+    if line["slowWork"] != nil { faults["work.slow", default: 0] += 1 }
   }
 
   /// Counts what a line the stores printed says.

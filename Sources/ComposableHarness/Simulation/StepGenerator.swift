@@ -45,13 +45,17 @@ struct StepGenerator {
     ] + scripted.map { [$0: ["*": .null]] }
   }
 
+  /// What a damaged file holds: nothing, a write cut short, not JSON, JSON of another shape.
+  static let damaged = ["", "[2,3,", "{\"", "not json", "{}", "[\"x\"]", "null", "\u{FFFD}\u{0}"]
+
   /// Named instances an action may go to, besides the default one.
   static let instances = ["a", "b"]
 
-  /// The next step, for the states of the store's instances (by key; nil: the default one)
-  /// and the peer as it is.
+  /// The next step, for the states of the store's instances (by key; nil: the default one),
+  /// the named instances in memory, the files of the data folder, and the peer as it is.
   mutating func next(
-    state: (String?) -> JSONValue, peerIsOpen: Bool, peerIsConnecting: Bool
+    state: (String?) -> JSONValue, running: [String], files: [String], peerIsOpen: Bool,
+    peerIsConnecting: Bool
   ) -> JSONObject {
     // Most actions go to the default instance; some to named ones, each from its own state.
     let instance = values.chance(80) ? nil : values.element(Self.instances)
@@ -72,6 +76,16 @@ struct StepGenerator {
     case "http": return http()
     case "websocket": return webSocket(isOpen: peerIsOpen, isConnecting: peerIsConnecting)
     case "answers": return answers()
+    case "instances":
+      // A stop while its effects run; the next action sent to it starts it again.
+      guard !running.isEmpty else { return advance() }
+      return ["stop": true, "instance": .string(values.element(running))]
+    case "files":
+      // A file the stores wrote, damaged: what a crash halfway through a write, another
+      // program or a full disk leaves.
+      guard !files.isEmpty else { return advance() }
+      return ["files": [values.element(files): .string(values.element(Self.damaged))]]
+    case "work": return ["slowWork": .int(values.element([1, 100, 1000, 5000, 30_000]))]
     default: return advance()
     }
   }

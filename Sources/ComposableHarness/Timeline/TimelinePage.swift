@@ -69,7 +69,10 @@ enum TimelinePage {
     appendEscaped(json[...], to: &page)
     var isFirst = true
     while let (entry, text) = try reader.next() {
-      if case .answer = entry { continue }
+      switch entry {
+      case .answer, .stopped: continue
+      case .action, .effect: break
+      }
       if !isFirst { page.append(UInt8(ascii: ",")) }
       isFirst = false
       appendEscaped(text, to: &page)

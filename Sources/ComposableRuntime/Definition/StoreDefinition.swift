@@ -48,6 +48,10 @@ public protocol StoreDefinition: Sendable {
   /// `{ $0.count <= 3 ? [] : ["count \($0.count) is past 3"] }`. Every scenario step and every
   /// `simulate` step checks it (the state must then be `Decodable`). None by default.
   static var invariants: (@Sendable (Feature.State) -> [String])? { get }
+  /// The types of the actions whose effects may fail past their reducer (an `effect_failed`
+  /// line) by design, as a fire-and-forget write whose failure nothing can act on: every
+  /// scenario and `simulate` step takes any other `effect_failed` as a bug. None by default.
+  static var effectsThatMayFail: Set<String> { get }
 
   /// The state every instance of the store starts in.
   static var initialState: Feature.State { get }
@@ -81,6 +85,8 @@ extension StoreDefinition {
   public static var scriptedDependencies: [String] { dependencies.map(\.name) }
 
   public static var invariants: (@Sendable (Feature.State) -> [String])? { nil }
+
+  public static var effectsThatMayFail: Set<String> { [] }
 
   /// What ``invariants`` says of the state `json` holds: empty when it holds, or the store
   /// declares none; why it cannot tell when the state does not decode.

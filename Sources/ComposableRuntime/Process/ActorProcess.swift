@@ -163,6 +163,10 @@ final class ActorProcess {
       let time = time
       output.didWriteActionLine = { line in recorder.record(line, elapsed: time.elapsed) }
       output.didWriteEffectLine = { line in recorder.record(line: line) }
+      // A durable instance stopped resumes from its stored state, as its replay goes on.
+      if durability == nil {
+        output.didWriteStoppedLine = { line in recorder.record(line, elapsed: time.elapsed) }
+      }
       self.recorder = recorder
     } else {
       recorder = nil

@@ -38,11 +38,17 @@ public final class Recorder {
   public func record(_ action: ArraySlice<UInt8>, elapsed: Int) {
     guard failure == nil, action.count > 2 else { return }
     tail.removeAll(keepingCapacity: true)
-    tail.append(contentsOf: #","t":"#.utf8)
-    JSONWriter.writeInt(elapsed, into: &tail)
-    tail.append(contentsOf: "}\n".utf8)
+    Self.appendTime(elapsed, to: &tail)
     write(action.dropLast(2))
     write(tail[...])
+  }
+
+  /// How a recording's action line ends where the printed one has its `}` and newline: `t`,
+  /// then those. A recording kept in memory (a scenario's own, to replay it) is written so too.
+  public static func appendTime(_ elapsed: Int, to bytes: inout [UInt8]) {
+    bytes.append(contentsOf: #","t":"#.utf8)
+    JSONWriter.writeInt(elapsed, into: &bytes)
+    bytes.append(contentsOf: "}\n".utf8)
   }
 
   /// One line of `object`'s members and then `t`.
