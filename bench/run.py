@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints the benchmark table: throughput, round-trip latency, start-up, peak RSS,
+"""Prints the benchmark table: throughput, round-trip latency, start-up, each also as a ratio
+to the reference peers measured in the same run (bench/peers.py), peak RSS,
 HTTP fetches against the local fixture server, WebSocket echoes against the local
 echo server, what effects cost as a burst of them grows, and what the timeline costs
 as a recording grows.
@@ -21,6 +22,7 @@ import custom_store  # noqa: E402
 import effects  # noqa: E402
 import http_fetches  # noqa: E402
 import orderbook  # noqa: E402
+import peers  # noqa: E402
 import timeline  # noqa: E402
 import ws_echo  # noqa: E402
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
@@ -117,7 +119,7 @@ def main():
     rows.append(("round trip, pinned to CPU 0: p50 / p99", f"{p50:.1f} / {p99:.1f} µs", "<= 15 / 30 µs"))
     p50, p99 = latency(host, binary, arguments.round_trips, pinned=False)
     rows.append(("round trip, unpinned: p50 / p99", f"{p50:.1f} / {p99:.1f} µs", ""))
-    rows.append(("start-up to ready, median of 50", f"{startup(host, binary, 50):.2f} ms", "<= 5 ms"))
+    rows += peers.rows(binary, out, arguments.actions, arguments.runs, arguments.round_trips)
     if arguments.compare:
         rows.append((f"start-up of {arguments.compare.name}, median of 50",
                      f"{startup(host, arguments.compare.resolve(), 50):.2f} ms", ""))

@@ -60,7 +60,19 @@ public struct ComposableActorCommand: ParsableCommand {
         }
       }
     #endif
-    main()
+    // No arguments is `run` with every default, the way hosts start the binary. The argument
+    // parser would spend three quarters of the start-up's instructions finding that out: it
+    // reflects over every option of every command, and each type it meets makes the runtime
+    // scan all conformance records of the binary.
+    if CommandLine.arguments.count == 1 {
+      do {
+        try Run.run(Run.configuration(storeArguments: []), mcp: nil)
+      } catch {
+        exit(withError: error)
+      }
+    } else {
+      main()
+    }
     Glibc.exit(0)
   }
 

@@ -38,7 +38,9 @@ extension ComposableActorCommand {
     func run() throws {
       var mcp = MCPConfiguration()
       mcp.callWait = .milliseconds(Int64(callWait * 1000))
-      try options.run(mcp: mcp, arguments: recordedArguments)
+      var configuration = try options.configuration()
+      configuration.recordedArguments = recordedArguments
+      try Run.run(configuration, mcp: mcp)
     }
 
     /// A recording made under `mcp` replays as `run`'s: its arguments without `mcp` and

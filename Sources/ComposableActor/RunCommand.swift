@@ -29,17 +29,17 @@ extension ComposableActorCommand {
     }
 
     @Option(help: "Longest input line accepted, in bytes; longer lines are skipped with an error.")
-    var maxLineBytes = 1_048_576
+    var maxLineBytes = RunConfiguration.defaults.maxLineBytes
 
     @Option(
       help: ArgumentHelp(
         "After end of input, how long to wait for running effects before cancelling them.",
         valueName: "seconds"))
-    var linger: Double = 10
+    var linger = RunConfiguration.defaults.linger
 
     @Option(
       help: "One line per reduced action (actions), or one merged line per loop iteration (ticks).")
-    var emit: EmitMode = .actions
+    var emit = RunConfiguration.defaults.emit
 
     @Option(
       help: ArgumentHelp(
@@ -48,7 +48,7 @@ extension ComposableActorCommand {
     var trace: [TraceKind] = []
 
     @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .warning
+    var logLevel = RunConfiguration.defaults.logLevel
 
     @Option(
       help:
@@ -56,7 +56,7 @@ extension ComposableActorCommand {
     var dataDir: String?
 
     @Option(help: "Deepest nesting of arrays and objects accepted in an input line.")
-    var maxDepth = 64
+    var maxDepth = RunConfiguration.defaults.maxDepth
 
     @Option(
       help: ArgumentHelp(
@@ -65,7 +65,7 @@ extension ComposableActorCommand {
     var caFile: String?
 
     @Option(help: ArgumentHelp("Timeout of each HTTP request.", valueName: "seconds"))
-    var httpTimeout: Double = 10
+    var httpTimeout = RunConfiguration.defaults.httpTimeout
 
     @Option(help: "Seed of every random choice the stores make; random when not given.")
     var seed: UInt64?
@@ -75,14 +75,14 @@ extension ComposableActorCommand {
         "live: real time. virtual: time starts at 0 and moves only on {\"cmd\":\"advance\"}; "
           + "{\"cmd\":\"settle\"} waits for effects; end of input settles, then cancels what "
           + "is left."))
-    var clock: ClockMode = .live
+    var clock = RunConfiguration.defaults.clock
 
     @Option(
       name: .customLong("max-advance-wakeups"),
       help: ArgumentHelp(
         "Under --clock virtual: the most deadlines one advance wakes sleepers at; past it the "
           + "advance stops short with an advance_limit error line.", valueName: "count"))
-    var maxAdvanceWakeUps = VirtualTimeControl.defaultMaximumWakeUps
+    var maxAdvanceWakeUps = RunConfiguration.defaults.maxAdvanceWakeUps
 
     @Option(
       help: ArgumentHelp(
@@ -94,7 +94,7 @@ extension ComposableActorCommand {
       help: ArgumentHelp(
         "The most named instances of one store in memory; activating one more is refused with "
           + "an instance_limit error line.", valueName: "count"))
-    var maxInstances = Session.defaultMaxInstances
+    var maxInstances = RunConfiguration.defaults.maxInstances
 
     @Option(
       help: ArgumentHelp(
@@ -150,7 +150,7 @@ extension ComposableActorCommand {
       help: ArgumentHelp(
         "Accept actions only effects send (responses, timer ticks) from the host: for tools "
           + "that inject them, such as load tests. Without it they are refused (effect_action)."))
-    var allowEffectActions = false
+    var allowEffectActions = RunConfiguration.defaults.allowEffectActions
 
     /// The stores' own options, listed under STORE OPTIONS: the parser keeps what it does not
     /// know here, and the catalog reads it.
@@ -239,20 +239,19 @@ extension ComposableActorCommand {
     }
 
     func run() throws {
-      try run(mcp: nil, arguments: recordedArguments)
+      try Self.run(configuration(), mcp: nil)
     }
 
-    /// Runs the stores, speaking MCP instead of JSON lines when `mcp` is given; `arguments`
-    /// are what a recording keeps.
-    func run(mcp: MCPConfiguration?, arguments: [String]) throws {
+    /// Runs the stores as `configuration` says, speaking MCP instead of JSON lines when `mcp`
+    /// is given, and throws the exit code of a run that did not end well.
+    static func run(_ configuration: RunConfiguration, mcp: MCPConfiguration?) throws {
       let code: Int32
       do {
-        var configuration = try configuration()
+        var configuration = configuration
         configuration.mcp = mcp
-        configuration.recordedArguments = arguments
         code = try Runtime.run(ComposableActorCommand.catalog, configuration)
       } catch let error as InstanceStorageError {
-        let option = stateDir != nil ? "--state-dir" : "--state-url"
+        let option = configuration.stateLocation?.option ?? "--state-dir"
         let message = Array(
           "\(ComposableActorCommand.identity.name): \(option): \(error)\n".utf8)
         _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
@@ -271,15 +270,7 @@ extension ComposableActorCommand {
 extension ComposableActorCommand.Run {
   /// The options parsed, for the runtime. Throws when the stores' options do not parse.
   func configuration() throws -> RunConfiguration {
-    let storeOptions: StoreOptionValues
-    do {
-      storeOptions = try ComposableActorCommand.catalog.parseOptions(storeArguments)
-    } catch {
-      throw ValidationError(error.description)
-    }
-    var configuration = RunConfiguration(
-      name: ComposableActorCommand.identity.name, version: ComposableActorCommand.identity.version,
-      storeOptions: storeOptions)
+    var configuration = try Self.configuration(storeArguments: storeArguments)
     configuration.maxLineBytes = maxLineBytes
     configuration.linger = linger
     configuration.emit = emit
@@ -301,12 +292,26 @@ extension ComposableActorCommand.Run {
         url: stateURL, process: processID ?? Self.hostName,
         lease: .milliseconds(Int((leaseSeconds ?? 10) * 1000)))
     }
-    configuration.fsync = fsync ?? .batch
+    configuration.fsync = fsync ?? RunConfiguration.defaults.fsync
     configuration.passivateAfter = passivateAfter
-    configuration.maxActiveInstances = maxActive ?? Session.defaultMaxActiveInstances
+    configuration.maxActiveInstances = maxActive ?? RunConfiguration.defaults.maxActiveInstances
     configuration.allowEffectActions = allowEffectActions
     configuration.recordedArguments = recordedArguments
     return configuration
+  }
+
+  /// `RunConfiguration`'s defaults, which are run's options', with the stores' options parsed
+  /// from `storeArguments`.
+  static func configuration(storeArguments: [String]) throws -> RunConfiguration {
+    let storeOptions: StoreOptionValues
+    do {
+      storeOptions = try ComposableActorCommand.catalog.parseOptions(storeArguments)
+    } catch {
+      throw ValidationError(error.description)
+    }
+    return RunConfiguration(
+      name: ComposableActorCommand.identity.name, version: ComposableActorCommand.identity.version,
+      storeOptions: storeOptions)
   }
 
   /// The command line as given, without `run`, `--record`, `--seed` (the header keeps the

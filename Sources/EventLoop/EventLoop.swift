@@ -17,8 +17,9 @@ public final class EventLoop: @unchecked Sendable {
   /// Runs jobs on the loop thread; the executor of loop-bound actors and effect tasks.
   public let executor: LoopExecutor
 
-  /// Handles opened through `openHandle` and not closed yet; loop thread only.
-  var ownedHandles = Set<UnsafeMutableRawPointer>()
+  /// Handles opened through `openHandle` and not closed yet, with their owners; loop thread
+  /// only.
+  var ownedHandles: [UnsafeMutableRawPointer: OwnedHandle] = [:]
 
   /// `ThreadPool.run` calls submitted and not completed; loop thread only.
   public internal(set) var poolWorkInFlight = 0
@@ -119,7 +120,7 @@ public final class EventLoop: @unchecked Sendable {
       let open = openHandles()
       if open.isEmpty && !executor.hasPendingJobs { break }
       for handle in open {
-        if ownedHandles.contains(UnsafeMutableRawPointer(handle)) {
+        if ownedHandles[UnsafeMutableRawPointer(handle)] != nil {
           closeHandle(handle)
         } else {
           uv_close(handle, nil)

@@ -139,7 +139,7 @@ final class LoopProcess: LoopStreamReader, @unchecked Sendable {
     }
     self.process = process
     pid = process.pointee.pid
-    try LoopError.check(uvReadStart(uvStream(pipe)), "uv_read_start")
+    try LoopError.check(uvReadStart(uvStream(pipe), reader: self), "uv_read_start")
   }
 
   func cancel() {

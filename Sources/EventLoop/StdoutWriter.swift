@@ -170,7 +170,7 @@ public final class StdoutWriter: @unchecked Sendable {
     switch output {
     case .stream(let stream):
       do {
-        try stream.write(pending.take())
+        writtenBytes += try stream.write(&pending)
       } catch {
         fail(error)
         return

@@ -52,7 +52,7 @@ final class StreamLineSource: LineSource, LoopStreamReader {
 
   private func startReading() {
     guard isStarted, !isPaused, let stream else { return }
-    let rc = uvReadStart(stream)
+    let rc = uvReadStart(stream, reader: self)
     if rc < 0 { reader?.failed(LoopError(code: rc, operation: "uv_read_start")) }
   }
 

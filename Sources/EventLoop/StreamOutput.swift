@@ -7,18 +7,20 @@ import Glibc
 /// order, so that `writeRemainingSynchronously` can find the bytes libuv has not written yet:
 /// libuv writes requests in order, so those are the last `write_queue_size` bytes.
 final class StreamOutput: LoopHandleOwner {
-  /// One `uv_write` in flight.
+  /// One `uv_write` in flight: `bytes`, the part of the malloc'd `memory` not written yet.
   private final class Write {
     let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
+    let memory: UnsafeMutableRawPointer
     let bytes: UnsafeMutableRawBufferPointer
 
-    init(bytes: UnsafeMutableRawBufferPointer) {
+    init(memory: UnsafeMutableRawPointer, bytes: UnsafeMutableRawBufferPointer) {
+      self.memory = memory
       self.bytes = bytes
     }
 
     deinit {
       request.deallocate()
-      free(bytes.baseAddress)
+      free(memory)
     }
   }
 
@@ -62,16 +64,35 @@ final class StreamOutput: LoopHandleOwner {
     stream.map { uv_stream_get_write_queue_size($0) } ?? 0
   }
 
-  /// Starts writing `bytes`, taking ownership of their memory.
-  func write(_ bytes: UnsafeMutableRawBufferPointer) throws(LoopError) {
-    let write = Write(bytes: bytes)
-    guard let stream else { throw LoopError(code: UV_EBADF.rawValue, operation: "uv_write") }
-    var slice = uv_buf_init(
-      bytes.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(bytes.count))
+  /// Writes what the stream takes of `buffer` at once, and starts writing the rest with
+  /// `uv_write`, which takes its memory; `buffer` is left empty. Returns the bytes written now.
+  ///
+  /// A host that keeps up takes each flush whole: the write request, the handover of the
+  /// buffer's memory (and a new one for the next lines) and the callback in the next loop
+  /// iteration were a tenth of a round trip's instructions. `uv_try_write` writes nothing while
+  /// requests are queued, so the bytes stay in order.
+  func write(_ buffer: inout OutputBuffer) throws(LoopError) -> Int {
+    guard let stream else { throw LoopError(code: UV_EBADF.rawValue, operation: "write") }
+    var whole = uv_buf_init(
+      UnsafeMutableRawPointer(mutating: buffer.bytes.baseAddress!).assumingMemoryBound(
+        to: CChar.self), UInt32(buffer.count))
+    let rc = uv_try_write(stream, &whole, 1)
+    if rc < 0 && rc != UV_EAGAIN.rawValue { throw LoopError(code: rc, operation: "write") }
+    let written = max(0, Int(rc))
+    if written == buffer.count {
+      buffer.removeAll()
+      return written
+    }
+    let taken = buffer.take()
+    let write = Write(
+      memory: taken.baseAddress!, bytes: UnsafeMutableRawBufferPointer(rebasing: taken[written...]))
+    var rest = uv_buf_init(
+      write.bytes.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(write.bytes.count))
     write.request.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-    let rc = uv_write(write.request, stream, &slice, 1, streamDidWrite)
-    try LoopError.check(rc, "uv_write")
+    let queued = uv_write(write.request, stream, &rest, 1, streamDidWrite)
+    try LoopError.check(queued, "uv_write")
     inFlight.append(write)
+    return written
   }
 
   fileprivate func didWrite(_ request: UnsafeMutablePointer<uv_write_t>, status: Int32) {

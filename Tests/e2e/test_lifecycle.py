@@ -290,3 +290,25 @@ def test_a_stalled_host_keeps_memory_bounded_by_bytes_whatever_each_line_writes(
     rest, code = actor.finish()
     assert code == 0 and rest[-1]["reason"] == "eof"
     print(f"baseline {baseline} KiB, peak {peak} KiB with a stalled host, {written >> 20} MiB held back")
+
+
+def test_no_arguments_runs_as_run_with_its_defaults():
+    """With no arguments the process skips the argument parser: it must behave as `run` does
+    with every option at its default (line and depth limits, refused effect actions)."""
+    lines = [
+        {"store": "primes", "action": "counter.incrTapped"},
+        {"store": "primes", "action": {"type": "counter.countChanged", "value": 7}},
+        {"store": "primes", "action": {"type": "counter.nthPrimeResponse", "value": 17}},
+    ]
+    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    data += b"[" * 65 + b"]" * 65 + b"\n"
+    data += b'{"store":"primes","action":"' + b"x" * 1_048_576 + b'"}\n'
+    data += b'{"store":"primes","action":"counter.decrTapped"}\n'
+    bare = run_lines([], stdin_bytes=data)
+    parsed = run_lines([], "run", stdin_bytes=data)
+    assert bare == parsed
+    output, code, stderr = bare
+    assert code == 0 and stderr == ""
+    assert [line.get("code", line["type"]) for line in output] == [
+        "ready", "action", "action", "effect_action", "too_deep", "line_too_long", "action", "exit"
+    ]

@@ -56,6 +56,11 @@ public struct RunConfiguration: Sendable {
     self.version = version
     self.storeOptions = storeOptions
   }
+
+  /// Every setting at its default, for the command line's options to take theirs from: a run
+  /// with no arguments starts from `init` without parsing them.
+  public static let defaults = RunConfiguration(
+    name: "", version: "", storeOptions: StoreOptionValues(names: [], values: []))
 }
 
 /// What `run --trace` may add to stdout.
