@@ -26,8 +26,13 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// copy keeps the lookup, which every payload-free line makes, off a shared object's
   /// property.
   private var knownActions: [KnownAction]
-  /// How the line of the host action being sent shows it, while it is sent.
-  private var sendingHostAction: HostActionEcho?
+  /// The position in `knownActions` of the host action being sent, while it is. (Positions,
+  /// not entries, are passed around: copying an entry retains its arrays.)
+  private var sendingKnownAction: Int?
+  /// The wire object of the host action being sent, while it is, when its line can show it as
+  /// it came. (Apart from `sendingKnownAction`: an optional enum holding either cost the
+  /// payload-free path a copy and a destroy of the enum per action.)
+  private var sendingWireAction: JSONValue?
   /// The start of every action line of this store.
   private var actionLinePrefix: [UInt8]
   private var tick = Tick()
@@ -86,15 +91,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     knownActions = shared.knownActions
     sendFromHost = { host, action, id throws(ProtocolError) in
       let (decoded, echo) = try host.decodeHostAction(action)
-      host.sendingHostAction = echo
-      defer { host.sendingHostAction = nil }
+      host.beginSending(echo)
+      defer { host.endSending() }
       host.store.send(decoded, cause: id)
     }
     sendKnownFromHost = { host, type, id in
       guard let known = host.knownAction(type: type), host.knownActions[known].isHostAction
       else { return false }
-      host.sendingHostAction = .known(known)
-      defer { host.sendingHostAction = nil }
+      host.sendingKnownAction = known
+      defer { host.sendingKnownAction = nil }
       host.store.send(host.knownActions[known].action, cause: id)
       return true
     }
@@ -171,9 +176,22 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     throws(ProtocolError)
   {
     let (decoded, echo) = try decode(action)
-    sendingHostAction = source == .host ? echo : nil
-    defer { sendingHostAction = nil }
+    beginSending(source == .host ? echo : nil)
+    defer { endSending() }
     store.reduceDiscardingEffects(decoded, source: source, cause: id)
+  }
+
+  private func beginSending(_ echo: HostActionEcho?) {
+    switch echo {
+    case .known(let known)?: sendingKnownAction = known
+    case .wire(let action)?: sendingWireAction = action
+    case nil: break
+    }
+  }
+
+  private func endSending() {
+    sendingKnownAction = nil
+    sendingWireAction = nil
   }
 
   public func snapshot() -> JSONValue {
@@ -206,17 +224,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     case .actions:
       let lineStart = output.bytes.count
       defer { journal?.record(output.bytes, from: lineStart, by: self) }
-      if reduced.source == .host, let echo = sendingHostAction {
-        sendingHostAction = nil
-        switch echo {
-        case .known(let known):
-          output.beginActionLine(
-            prefix: actionLinePrefix, seq: seq, id: id,
-            hostActionText: knownActions[known].hostActionText)
-        case .wire(let action):
-          output.beginActionLine(
-            prefix: actionLinePrefix, seq: seq, id: id, source: .host, action: action)
-        }
+      if reduced.source == .host, let known = sendingKnownAction {
+        output.beginActionLine(
+          prefix: actionLinePrefix, seq: seq, id: id,
+          hostActionText: knownActions[known].hostActionText)
+        sendingKnownAction = nil
+      } else if reduced.source == .host, let action = sendingWireAction {
+        output.beginActionLine(
+          prefix: actionLinePrefix, seq: seq, id: id, source: .host, action: action)
+        sendingWireAction = nil
       } else {
         output.beginActionLine(
           prefix: actionLinePrefix, seq: seq, id: id, source: reduced.source,
