@@ -20,6 +20,7 @@ private enum EchoAction: ComposableAction, Equatable {
   case rows(IdentifiedAction<Int, EchoRowAction>)
   case alert(EchoAlertAction?)
   case note(String?, count: Int)
+  case café(Int)
 }
 
 private enum EchoCounterAction: ComposableAction, Equatable {
@@ -87,6 +88,9 @@ final class ActionEchoTests: XCTestCase {
       ["type": "rows.element", "id": 1, "action": "toggled"],
       // The bare type string, for a case without a payload.
       "counter.incrTapped",
+      // A case name in another Unicode form than the case's own: it matches, and is encoded
+      // as the case spells it.
+      ["type": "cafe\u{301}", "value": 1],
     ] {
       let noted = try ActionCoding.decodeNoting(EchoAction.self, from: wire)
       XCTAssertFalse(noted.roundTrips, wire.jsonString)
@@ -98,6 +102,7 @@ final class ActionEchoTests: XCTestCase {
       ["type": "note", "_0": .null, "count": 2],
       ["type": "rows.element", "id": 1, "action": ["type": "renamed", "title": "é\n"]],
       ["type": "alert"],
+      ["type": "caf\u{E9}", "value": 1],
     ] {
       let noted = try ActionCoding.decodeNoting(EchoAction.self, from: wire)
       XCTAssertTrue(noted.roundTrips, wire.jsonString)
