@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the benchmark table: throughput, round-trip latency, start-up, each also as a ratio
-to the reference peers measured in the same run (bench/peers.py), peak RSS,
-HTTP fetches against the local fixture server, WebSocket echoes against the local
+to the reference peers measured in the same run (bench/peers.py), peak RSS, instructions per
+action for the counter and each store's commonest payload action, HTTP fetches against the
+local fixture server, WebSocket echoes against the local
 echo server, what effects cost as a burst of them grows, and what the timeline costs
 as a recording grows.
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import action_instructions  # noqa: E402
 import custom_store  # noqa: E402
 import effects  # noqa: E402
 import http_fetches  # noqa: E402
@@ -124,6 +126,7 @@ def main():
         rows.append((f"start-up of {arguments.compare.name}, median of 50",
                      f"{startup(host, arguments.compare.resolve(), 50):.2f} ms", ""))
 
+    rows += action_instructions.rows(binary, arguments.todo_actor and arguments.todo_actor.resolve(), out)
     rows += effects.rows(binary, out)
     rows += timeline.rows(binary, out)
     if arguments.todo_actor:

@@ -22,6 +22,24 @@ public enum JSONParser {
     return try parser.parseDocument()
   }
 
+  /// Parses the value that starts at `position` in `bytes`, after any whitespace, and moves
+  /// `position` just past it: for a reader that takes a line apart itself and leaves one
+  /// member's value to this parser. `maxDepth` counts from that value.
+  public static func parseValue(
+    _ bytes: UnsafeRawBufferPointer, at position: inout Int, maxDepth: Int
+  ) throws(JSONParseError) -> JSONValue {
+    guard let base = bytes.baseAddress, position < bytes.count else {
+      throw JSONParseError(.invalidJSON, "unexpected end of input", at: position)
+    }
+    var parser = Parser(
+      bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
+    parser.position = position
+    parser.skipWhitespace()
+    let value = try parser.parseValue()
+    position = parser.position
+    return value
+  }
+
   public static func parse(
     _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth
   ) throws(JSONParseError) -> JSONValue {

@@ -10,23 +10,22 @@ import JSON
 /// {"store":"primes","action":"counter.incrTapped"}
 /// {"store": "primes", "action": {"type": "counter.incrTapped"}, "id": 7}
 /// {"store":"todos","instance":"user-42","action":"addTapped"}
+/// {"store":"primes","action":{"type":"counter.countChanged","value":7}}
 /// ```
 ///
 /// Members `store`, `action`, an optional `instance` and an optional `id` in any order, JSON whitespace anywhere,
-/// strings of ASCII without escapes or control characters, an integer `id` (kept as written). Anything
+/// strings of ASCII without escapes or control characters, an integer `id` (kept as written). An
+/// action with a payload is any object, which the general parser reads on its own. Anything
 /// else gives nil, and the line goes through the general parser instead; for the lines it
 /// accepts, ``message`` is exactly the one the general path makes (a property test and the
 /// fuzz target check both).
 ///
-/// The store's name and the action's type stay bytes of the line: a store that has seen the
-/// type before finds its action by them, and no string is made.
+/// The store's name and a payload-free action's type stay bytes of the line: a store that has
+/// seen the type before finds its action by them, and no string is made.
 public struct CompactActionLine {
   /// The store's name: bytes of the line, valid while the line is.
   public let store: UnsafeRawBufferPointer
-  /// The action's type: bytes of the line, valid while the line is.
-  public let type: UnsafeRawBufferPointer
-  /// The action was `{"type":…}` rather than the bare type string.
-  public let isTypeObject: Bool
+  public let action: Action
   /// Nil for the store's default instance.
   public let instance: InstanceKey?
   public let id: MessageID?
@@ -37,23 +36,36 @@ public struct CompactActionLine {
     self = line
   }
 
+  /// A line's action.
+  public enum Action {
+    /// A payload-free action's type: bytes of the line, valid while the line is; `isObject`
+    /// when it came as `{"type":…}` rather than as the bare type string.
+    case type(UnsafeRawBufferPointer, isObject: Bool)
+    /// An action object with a payload, parsed.
+    case payload(JSONValue)
+  }
+
   fileprivate init(
-    store: UnsafeRawBufferPointer, type: UnsafeRawBufferPointer, isTypeObject: Bool,
-    instance: InstanceKey?, id: MessageID?
+    store: UnsafeRawBufferPointer, action: Action, instance: InstanceKey?, id: MessageID?
   ) {
     self.store = store
-    self.type = type
-    self.isTypeObject = isTypeObject
+    self.action = action
     self.instance = instance
     self.id = id
   }
 
   /// The message the general path reads from the same line.
   public var message: InputMessage {
-    let type = JSONValue.string(String(decoding: type, as: UTF8.self))
+    let value: JSONValue
+    switch action {
+    case .type(let bytes, let isObject):
+      let type = JSONValue.string(String(decoding: bytes, as: UTF8.self))
+      value = isObject ? .object(["type": type]) : type
+    case .payload(let action):
+      value = action
+    }
     return .action(
-      store: String(decoding: store, as: UTF8.self), instance: instance,
-      action: isTypeObject ? .object(["type": type]) : type, id: id)
+      store: String(decoding: store, as: UTF8.self), instance: instance, action: value, id: id)
   }
 }
 
@@ -68,7 +80,7 @@ private struct CompactReader {
   mutating func readAction(maxDepth: Int) -> CompactActionLine? {
     guard maxDepth >= 1, take(UInt8(ascii: "{")) else { return nil }
     var store: UnsafeRawBufferPointer?
-    var action: (type: UnsafeRawBufferPointer, isTypeObject: Bool)?
+    var action: CompactActionLine.Action?
     var id: MessageID?
     var instance: InstanceKey?
     repeat {
@@ -78,7 +90,7 @@ private struct CompactReader {
         store = plainBytes()
         guard store != nil else { return nil }
       case .action? where action == nil:
-        action = actionType(maxDepth: maxDepth)
+        action = readAction(maxDepth: maxDepth)
         guard action != nil else { return nil }
       case .id? where id == nil:
         // Both forms are JSON text as they stand: a string of plain ASCII, or an integer. One
@@ -101,20 +113,26 @@ private struct CompactReader {
       }
     } while take(UInt8(ascii: ","))
     guard take(UInt8(ascii: "}")), isAtEnd(), let store, let action else { return nil }
-    return CompactActionLine(
-      store: store, type: action.type, isTypeObject: action.isTypeObject, instance: instance,
-      id: id)
+    return CompactActionLine(store: store, action: action, instance: instance, id: id)
   }
 
-  /// `"type"` or `{"type":"type"}`.
-  private mutating func actionType(maxDepth: Int) -> (
-    type: UnsafeRawBufferPointer, isTypeObject: Bool
-  )? {
-    if let type = plainBytes() { return (type, false) }
-    guard maxDepth >= 2, take(UInt8(ascii: "{")), let key = plainBytes(), Key(key) == .type,
+  /// `"type"` or `{"type":"type"}`, or any other object, which the general parser reads.
+  private mutating func readAction(maxDepth: Int) -> CompactActionLine.Action? {
+    if let type = plainBytes() { return .type(type, isObject: false) }
+    guard maxDepth >= 2 else { return nil }
+    let start = position
+    if take(UInt8(ascii: "{")), let key = plainBytes(), Key(key) == .type,
       take(UInt8(ascii: ":")), let type = plainBytes(), take(UInt8(ascii: "}"))
+    {
+      return .type(type, isObject: true)
+    }
+    position = start
+    skipWhitespace()
+    guard position < bytes.count, bytes[position] == UInt8(ascii: "{"),
+      case .object(let object)? = try? JSONParser.parseValue(
+        bytes, at: &position, maxDepth: maxDepth - 1)
     else { return nil }
-    return (type, true)
+    return .payload(.object(object))
   }
 
   /// The content of a string of ASCII without escapes or control characters, after optional

@@ -164,11 +164,12 @@ public final class Session {
     precondition(!isHoldingInput, "a line was handed in while an advance or settle runs")
     guard !hasQuit, !Self.isBlank(bytes) else { return }
     if let line = CompactActionLine(bytes, maxDepth: maxDepth) {
-      // A store finds an action it has seen before by its type's bytes; anything else (a
-      // first sighting, an unknown store or action) takes the general route.
-      if let index = storeIndex(named: line.store),
+      // A store finds a payload-free action it has seen before by its type's bytes; anything
+      // else (a payload, a first sighting, an unknown store or action) takes the general
+      // route from the message.
+      if case .type(let type, _) = line.action, let index = storeIndex(named: line.store),
         let store = try? instance(line.instance, ofStoreAt: index),
-        store.sendKnownAction(type: line.type, id: line.id)
+        store.sendKnownAction(type: type, id: line.id)
       {
         return
       }

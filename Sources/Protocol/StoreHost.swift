@@ -29,6 +29,10 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// The position in `knownActions` of the host action being sent, while it is. (Positions,
   /// not entries, are passed around: copying an entry retains its arrays.)
   private var sendingKnownAction: Int?
+  /// The wire object of the host action being sent, while it is, when its line can show it as
+  /// it came. (Apart from `sendingKnownAction`: an optional enum holding either cost the
+  /// payload-free path a copy and a destroy of the enum per action.)
+  private var sendingWireAction: JSONValue?
   /// The start of every action line of this store.
   private var actionLinePrefix: [UInt8]
   private var tick = Tick()
@@ -86,9 +90,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     }
     knownActions = shared.knownActions
     sendFromHost = { host, action, id throws(ProtocolError) in
-      let (decoded, known) = try host.decodeHostAction(action)
-      host.sendingKnownAction = known
-      defer { host.sendingKnownAction = nil }
+      let (decoded, echo) = try host.decodeHostAction(action)
+      host.beginSending(echo)
+      defer { host.endSending() }
       host.store.send(decoded, cause: id)
     }
     sendKnownFromHost = { host, type, id in
@@ -171,10 +175,23 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   public func replay(_ action: JSONValue, source: ActionSource, id: MessageID?)
     throws(ProtocolError)
   {
-    let (decoded, known) = try decode(action)
-    sendingKnownAction = source == .host ? known : nil
-    defer { sendingKnownAction = nil }
+    let (decoded, echo) = try decode(action)
+    beginSending(source == .host ? echo : nil)
+    defer { endSending() }
     store.reduceDiscardingEffects(decoded, source: source, cause: id)
+  }
+
+  private func beginSending(_ echo: HostActionEcho?) {
+    switch echo {
+    case .known(let known)?: sendingKnownAction = known
+    case .wire(let action)?: sendingWireAction = action
+    case nil: break
+    }
+  }
+
+  private func endSending() {
+    sendingKnownAction = nil
+    sendingWireAction = nil
   }
 
   public func snapshot() -> JSONValue {
@@ -212,6 +229,10 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
           prefix: actionLinePrefix, seq: seq, id: id,
           hostActionText: knownActions[known].hostActionText)
         sendingKnownAction = nil
+      } else if reduced.source == .host, let action = sendingWireAction {
+        output.beginActionLine(
+          prefix: actionLinePrefix, seq: seq, id: id, source: .host, action: action)
+        sendingWireAction = nil
       } else {
         output.beginActionLine(
           prefix: actionLinePrefix, seq: seq, id: id, source: reduced.source,
@@ -259,7 +280,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// the host may send any): a described effect action before decoding it, so a host cannot
   /// forge an effect's answer, and an action the definition does not describe after, so that a
   /// type that is no action is still reported as unknown.
-  private func decodeHostAction(_ action: JSONValue) throws(ProtocolError) -> (Action, Int?) {
+  private func decodeHostAction(_ action: JSONValue) throws(ProtocolError) -> (
+    Action, HostActionEcho?
+  ) {
     guard let hostTypes, let type = Self.type(of: action), !hostTypes.contains(type) else {
       return try decode(action)
     }
@@ -276,11 +299,12 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
         + "send it: the definition must say who sends every case")
   }
 
-  /// The action, and its position among the known actions when it has no payload.
-  private func decode(_ action: JSONValue) throws(ProtocolError) -> (Action, Int?) {
+  /// The action, and how its line can show it without encoding it: as a known action when it
+  /// has no payload, or as it came when encoding it would give that back.
+  private func decode(_ action: JSONValue) throws(ProtocolError) -> (Action, HostActionEcho?) {
     var payloadFreeType = Self.payloadFreeType(of: action)
     if let known = payloadFreeType?.withUTF8({ knownAction(type: UnsafeRawBufferPointer($0)) }) {
-      return (knownActions[known].action, known)
+      return (knownActions[known].action, .known(known))
     }
     if let type = payloadFreeType,
       let entry = type.utf8.withContiguousStorageIfAvailable({ bytes in
@@ -289,18 +313,18 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     {
       // Another host of the store decoded it since this one was made.
       knownActions.append(entry)
-      return (entry.action, knownActions.count - 1)
+      return (entry.action, .known(knownActions.count - 1))
     }
     do {
-      let decoded = try ActionCoding.decode(Action.self, from: action)
-      guard let payloadFreeType else { return (decoded, nil) }
+      let (decoded, roundTrips) = try ActionCoding.decodeNoting(Action.self, from: action)
+      guard let payloadFreeType else { return (decoded, roundTrips ? .wire(action) : nil) }
       let known = KnownAction(
         type: Array(payloadFreeType.utf8), action: decoded,
         hostActionText: OutputLines.hostActionText(ActionCoding.encode(decoded)),
         isHostAction: hostTypes?.contains(payloadFreeType) ?? true)
       knownActions.append(known)
       shared.knownActions.append(known)
-      return (decoded, knownActions.count - 1)
+      return (decoded, .known(knownActions.count - 1))
     } catch {
       switch error.kind {
       case .unknownAction:
@@ -367,6 +391,16 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     init(hostTypes: Set<String>?) {
       self.hostTypes = hostTypes
     }
+  }
+
+  /// How an action line shows a host's action without encoding it.
+  private enum HostActionEcho {
+    /// A payload-free action, by its position in `knownActions` (positions, not entries, are
+    /// passed around: copying an entry retains its arrays).
+    case known(Int)
+    /// The action as the host sent it, which encoding it would give back
+    /// (``ActionCoding/decodeNoting(_:from:)``).
+    case wire(JSONValue)
   }
 
   /// A payload-free action by the UTF-8 of its type, with what its host action lines carry

@@ -19,6 +19,10 @@ final class CompactActionLineTests: XCTestCase {
     XCTAssertEqual(
       compact(#"{"store":"s","instance":"user-42","action":"a"}"#),
       .action(store: "s", instance: try? InstanceKey(validating: "user-42"), action: "a", id: nil))
+    // A payload: the action object is the general parser's, the rest is read compactly.
+    XCTAssertEqual(
+      compact(#"{"id":7,"store":"s","action":{ "type":"a","v":[1,"\u00e9"] }}"#),
+      .action(store: "s", action: ["type": "a", "v": [1, "é"]], id: 7))
   }
 
   /// An integer id of any length is kept as written (the fuzzer once found a 90-digit one that
@@ -35,7 +39,8 @@ final class CompactActionLineTests: XCTestCase {
   func testEverythingElseIsLeftToTheGeneralParser() {
     for line in [
       #"{"store":"s"}"#, #"{"action":"a"}"#, #"{"store":"s","action":"a","x":1}"#,
-      #"{"store":"s","store":"t","action":"a"}"#, #"{"store":"s","action":{"type":"a","v":1}}"#,
+      #"{"store":"s","store":"t","action":"a"}"#, #"{"store":"s","action":{"type":"a","v":}}"#,
+      #"{"store":"s","action":["a"]}"#,
       #"{"store":"s\u0031","action":"a"}"#, #"{"store":"é","action":"a"}"#,
       #"{"store":"s","action":"a","id":1.5}"#, #"{"store":"s","action":"a","id":007}"#,
       #"{"store":"s","action":"a","id":-0}"#,
@@ -51,6 +56,7 @@ final class CompactActionLineTests: XCTestCase {
       XCTAssertNil(compact(line), line)
     }
     XCTAssertNil(compact(#"{"store":"s","action":{"type":"a"}}"#, maxDepth: 1))
+    XCTAssertNil(compact(#"{"store":"s","action":{"type":"a","v":[1]}}"#, maxDepth: 2))
   }
 
   func testAcceptedLinesReadAsTheGeneralParserReadsThem() {
@@ -82,6 +88,10 @@ final class CompactActionLineTests: XCTestCase {
     let actions = [
       #""counter.incrTapped""#, #"{"type":"counter.decrTapped"}"#, #"{ "type" : "x" }"#,
       #"{"type":"a","value":1}"#, #"{"value":1}"#, "null", "[]", #"{"type":7}"#, #"{}"#,
+      // Payloads, read by the general parser on their own.
+      #"{ "type" : "counter.countChanged", "value" : -7 }"#,
+      #"{"type":"a","v":[1,{"x":"é\n"}],"w":null}"#, #"{"type":"a","t":"\u00e9","t":2}"#,
+      #"{"type":"a","v":[[[1]]]}"#, #"{"type":"a","value":}"#, #"{"type":"a","s":"\x"}"#,
     ]
     let ids = [
       "1", "-1", "0", "-0", "007", "1.5", "1e2", "2E1", "123456789012345", "1234567890123456",

@@ -258,3 +258,31 @@ def test_debug_logs_go_to_stderr_and_never_change_stdout():
     # The logging reducer reports each action with the state it produced.
     assert stderr.count("action: counter(PrimesFeature.CounterAction.incrTapped)") == 2
     assert "state: PrimesState(counter: PrimesFeature.CounterState(count: 2," in stderr
+
+
+def test_an_action_with_a_payload_is_shown_as_encoding_it_writes_it_whatever_form_it_came_in(process):
+    """A line shows a payload action as the host sent it only where that is what encoding the
+    action writes: any other form of the same action is shown encoded, byte for byte the same."""
+    actor = process()
+
+    def shown(line: bytes) -> bytes:
+        actor.send_raw(line + b"\n")
+        text = actor.read_bytes()
+        return text[text.index(b',"action":') + len(b',"action":'):text.index(b',"patch":')]
+
+    count = b'{"type":"counter.countChanged","value":5}'
+    assert shown(b'{"store":"primes","action":' + count + b"}") == count
+    for other in [
+        b'{ "value" : 5 , "type" : "counter.countChanged" }',
+        b'{"type":"counter.countChanged","value":5.0}',
+        b'{"type":"counter.countChanged","_0":5}',
+    ]:
+        assert shown(b'{"store":"primes","action":' + other + b"}") == count
+    message = '{"type":"messageToSendChanged","value":"é / \\"hi\\""}'.encode()
+    written = shown(b'{"store":"websocket","action":' + message + b"}")
+    assert json.loads(written) == json.loads(message)
+    for other in [
+        '{"value":"é / \\"hi\\"","type":"messageToSendChanged"}'.encode(),
+        b'{"type":"messageToSendChanged","value":"\\u00e9 \\/ \\"hi\\""}',
+    ]:
+        assert shown(b'{"store":"websocket","action":' + other + b"}") == written

@@ -33,6 +33,16 @@ public enum ActionCoding {
   public static func decode<A: ComposableAction>(
     _ type: A.Type, from action: JSONValue
   ) throws(ActionDecodingError) -> A {
+    try decodeNoting(A.self, from: action).action
+  }
+
+  /// ``decode(_:from:)``, and whether ``encode(_:)`` of the action gives back `action` as it
+  /// stands: the same members in the same order, each value of the same kind, so that written
+  /// out the two are the same bytes. Where they are, a line can show the action the host sent
+  /// rather than encode it again.
+  public static func decodeNoting<A: ComposableAction>(
+    _ type: A.Type, from action: JSONValue
+  ) throws(ActionDecodingError) -> (action: A, roundTrips: Bool) {
     let typePath: String
     // The payload fields; the object keeps its `type` member, which the decoder never reads as
     // a field (removing it would copy the object).
@@ -60,7 +70,9 @@ public enum ActionCoding {
     do {
       let decoded = try A(from: decoder)
       try decoder.finish()
-      return decoded
+      // The bare type string is encoded as an object.
+      let isObject = if case .object = action { true } else { false }
+      return (decoded, isObject && decoder.roundTrips)
     } catch let error as ActionDecodingError {
       throw error
     } catch {

@@ -25,8 +25,12 @@ final class ActionDecoder: Decoder {
   private var usedEnd: String.Index
   /// How many case names have been used.
   private var level = 0
-  /// Field names read so far.
-  private var usedFields: [String] = []
+  /// The fields read so far, in order.
+  private var usedFields: [UsedField] = []
+  /// False once a case name or a field was read from text that encoding the action would not
+  /// write back as it stands (a number read as a `Double`, a struct, an integer written as
+  /// `1.0`, a case name in another Unicode form, …).
+  private var fieldsRoundTrip = true
   /// The level whose `_0` was read from a field called `"value"`.
   private var valueAliasLevel: Int?
 
@@ -58,9 +62,31 @@ final class ActionDecoder: Decoder {
     }
     let expectedCount = fields.count - (fields.index(forKey: "type") == nil ? 0 : 1)
     guard usedFields.count < expectedCount else { return }
-    for name in fields.keys where name != "type" && !usedFields.contains(name) {
+    for name in fields.keys where name != "type" && !usedFields.contains(where: { $0.name == name })
+    {
       throw invalidAction("unknown field \"\(name)\"")
     }
+  }
+
+  /// Whether ``ActionCoding/encode(_:)`` of the action just decoded gives back `fields`, the
+  /// object it was read from, member for member in the same order: then a line can show the
+  /// action as it came, without encoding it again. Called after ``finish()``.
+  ///
+  /// The encoder writes `type`, then each field in the order the synthesized code decodes
+  /// them (declaration order), the lone unlabelled value of a case as `value`; a value comes
+  /// back as it was when it was read as the kind it is (an integer as an integer type, a string
+  /// as a `String`, …, or an action in its object form that itself round-trips).
+  var roundTrips: Bool {
+    guard fieldsRoundTrip, fields.count == usedFields.count + 1, fields.first?.key == "type"
+    else { return false }
+    for (position, field) in usedFields.enumerated() {
+      let isLoneValue =
+        field.key == "_0" && !usedFields.contains { $0.level == field.level && $0.key != "_0" }
+      guard field.name.hasSameUTF8(as: isLoneValue ? "value" : field.key),
+        fields[position + 1].key.hasSameUTF8(as: field.name)
+      else { return false }
+    }
+    return true
   }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -73,8 +99,13 @@ final class ActionDecoder: Decoder {
     let name = Substring(utf8[start..<end])
     nextCaseStart = end == utf8.endIndex ? nil : utf8.index(after: end)
     usedEnd = end
-    guard let key = Key(stringValue: String(name)) else {
+    let caseName = String(name)
+    guard let key = Key(stringValue: caseName) else {
       throw unknownAction("\(currentType) has no case \"\(name)\"")
+    }
+    // Keys match by Unicode equivalence, and the encoder writes the case's own spelling.
+    if fieldsRoundTrip, !key.stringValue.hasSameUTF8(as: caseName) {
+      fieldsRoundTrip = false
     }
     level += 1
     return KeyedDecodingContainer(CaseDecodingContainer(decoder: self, key: key, level: level))
@@ -122,9 +153,10 @@ final class ActionDecoder: Decoder {
     return fields[name].map { (name, $0) }
   }
 
-  /// Decodes the field for `key` of the case at `level`; it must be present (a `null` is
-  /// accepted only when `T` is optional).
-  func decodeField<T: Decodable>(_ type: T.Type, for key: some CodingKey, level: Int) throws -> T {
+  /// The field for `key` of the case at `level`, which must be present, noted as used.
+  private func useField(for key: some CodingKey, level: Int) throws(ActionDecodingError) -> (
+    name: String, value: JSONValue
+  ) {
     if hasMoreCases {
       throw unknownAction("\"\(usedPath)\" takes no child action")
     }
@@ -132,11 +164,29 @@ final class ActionDecoder: Decoder {
       let name = key.stringValue == "_0" ? "value" : key.stringValue
       throw invalidAction("missing field \"\(name)\"")
     }
-    if !usedFields.contains(name) {
-      usedFields.append(name)
+    if !usedFields.contains(where: { $0.name == name }) {
+      usedFields.append(UsedField(level: level, key: key.stringValue, name: name))
     }
     if name == "value", key.stringValue == "_0" {
       valueAliasLevel = level
+    }
+    return (name, value)
+  }
+
+  /// Decodes the field for `key` of the case at `level`; it must be present (a `null` is
+  /// accepted only when `T` is optional).
+  func decodeField<T: Decodable>(_ type: T.Type, for key: some CodingKey, level: Int) throws -> T {
+    let (name, value) = try useField(for: key, level: level)
+    // The commonest fields, read as the JSON decoder reads them, without starting one.
+    switch value {
+    case .int(let int) where T.self == Int.self: return unsafeBitCast(int, to: T.self)
+    case .string(let string) where T.self == String.self:
+      return unsafeBitCast(string, to: T.self)
+    case .bool(let bool) where T.self == Bool.self: return unsafeBitCast(bool, to: T.self)
+    default: break
+    }
+    if fieldsRoundTrip, !Self.roundTrips(value, as: T.self) {
+      fieldsRoundTrip = false
     }
     do {
       return try JSONValueDecoder().decode(T.self, from: value)
@@ -147,17 +197,52 @@ final class ActionDecoder: Decoder {
     }
   }
 
+  /// Whether the field for `key` of the case at `level` is `null`; it must be present.
+  func decodeNil(for key: some CodingKey, level: Int) throws(ActionDecodingError) -> Bool {
+    // Synthesized enum code does not ask this; what would be encoded instead is not known.
+    fieldsRoundTrip = false
+    return try useField(for: key, level: level).value.isNull
+  }
+
   /// Decodes the field for `key` as an action in its own wire form (`{"type":"toggled"}`),
   /// strictly, naming the field in an error; `null` is nil when `allowsNull`.
   func decodeActionField<A: ComposableAction>(
     _ type: A.Type, for key: some CodingKey, level: Int, allowsNull: Bool
   ) throws -> A? {
-    let value = try decodeField(JSONValue.self, for: key, level: level)
+    let value = try useField(for: key, level: level).value
     if allowsNull, value.isNull { return nil }
     do {
-      return try ActionCoding.decode(A.self, from: value)
+      let (action, roundTrips) = try ActionCoding.decodeNoting(A.self, from: value)
+      if !roundTrips { fieldsRoundTrip = false }
+      return action
     } catch {
       throw invalidAction("field \"\(key.stringValue)\": \(error.message)")
     }
   }
+
+  /// Whether `value`, decoded as a `T`, is encoded back as the same JSON text: a scalar read
+  /// as the kind it is. (Not a `Double`, which reads `1.0` and writes `1`, nor a struct, whose
+  /// members could be written in another order.)
+  private static func roundTrips<T>(_ value: JSONValue, as type: T.Type) -> Bool {
+    switch value {
+    case .null: T.self is any NullEncodedOptional.Type
+    case .bool: T.self == Bool.self || T.self == Bool?.self
+    case .string: T.self == String.self || T.self == String?.self
+    case .int:
+      T.self == Int.self || T.self == Int?.self || T.self is any FixedWidthInteger.Type
+    default: false
+    }
+  }
 }
+
+/// A field read: the level of its case, its key, and the wire name it was read under. (A
+/// struct: an array of tuples looks up its metadata on every allocation.)
+private struct UsedField {
+  let level: Int
+  let key: String
+  let name: String
+}
+
+/// `Optional`, whose `nil` the action encoder writes as `null`.
+private protocol NullEncodedOptional {}
+extension Optional: NullEncodedOptional {}

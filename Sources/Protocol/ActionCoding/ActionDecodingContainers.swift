@@ -81,7 +81,7 @@ struct PayloadDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
   }
 
   func decodeNil(forKey key: Key) throws -> Bool {
-    try decoder.decodeField(JSONValue.self, for: key, level: level).isNull
+    try decoder.decodeNil(for: key, level: level)
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
