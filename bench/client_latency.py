@@ -27,6 +27,7 @@ sys.path.insert(0, str(HERE.parent / "clients/python"))
 sys.path.insert(0, str(HERE))
 from composable_actor import AsyncClient, Client  # noqa: E402
 from run import percentile  # noqa: E402
+from raw_pipe import RawPipe  # noqa: E402
 
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
 
@@ -67,26 +68,16 @@ console.log(JSON.stringify(samples));
 
 def raw_pipe(binary: str, data: str, warm_up: int, count: int) -> list[int]:
     """Python writing and reading the pipe itself: no JSON, just the bytes up to the newline."""
-    process = subprocess.Popen([binary, "--data-dir", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    stdin, stdout = process.stdin.fileno(), process.stdout.fileno()
-    pending = b""
-
-    def line() -> None:
-        nonlocal pending
-        while b"\n" not in pending:
-            pending += os.read(stdout, 65536)
-        pending = pending.split(b"\n", 1)[1]
-
-    line()
+    pipe = RawPipe(binary, data)
+    pipe.line()
     samples = []
     for i in range(warm_up + count):
         start = time.perf_counter_ns()
-        os.write(stdin, INCR)
-        line()
+        pipe.write(INCR)
+        pipe.line()
         if i >= warm_up:
             samples.append(time.perf_counter_ns() - start)
-    process.stdin.close()
-    process.wait()
+    pipe.close()
     return samples
 
 

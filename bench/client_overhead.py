@@ -22,7 +22,6 @@ figure.
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -32,7 +31,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "clients/python"))
+sys.path.insert(0, str(HERE))
 from composable_actor import AsyncClient, Client  # noqa: E402
+from raw_pipe import RawPipe  # noqa: E402
 
 SENDERS = (1, 10, 100)
 WARM_UP = 300
@@ -176,30 +177,19 @@ async def asyncio_client(binary: str, data: str, concurrency: int, actions: int,
 
 
 def raw_blocking(binary: str, data: str, actions: int) -> tuple[float, float]:
-    process = subprocess.Popen([binary, "--data-dir", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    stdin, stdout = process.stdin.fileno(), process.stdout.fileno()
-    pending = b""
-
-    def line() -> dict:
-        nonlocal pending
-        while b"\n" not in pending:
-            pending += os.read(stdout, 65536)
-        text, pending = pending.split(b"\n", 1)
-        return json.loads(text)
-
-    line()
+    pipe = RawPipe(binary, data)
+    pipe.line()
     ids = iter(range(1, 1 << 62))
 
     def send() -> dict:
         id = next(ids)
-        os.write(stdin, b'{"store":"primes","action":"counter.incrTapped","id":%d}\n' % id)
-        while (answer := line()).get("id") != id:
+        pipe.write(b'{"store":"primes","action":"counter.incrTapped","id":%d}\n' % id)
+        while (answer := json.loads(pipe.line())).get("id") != id:
             pass
         return answer
 
     used = timed_blocking(send, actions)
-    process.stdin.close()
-    process.wait()
+    pipe.close()
     return used
 
 
