@@ -16,21 +16,79 @@ from ._session import (
     DEFAULT_BACKLOG, Call, Follower, Line, ProcessExitedError, Session, Until, Waiter, addressed, check_backlog,
     check_instance, check_key, check_page, check_timeout, command_line, emits_ticks, stores_state,
 )
-from ._sync import _REAP_SECONDS, STDERR_LINES
+from ._sync import _REAP_SECONDS, StderrLines
 
 # When a call times out (loop time), its future, what it waits for, and its timeout.
 _Deadline = tuple[float, "asyncio.Future[None]", Waiter, float]
 
-# Snapshots and `describe` answers are single lines far beyond asyncio's 64 KiB default.
+# The longest line followed (a snapshot or `describe` answer is one line): past it, a line that
+# never ends fails the client instead of growing without bound.
 _LINE_LIMIT = 1 << 26
 
 
-async def _exits(process: asyncio.subprocess.Process, timeout: float) -> bool:
+async def _within(future: asyncio.Future[Any], timeout: float | None) -> bool:
+    """Whether `future` is done within `timeout` (None: no limit); it is not cancelled when it
+    is not, and its exception, if it ends with one, is raised."""
     try:
-        await asyncio.wait_for(process.wait(), timeout)
+        await asyncio.wait_for(asyncio.shield(future), timeout)
     except TimeoutError:
         return False
     return True
+
+
+class _Pipes(asyncio.SubprocessProtocol):
+    """The process's pipes, as the event loop reads them: stdout goes to the client chunk by
+    chunk, straight from the loop's callback (no stream reader, no task woken per line), stderr
+    to `StderrLines`. Futures say when stdout and stderr ended and when the process exited;
+    `drained` waits while the loop holds more of stdin than it wants to."""
+
+    def __init__(self, client: AsyncClient, loop: asyncio.AbstractEventLoop):
+        self._client = client
+        self._loop = loop
+        self.stderr = StderrLines()
+        self.stdout_ended: asyncio.Future[None] = loop.create_future()
+        self.stderr_ended: asyncio.Future[None] = loop.create_future()
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.stdin_lost = False
+        self._paused: asyncio.Future[None] | None = None
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        assert isinstance(data, bytes)
+        if fd == 1:
+            self._client._received(data)
+        else:
+            self.stderr.feed(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 0:
+            self.stdin_lost = True
+            self.resume_writing()
+        elif fd == 1:
+            self.stdout_ended.set_result(None)
+            self._client._stdout_closed()
+        else:
+            self.stderr.end()
+            self.stderr_ended.set_result(None)
+
+    def process_exited(self) -> None:
+        self.exited.set_result(None)
+
+    def pause_writing(self) -> None:
+        if self._paused is None:
+            self._paused = self._loop.create_future()
+
+    def resume_writing(self) -> None:
+        if self._paused is not None:
+            self._paused.set_result(None)
+            self._paused = None
+
+    @property
+    def paused(self) -> bool:
+        return self._paused is not None
+
+    async def drained(self) -> None:
+        while self._paused is not None:
+            await asyncio.shield(self._paused)
 
 
 def _kill(popen: subprocess.Popen[bytes] | None, pid: int) -> None:
@@ -78,8 +136,18 @@ class AsyncClient:
         self._backlog_size = backlog
         self._command_line = command_line(binary, args)
         self._env = None if env is None else {**os.environ, **env}
-        self._process: asyncio.subprocess.Process | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._pipes: _Pipes | None = None
+        self._stdin: asyncio.WriteTransport | None = None
         self._session: Session | None = None
+        # Stdout's bytes after its last newline, and (until the ready line came) the future the
+        # first line resolves: the Session itself, or the error of a first line that is not ready.
+        self._partial = b""
+        self._first: asyncio.Future[None] | None = None
+        # The lines written while the calls a chunk of output finished run, not yet handed to
+        # the pipe; None when lines go to it at once (`_written`).
+        self._outbox: list[bytes] | None = None
+        # Ends the session once stdout ended (saying how the process ended), for close to await.
         self._reader: asyncio.Task[None] | None = None
         self._waiters: dict[Waiter, asyncio.Future[None]] = {}
         # The deadlines of the calls waiting with the client's timeout, in the order set, and
@@ -90,37 +158,36 @@ class AsyncClient:
         self._arrival: asyncio.Event | None = None
         # The one `describe` the client asks for itself (to check action types), while on its way.
         self._describing: asyncio.Future[None] | None = None
-        self._stderr_lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
-        self._stderr_task: asyncio.Task[None] | None = None
 
     async def start(self) -> AsyncClient:
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self._command_line, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=self._env, limit=_LINE_LIMIT,
+        loop = asyncio.get_running_loop()
+        self._first = first = loop.create_future()
+        pipes = _Pipes(self, loop)
+        transport, _ = await loop.subprocess_exec(
+            lambda: pipes, *self._command_line, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=self._env,
         )
-        transport = getattr(process, "_transport", None)
-        popen = transport.get_extra_info("subprocess") if transport is not None else None
-        weakref.finalize(self, _kill, popen, process.pid)
-        self._stderr_task = asyncio.create_task(self._copy_stderr())
+        self._transport, self._pipes = transport, pipes
+        self._stdin = transport.get_pipe_transport(0)  # type: ignore[assignment]
+        weakref.finalize(self, _kill, transport.get_extra_info("subprocess"), transport.get_pid())
         try:
-            first = await asyncio.wait_for(process.stdout.readline(), self.timeout)  # type: ignore[union-attr]
-            if not first:
+            # Raises the error of a first line that is not a ready line.
+            if not await _within(first, self.timeout):
+                raise TimeoutError(f"composable-actor wrote no ready line within {self.timeout} s")
+            if self._session is None:  # stdout ended first
                 raise await self._exited()
-            self._session = Session(
-                first, backlog=self._backlog_size, ticks=emits_ticks(self._command_line),
-                durable=stores_state(self._command_line),
-            )
-            self._reader = asyncio.create_task(self._read())
+            self._reader = asyncio.create_task(self._follow())
             for store in self._session.stores:
                 await self.snapshot(store)
         except BaseException:
             # A process that did not start right is of no use: no quit, no grace period.
             with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+                transport.kill()
+            await pipes.exited
             if self._reader:
                 await self._reader
-            await self._stderr_task
+            await _within(pipes.stderr_ended, _REAP_SECONDS)
+            transport.close()
             raise
         return self
 
@@ -140,11 +207,11 @@ class AsyncClient:
 
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self._process else None
+        return self._transport.get_pid() if self._transport else None
 
     @property
     def returncode(self) -> int | None:
-        return self._process.returncode if self._process else None
+        return self._transport.get_returncode() if self._transport else None
 
     @property
     def backlog(self) -> list[Line]:
@@ -258,30 +325,31 @@ class AsyncClient:
 
     async def close(self, timeout: float = 2.0) -> int | None:
         """Asks the process to quit, then terminates or kills it if it lingers; its exit status."""
-        process = self._process
-        if process is None:
+        transport, pipes = self._transport, self._pipes
+        if transport is None or pipes is None:
             return None
-        if process.returncode is None:
+        if transport.get_returncode() is None:
             with contextlib.suppress(OSError, ProcessExitedError):
                 if self._session and not self._session.ended:
                     await self._write(self._session.quit())
-                process.stdin.close()  # type: ignore[union-attr]
-            # The reader task keeps draining stdout, so the process cannot block on it.
-            if not await _exits(process, timeout):
+                self._flush()
+                self._stdin.close()  # type: ignore[union-attr]
+            # The loop keeps reading stdout, so the process cannot block on it.
+            if not await _within(pipes.exited, timeout):
                 with contextlib.suppress(ProcessLookupError):
-                    process.terminate()
-                if not await _exits(process, 1.0):
-                    process.kill()
-                    await process.wait()
+                    transport.terminate()
+                if not await _within(pipes.exited, 1.0):
+                    with contextlib.suppress(ProcessLookupError):
+                        transport.kill()
+                    await pipes.exited
         if self._reader:
             await self._reader
-        if self._stderr_task is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._stderr_task), _REAP_SECONDS)
+        await _within(pipes.stderr_ended, _REAP_SECONDS)
+        transport.close()
         if self._deadline_timer is not None and not self._waiters:
             self._deadline_timer.cancel()
             self._deadline_timer = None
-        return process.returncode
+        return transport.get_returncode()
 
     @property
     def _started(self) -> Session:
@@ -316,22 +384,34 @@ class AsyncClient:
             await self._drain()
 
     def _written(self, data: bytes) -> bool:
-        """Writes `data`; whether it must be drained: only when something is left to drain (or
-        the pipe broke, which drain raises). A pipe mostly takes a line at once, and awaiting
-        drain is three coroutines more a call."""
-        stdin = self._process.stdin  # type: ignore[union-attr]
-        stdin.write(data)  # type: ignore[union-attr]
-        transport = stdin.transport  # type: ignore[union-attr]
-        return bool(transport.get_write_buffer_size() or transport.is_closing())
+        """Writes `data`, or while the calls one chunk of output finished run, queues it to be
+        written with theirs (`_flush`): one system call for them all, not one each. Whether the
+        caller must drain: only when the loop holds more than it wants to, or the pipe broke
+        (which drain raises). A pipe mostly takes the lines at once, and awaiting drain is
+        three coroutines more a call."""
+        stdin, pipes = self._stdin, self._pipes
+        assert stdin is not None and pipes is not None
+        if self._outbox is not None:
+            self._outbox.append(data)
+        elif not stdin.is_closing():
+            stdin.write(data)
+        return pipes.paused or stdin.is_closing()
+
+    def _flush(self) -> None:
+        """Writes the lines queued, in the order queued, and writes the next ones at once."""
+        outbox, self._outbox = self._outbox, None
+        assert self._stdin is not None
+        if outbox and not self._stdin.is_closing():
+            self._stdin.write(outbox[0] if len(outbox) == 1 else b"".join(outbox))
 
     async def _drain(self) -> None:
-        try:
-            await self._process.stdin.drain()  # type: ignore[union-attr]
-        except (BrokenPipeError, ConnectionResetError):
+        pipes = self._pipes
+        assert pipes is not None and self._stdin is not None
+        await pipes.drained()
+        if self._stdin.is_closing() or pipes.stdin_lost:
             # Gone: the reader learns how it ended from its stdout and stderr.
             if self._reader is not None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(self._reader), 2 * _REAP_SECONDS + 1)
+                await _within(self._reader, 2 * _REAP_SECONDS + 1)
             raise self._started.failure or ProcessExitedError(self._started.exit_line) from None
 
     async def _call(self, data: bytes, waited: Call, answer: Call, timeout: float | None) -> list[Line]:
@@ -414,48 +494,83 @@ class AsyncClient:
                 future.set_exception(self._started.timed_out(waiter.what, timeout))
             deadlines.popleft()
 
-    async def _read(self) -> None:
-        session = self._started
-        stdout = self._process.stdout  # type: ignore[union-attr]
-        failure: Exception | None = None
+    def _received(self, data: bytes) -> None:
+        """A chunk of stdout, from the loop's callback: its lines received in order, and the
+        calls they finished woken."""
+        *texts, partial = (self._partial + data).split(b"\n") if self._partial else data.split(b"\n")
+        self._partial = partial
+        session = self._session
+        if session is None or session.ended:
+            if session is None and texts:
+                self._start_session(texts.pop(0))
+                session = self._session
+            if session is None or session.ended:
+                return
+        woken = 0
         try:
-            while text := await stdout.readline():  # type: ignore[union-attr]
+            if len(partial) > _LINE_LIMIT:
+                raise ValueError(f"an output line longer than {_LINE_LIMIT} bytes")
+            for text in texts:
                 _, finished = session.receive(text)
                 if finished:
-                    self._wake(finished)
-                if self._arrival is not None:
-                    self._arrival.set()
-                    self._arrival = None
+                    woken += self._wake(finished)
         except Exception as error:  # a line that cannot be followed: fail the calls with it
-            failure = error
-        if failure is None and not session.ended:
-            failure = await self._exited()
-        self._wake(session.end(failure))
+            woken += self._wake(session.end(error))
+        if woken > 1 and self._outbox is None:
+            # The tasks woken run first in the loop's next turn, then this.
+            self._outbox = []
+            asyncio.get_running_loop().call_soon(self._flush)
+        if texts and self._arrival is not None:
+            self._arrival.set()
+            self._arrival = None
+
+    def _start_session(self, first: bytes) -> None:
+        assert self._first is not None
+        try:
+            self._session = Session(
+                first, backlog=self._backlog_size, ticks=emits_ticks(self._command_line),
+                durable=stores_state(self._command_line),
+            )
+        except Exception as error:
+            if not self._first.done():
+                self._first.set_exception(error)
+            return
+        if not self._first.done():
+            self._first.set_result(None)
+
+    def _stdout_closed(self) -> None:
+        if self._session is None and self._partial:
+            self._start_session(self._partial)
+            self._partial = b""
+        if self._first is not None and not self._first.done():
+            self._first.set_result(None)
+
+    async def _follow(self) -> None:
+        """Once stdout ended: ends the session, saying how the process ended when it wrote no
+        exit line, and wakes whoever waits."""
+        assert self._pipes is not None
+        await self._pipes.stdout_ended
+        session = self._started
+        if self._partial and not session.ended:
+            text, self._partial = self._partial, b""
+            try:
+                self._wake(session.receive(text)[1])
+            except Exception as error:
+                self._wake(session.end(error))
+        if not session.ended:
+            self._wake(session.end(await self._exited()))
         if self._arrival is not None:
             self._arrival.set()
             self._arrival = None
 
-    async def _copy_stderr(self) -> None:
-        """Copies the process's stderr to this one's (file descriptor 2, as if inherited),
-        keeping its last lines to say why it ended."""
-        stderr = self._process.stderr  # type: ignore[union-attr]
-        with contextlib.suppress(Exception):
-            while text := await stderr.readline():  # type: ignore[union-attr]
-                with contextlib.suppress(OSError):
-                    os.write(2, text)
-                self._stderr_lines.append(text.decode(errors="replace").rstrip("\r\n"))
-
     async def _exited(self) -> ProcessExitedError:
         """The error of a process whose stdout closed without an exit line: its exit status
         (once reaped) and the last lines of its stderr, each awaited at most _REAP_SECONDS."""
-        process = self._process
-        assert process is not None
-        await _exits(process, _REAP_SECONDS)
-        if self._stderr_task is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._stderr_task), _REAP_SECONDS)
-        said = [text for text in self._stderr_lines if text.strip()]
-        return ProcessExitedError(None, process.returncode, said)
+        pipes, transport = self._pipes, self._transport
+        assert pipes is not None and transport is not None
+        await _within(pipes.exited, _REAP_SECONDS)
+        await _within(pipes.stderr_ended, _REAP_SECONDS)
+        return ProcessExitedError(None, transport.get_returncode(), pipes.stderr.lines)
 
     async def _arrived(self) -> None:
         """Returns once the reader received more lines (or the output ended)."""
@@ -463,11 +578,15 @@ class AsyncClient:
             self._arrival = asyncio.Event()
         await self._arrival.wait()
 
-    def _wake(self, waiters: list[Waiter]) -> None:
+    def _wake(self, waiters: list[Waiter]) -> int:
+        """Finishes the futures of `waiters`; how many it finished."""
+        woken = 0
         for waiter in waiters:
             future = self._waiters.get(waiter)
             if future and not future.done():
                 future.set_result(None)
+                woken += 1
+        return woken
 
 
 

@@ -26,32 +26,50 @@ STDERR_LINES = 10
 _REAP_SECONDS = 2.0
 
 
-class StderrTail:
+class StderrLines:
     """Copies the process's stderr to this process's stderr (file descriptor 2, as if
-    inherited) as it comes, keeping its last lines, from a thread of its own: nothing else
-    reads it, so the process never blocks on it."""
+    inherited) as it comes, chunk by chunk, keeping its last lines to say why it ended."""
+
+    def __init__(self) -> None:
+        self._lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._partial = b""
+
+    def feed(self, chunk: bytes) -> None:
+        with contextlib.suppress(OSError):
+            os.write(2, chunk)
+        *complete, partial = (self._partial + chunk).split(b"\n")
+        self._lines.extend(text.decode(errors="replace").rstrip("\r") for text in complete[-STDERR_LINES:])
+        self._partial = partial[-4096:]
+
+    def end(self) -> None:
+        if self._partial:
+            self._lines.append(self._partial.decode(errors="replace"))
+            self._partial = b""
+
+    @property
+    def lines(self) -> list[str]:
+        return [text for text in self._lines if text.strip()]
+
+
+class StderrTail:
+    """`StderrLines` fed from a thread of its own: nothing else reads stderr, so the process
+    never blocks on it."""
 
     def __init__(self, stream: IO[bytes]):
-        self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._lines = StderrLines()
         self._thread = threading.Thread(target=self._copy, args=(stream,), name="composable-actor stderr", daemon=True)
         self._thread.start()
 
     def _copy(self, stream: IO[bytes]) -> None:
-        partial = b""
         with stream, contextlib.suppress(OSError, ValueError):
             while chunk := os.read(stream.fileno(), 1 << 16):
-                with contextlib.suppress(OSError):
-                    os.write(2, chunk)
-                *complete, partial = (partial + chunk).split(b"\n")
-                self.lines.extend(text.decode(errors="replace").rstrip("\r") for text in complete[-STDERR_LINES:])
-                partial = partial[-4096:]
-        if partial:
-            self.lines.append(partial.decode(errors="replace"))
+                self._lines.feed(chunk)
+        self._lines.end()
 
     def wait(self, timeout: float) -> list[str]:
         """Its last lines, once it ended (or `timeout` passed)."""
         self._thread.join(timeout)
-        return [text for text in self.lines if text.strip()]
+        return self._lines.lines
 
 
 def _reap(process: subprocess.Popen[bytes]) -> None:
