@@ -22,7 +22,8 @@ def apply_patch(document: JSON, patch: list[dict[str, Any]]) -> JSON:
     mirror treats a failed patch as fatal, so it does not pay for a copy per line).
     """
     for operation in patch:
-        document = _apply(document, operation)
+        if operation.get("op") != "replace" or not _replaced_member(document, operation):
+            document = _apply(document, operation)
     return document
 
 
@@ -41,8 +42,6 @@ def json_equal(a: JSON, b: JSON) -> bool:
 
 def _apply(document: JSON, operation: dict[str, Any]) -> JSON:
     op = operation.get("op")
-    if op == "replace" and _replaced_member(document, operation):
-        return document
     path = _parse(_member(operation, "path"))
     if op == "add":
         return _add(document, path, _clone(_member(operation, "value")))
@@ -71,21 +70,35 @@ def _apply(document: JSON, operation: dict[str, Any]) -> JSON:
     raise JsonPatchError(f"unknown op {op!r}")
 
 
+# The members a pointer without escapes names, by pointer: a store's patches replace the same
+# few members again and again. Bounded: cleared when full.
+_MEMBERS: dict[str, tuple[tuple[str, ...], str]] = {}
+_MEMBERS_KEPT = 4096
+
+
 def _replaced_member(document: JSON, operation: dict[str, Any]) -> bool:
     """The most common operation, a member of objects replaced, done without parsing the
-    pointer into a list: whether it applied (if not, the general path says why)."""
+    pointer each time: whether it applied (if not, the general path says why)."""
     pointer = operation.get("path")
-    if not isinstance(pointer, str) or pointer[:1] != "/" or "~" in pointer or "value" not in operation:
-        return False
-    *parents, key = pointer[1:].split("/")
+    members = _MEMBERS.get(pointer) if type(pointer) is str else None
+    if members is None:
+        if not isinstance(pointer, str) or pointer[:1] != "/" or "~" in pointer:
+            return False
+        if len(_MEMBERS) >= _MEMBERS_KEPT:
+            _MEMBERS.clear()
+        *names, last = pointer[1:].split("/")
+        members = _MEMBERS[pointer] = (tuple(names), last)
+    parents, key = members
     parent = document
     for token in parents:
         if type(parent) is not dict or token not in parent:
             return False
         parent = parent[token]
-    if type(parent) is not dict or key not in parent:
+    if type(parent) is not dict or key not in parent or "value" not in operation:
         return False
-    parent[key] = _clone(operation["value"])
+    value = operation["value"]
+    # The mirror must not share objects with the lines handed to the caller.
+    parent[key] = copy.deepcopy(value) if type(value) in (dict, list) else value
     return True
 
 

@@ -174,16 +174,19 @@ class UnknownActionError(ValueError):
 
 @dataclass(eq=False, slots=True)
 class Watch:
-    """A wait for the first line from index `start` on that `matches`: whatever its id, or
-    (`own`) among the lines carrying its call's id."""
+    """A wait for the first line from index `start` on that `matches` `until` (of the store's
+    `instance`, with a store): whatever its id, or (`own`, the id) among the lines carrying its
+    call's id."""
 
     matches: Callable[[Line], bool]
     start: int
-    what: str
+    until: Until
+    store: str | None = None
+    instance: str | None = None
     # The action type it waits for (None: a predicate): the key it is found by, so that a line
     # is offered only to the watches of its own action type.
     action: str | None = None
-    own: bool = False
+    own: int | None = None
     line: Line | None = None
     index: int = -1
     error: Exception | None = None
@@ -192,6 +195,17 @@ class Watch:
     @property
     def done(self) -> bool:
         return self.line is not None or self.error is not None
+
+    @property
+    def what(self) -> str:
+        """What it waits for, in words (for timeouts; built only then)."""
+        if callable(self.until):
+            text = f"a line matching {getattr(self.until, '__qualname__', None) or repr(self.until)}"
+        else:
+            text = f"action {self.until!r}"
+        if self.store is not None:
+            text += f" in {_where(self.store, self.instance)}"
+        return text if self.own is None else f"{text} caused by input line {self.own}"
 
     @property
     def finished(self) -> bool:
@@ -393,6 +407,26 @@ def decode(text: str | bytes) -> Any:
     if end < 0 or (end < len(text) and not text[end:].isspace()):
         return _DECODER.decode(text)  # raises the error that says where
     return value
+
+
+# Whether a line is an action of a type (of a store's instance), by type, store and instance:
+# sends wait for a few types again and again. Bounded: cleared when full.
+_ACTION_MATCHERS: dict[tuple[str, str | None, str | None], Callable[[Line], bool]] = {}
+
+
+def _is_action(action: str, store: str | None, instance: str | None) -> Callable[[Line], bool]:
+    key = (action, store, instance)
+    matches = _ACTION_MATCHERS.get(key)
+    if matches is None:
+        if len(_ACTION_MATCHERS) >= _PREFIXES_KEPT:
+            _ACTION_MATCHERS.clear()
+
+        def matches(line: Line) -> bool:
+            return line["type"] == "action" and line["action"]["type"] == action and (
+                store is None or (line["store"] == store and line.get("instance") == instance))
+
+        _ACTION_MATCHERS[key] = matches
+    return matches
 
 
 def _is_type(kind: str) -> Callable[[Line], bool]:
@@ -709,8 +743,8 @@ class Session:
                     call.answered = True
                 watch = call.watch
                 # A send's own `until` is offered the lines of its id only: found with its call.
-                if (watch is not None and watch.own and call.error is None and not watch.done
-                        and index >= watch.start and self._offer(watch, line, index)):
+                if (watch is not None and watch.own is not None and call.error is None and watch.line is None
+                        and watch.error is None and index >= watch.start and self._offer(watch, line, index)):
                     call.error = watch.error
                 if call.error or (call.answered and (watch is None or watch.done)):
                     finished.append(self._finish(call))
@@ -756,7 +790,9 @@ class Session:
         if error:
             raise error
         watch = answer.watch
-        if watch is not None and watch.line is not None and not any(line is watch.line for line in answer.lines):
+        # A send's own `until` matched one of its lines.
+        if (watch is not None and watch.own is None and watch.line is not None
+                and not any(line is watch.line for line in answer.lines)):
             return [*answer.lines, watch.line]
         return answer.lines
 
@@ -788,11 +824,11 @@ class Session:
     def _watch(self, until: Until, store: str | None, instance: str | None, start: int, own: int | None = None) -> Watch:
         """With a store, only the lines of that store's `instance` (None: its default) match;
         with `own`, only lines carrying that id (a send's `until`)."""
-        watch = self._any_watch(until, store, instance, start)
-        if own is not None:
-            watch.own = True
-            watch.what += f" caused by input line {own}"
-        return watch
+        if callable(until):
+            ours = about(store, instance)
+            matches = until if ours is None else (lambda line: ours(line) and until(line))
+            return Watch(matches, start, until, store, instance, None, own)
+        return Watch(_is_action(until, store, instance), start, until, store, instance, until, own)
 
     def _register(self, watch: Watch) -> None:
         """Adds a wait that is not its call's own to those offered new lines."""
@@ -802,6 +838,8 @@ class Session:
             self._typed.setdefault(watch.action, {})[watch] = None
 
     def _unregister(self, watch: Watch) -> None:
+        if watch.own is not None:  # a send's own `until` is its call's, never registered
+            return
         if watch.action is None:
             self._predicates.pop(watch, None)
         elif (waits := self._typed.get(watch.action)) is not None:
@@ -820,23 +858,6 @@ class Session:
                 elif not call.finished and (call.answered or watch.error):
                     call.error = call.error or watch.error
                     finished.append(self._finish(call))
-
-    def _any_watch(self, until: Until, store: str | None, instance: str | None, start: int) -> Watch:
-        if callable(until):
-            name = getattr(until, "__qualname__", None) or repr(until)
-            what = f"a line matching {name}"
-            ours = about(store, instance)
-            matches = until if ours is None else (lambda line: ours(line) and until(line))
-        else:
-            what = f"action {until!r}"
-
-            def matches(line: Line) -> bool:
-                return line["type"] == "action" and line["action"]["type"] == until and (
-                    store is None or (line["store"] == store and line.get("instance") == instance))
-
-        if store is not None:
-            what += f" in {_where(store, instance)}"
-        return Watch(matches, start, what, action=None if callable(until) else until)
 
     def _offer(self, watch: Watch, line: Line, index: int) -> bool:
         """Whether `line` ends `watch`: it matches, or the predicate raised (the error is the
