@@ -495,6 +495,10 @@ export class Client extends EventEmitter {
   /** when #timer fires (performance.now() time) */ #timerAt = Infinity;
   #ticks = false;
   #lastId = 0;
+  // The lines written while the calls one chunk of output finished run, not yet handed to stdin
+  // (null: lines go to it at once), and how many calls the chunk being read finished (#output).
+  /** @type {string | null} */ #outbox = null;
+  #woken = 0;
   /** @type {Error | null} */ #failure = null;
   /** @type {Line | null} */ #exitLine = null;
   /** @type {number} */ timeout;
@@ -587,6 +591,7 @@ export class Client extends EventEmitter {
     /** @type {(text: string, start: number, end: number) => void} */
     let deliver = () => {};
     stdout.on('data', (/** @type {string} */ chunk) => {
+      this.#woken = 0;
       let start = 0;
       for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
         let text = chunk;
@@ -603,6 +608,11 @@ export class Client extends EventEmitter {
         deliver(text, from, to);
       }
       partial += chunk.slice(start);
+      if (this.#woken > 1 && this.#outbox === null) {
+        // The callers woken run (microtasks) before the loop's next phase, which writes theirs.
+        this.#outbox = '';
+        setImmediate(() => this.#flush());
+      }
     });
     /** @type {Promise<void>} */
     const closed = new Promise((resolve) => {
@@ -1022,6 +1032,7 @@ export class Client extends EventEmitter {
     try {
       if (this.#child.exitCode === null && this.#child.signalCode === null) {
         if (!this.#failure) this.#write({ cmd: 'quit' });
+        this.#flush();
         this.#child.stdin.end();
         // Stdout is still being read, so the process cannot block on it while it quits.
         if (!(await this.#exits(timeout))) {
@@ -1238,7 +1249,7 @@ export class Client extends EventEmitter {
       this.#plain.set(key, prefix);
     }
     const id = ++this.#lastId;
-    this.#child.stdin.write(`${prefix}${id}}\n`);
+    this.#output(`${prefix}${id}}\n`);
     /** @type {Call} */
     const call = { id, done: isOwnLine, until: null, ownUntil: false, type: null, own: false, matched: null, lines: [], error: null, finished: false, wake: null, internal: false, seeds: null };
     this.#calls.set(id, call);
@@ -1271,8 +1282,25 @@ export class Client extends EventEmitter {
     // Encoded first: a message that cannot be (a BigInt, a cycle) takes no id, so the ids stay
     // the numbers of the lines written.
     const text = `${JSON.stringify({ ...message, id: this.#lastId + 1 })}\n`;
-    this.#child.stdin.write(text);
+    this.#output(text);
     return ++this.#lastId;
+  }
+
+  /**
+   * Writes a line, or while the calls one chunk of output finished run, queues it to be written
+   * with theirs: one system call for them all, not one each.
+   * @param {string} text
+   */
+  #output(text) {
+    if (this.#outbox === null) this.#child.stdin.write(text);
+    else this.#outbox += text;
+  }
+
+  /** Writes the lines queued, in the order queued, and the next ones at once. */
+  #flush() {
+    const text = this.#outbox;
+    this.#outbox = null;
+    if (text) this.#child.stdin.write(text);
   }
 
   /**
@@ -1506,6 +1534,9 @@ export class Client extends EventEmitter {
     if (call.seeds !== null) this.#seeding.delete(call.seeds);
     this.#calls.delete(call.id);
     this.#watching.delete(call);
-    call.wake?.();
+    if (call.wake) {
+      this.#woken++;
+      call.wake();
+    }
   }
 }

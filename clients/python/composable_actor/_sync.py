@@ -216,7 +216,10 @@ class Client:
             check_timeout(timeout)
         if until is not None:
             self._check_until(until, store)
-            self.poll()  # lines already waiting came before the action: `until` must not see them
+            if any_id:
+                # Lines already waiting came before the action: `until` must not see them. (Its
+                # own lines cannot be among them: its id is taken only now.)
+                self.poll()
         data, waited, answer = session.send(store, instance, action, payload, until, settle, any_id)
         return self._call(data, waited, answer, timeout)
 
@@ -398,11 +401,11 @@ class Client:
 
     def _wait(self, waiter: Waiter, deadline: float | None, timeout: float | None) -> None:
         """Reads lines until `waiter` is done; a TimeoutError past the deadline."""
-        session = self._session
+        receive = self._session.receive
         texts = self._texts
         while not waiter.finished:
             if texts:
-                session.receive(texts.popleft())
+                receive(texts.popleft())
                 continue
             remaining = None
             if deadline is not None:
@@ -413,7 +416,7 @@ class Client:
                     self.poll()
                     if waiter.finished:
                         return
-                    raise session.timed_out(waiter.what, self.timeout if timeout is None else timeout)
+                    raise self._session.timed_out(waiter.what, self.timeout if timeout is None else timeout)
             if self._fill(remaining) is None:
                 self._output_ended()
 
