@@ -316,6 +316,26 @@ function describeValue(value) {
 const isPlainObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
+ * Whether a payload is an object without fields (an action type alone, then).
+ * @param {unknown} payload
+ */
+function isEmpty(payload) {
+  if (!isPlainObject(payload)) return false;
+  for (const name in payload) if (Object.hasOwn(/** @type {object} */ (payload), name)) return false;
+  return true;
+}
+
+/**
+ * Whether send's `options` are an action type to wait for, and nothing else.
+ * @param {SendOptions} options @returns {options is {until: string}}
+ */
+function onlyUntil(options) {
+  if (typeof options !== 'object' || options === null || typeof options.until !== 'string') return false;
+  for (const name in options) if (name !== 'until') return false;
+  return true;
+}
+
+/**
  * Throws a TypeError for options that are not an object, or have names not in `known`.
  * @param {unknown} options @param {string[]} known @param {string} where
  */
@@ -684,9 +704,13 @@ export class Client extends EventEmitter {
   send(store, action, payload = NONE, options = NONE) {
     // The plain case on a path of its own, small enough to be optimized after a few calls (and
     // not an async function: that would wrap #wait's promise in one more).
-    if (payload === NONE && options === NONE && typeof action === 'string' && action && !this.#gate && this.#stores.has(store) && (!this.#durable || this.#mirror.has(store))) {
-      if (this.#failure) return Promise.reject(this.#failure);
-      return this.#plainSend(store, action);
+    if ((payload === NONE || isEmpty(payload)) && typeof action === 'string' && action && !this.#gate && this.#stores.has(store) && (!this.#durable || this.#mirror.has(store))) {
+      // With `until` an action type (of a store whose types are known), its own lines only.
+      const until = options === NONE ? null : this.#types !== null && onlyUntil(options) ? options.until : undefined;
+      if (until !== undefined) {
+        if (this.#failure) return Promise.reject(this.#failure);
+        return this.#plainSend(store, action, until);
+      }
     }
     return this.#send(store, action, payload, options);
   }
@@ -718,7 +742,7 @@ export class Client extends EventEmitter {
       if (this.#gate === gate) this.#gate = null;
     }
     const types = typeof until === 'string' ? this.#types ?? (await this.#actionTypes()) : null;
-    const match = until === undefined ? null : this.#matcher(until, store, instance, `send(${JSON.stringify(store)}, …)`, types);
+    const match = until === undefined ? null : this.#matcher(until, store, instance, () => `send(${JSON.stringify(store)}, …)`, types);
     const fields = payload !== NONE && Object.keys(payload).length > 0;
     const message = typeof action === 'string' ? (fields ? { type: action, ...payload } : action) : { ...action, ...payload };
     this.#seed(store, instance);
@@ -1157,17 +1181,18 @@ export class Client extends EventEmitter {
   /**
    * A matcher for `until`: a predicate as it is, an action type checked against describe's.
    * @param {unknown} until @param {string | undefined} store @param {string | undefined} instance
-   * @param {string} where
+   * @param {string | (() => string)} where  the call, for errors (a function: built only then)
    * @param {Map<string, Set<string>> | null} types  each store's action types (for an action type)
    * @returns {(line: Line) => boolean}
    */
   #matcher(until, store, instance, where, types) {
     if (typeof until === 'function') return /** @type {(line: Line) => boolean} */ (until);
+    const at = () => (typeof where === 'function' ? where() : where);
     if (typeof until !== 'string') {
-      throw new TypeError(`${where}: until must be an action type (a string) or a predicate on lines, not ${describeValue(until)}`);
+      throw new TypeError(`${at()}: until must be an action type (a string) or a predicate on lines, not ${describeValue(until)}`);
     }
     if (this.#ticks) {
-      throw new TypeError(`${where}: under --emit ticks, state lines do not name their actions, so the action type ${JSON.stringify(until)} would never match; pass a predicate on lines`);
+      throw new TypeError(`${at()}: under --emit ticks, state lines do not name their actions, so the action type ${JSON.stringify(until)} would never match; pass a predicate on lines`);
     }
     if (!types) throw new Error('the action types are not known');
     // Checked once per store, instance and type: a client mostly waits for a few, many times.
@@ -1180,7 +1205,7 @@ export class Client extends EventEmitter {
       const elsewhere = [...types].filter(([name, actions]) => !stores.includes(name) && actions.has(until)).map(([name]) => name);
       const hint = elsewhere.length > 0 ? `; it is an action of ${elsewhere.join(', ')}` : didYouMean(until, candidates);
       const scope = store === undefined ? 'any store' : `store ${JSON.stringify(store)}`;
-      throw new UnknownActionError(until, store, `${where}: no action type ${JSON.stringify(until)} in ${scope}${hint}`);
+      throw new UnknownActionError(until, store, `${at()}: no action type ${JSON.stringify(until)} in ${scope}${hint}`);
     }
     /** @type {((line: Line) => boolean) & {actionType?: string}} */
     const match = (line) => line.type === 'action' && line.action.type === until && (store === undefined || (line.store === store && line.instance === instance));
@@ -1257,17 +1282,35 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * `#wait` for a plain action: the call's end settles the promise itself, with no async
-   * function around it (a promise and two turns of the microtask queue less a send).
-   * @param {string} store @param {string} action @returns {Promise<Line[]>}
+   * `#wait` for a plain action, waiting for the action type `until` among its own lines too
+   * unless null: the call's end settles the promise itself, with no async function around it (a
+   * promise and two turns of the microtask queue less a send).
+   * @param {string} store @param {string} action @param {string | null} until
+   * @returns {Promise<Line[]>}
    */
-  #plainSend(store, action) {
+  #plainSend(store, action, until) {
+    let match = null;
+    if (until !== null) {
+      try {
+        match = this.#matcher(until, store, undefined, () => `send(${JSON.stringify(store)}, …)`, this.#types);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     const call = this.#plainRequest(store, action);
+    if (match !== null) {
+      // As #request sets a send's own `until`: its lines end it, its own line alone does not.
+      call.done = never;
+      call.until = match;
+      call.ownUntil = true;
+      call.type = /** @type {{actionType?: string}} */ (match).actionType ?? null;
+    }
     return new Promise((resolve, reject) => {
       const timeout = this.timeout;
       const cancel = this.#deadline(timeout, () => {
         this.#calls.delete(call.id);
-        reject(this.#timeoutError(`send(${JSON.stringify(store)}, ${JSON.stringify(action)})`, timeout));
+        const waiting = until === null ? '' : ` waiting for ${this.#describeUntil(until)} after it`;
+        reject(this.#timeoutError(`send(${JSON.stringify(store)}, ${JSON.stringify(action)})${waiting}`, timeout));
       });
       call.wake = () => {
         cancel();
