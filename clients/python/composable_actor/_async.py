@@ -216,7 +216,7 @@ class AsyncClient:
     @property
     def backlog(self) -> list[Line]:
         """The lines kept (a copy), oldest first."""
-        return list(self._started.backlog)
+        return [line for _, line in self._started.kept()]
 
     async def send(
         self,

@@ -27,7 +27,7 @@ import json
 import os
 import shutil
 import signal
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
 from pathlib import Path
@@ -483,8 +483,10 @@ class Session:
         self.exit_line: Line | None = None
         self.failure: Exception | None = None
         # Every line after `ready`, the oldest dropped first; `received` counts them all, so the
-        # line at backlog[k] has the index received - len(backlog) + k.
-        self.backlog: collections.deque[Line] = collections.deque(maxlen=backlog)
+        # line at backlog[k] has the index received - len(backlog) + k. Kept as the text read
+        # and parsed again when read (`kept`): thousands of parsed lines kept alive would make
+        # every collection of the garbage collector walk them.
+        self.backlog: collections.deque[str | bytes] = collections.deque(maxlen=backlog)
         self.received = 0
         # Where `wait_for` starts is each flow's own (`cursor()`): this session's key in _CURSORS.
         self._token = next(_SESSIONS)
@@ -683,9 +685,7 @@ class Session:
         matches (a predicate that raises here raises to the caller), else registered so that
         `receive` offers it every new line. Raises the session's failure when it ended."""
         watch = self._watch(until, store, instance, self.cursor())
-        base = self.received - len(self.backlog)
-        start = max(watch.start, base)
-        for index, line in enumerate(itertools.islice(self.backlog, start - base, None), start):
+        for index, line in self.kept(watch.start):
             if watch.matches(line):
                 self._matched(watch, line, index)
                 return watch
@@ -693,6 +693,13 @@ class Session:
             raise self.failure
         self._register(watch)
         return watch
+
+    def kept(self, start: int = 0) -> Iterator[tuple[int, Line]]:
+        """The lines still kept from index `start` on, parsed afresh, with their indexes."""
+        base = self.received - len(self.backlog)
+        start = max(start, base)
+        for index, text in enumerate(itertools.islice(self.backlog, start - base, None), start):
+            yield index, decode(text)
 
     # Reading.
 
@@ -729,7 +736,7 @@ class Session:
             index = -1
         else:
             self.received = index + 1
-            self.backlog.append(line)
+            self.backlog.append(text)
         finished: list[Waiter] = []
         if kind != "exit":
             for id in (line["id"],) if "id" in line else _ids(line):
@@ -814,7 +821,7 @@ class Session:
 
     def timed_out(self, what: str, seconds: float | None) -> TimeoutError:
         """The error of a wait that ran out of time: what it waited for and the last lines."""
-        shown = list(itertools.islice(reversed(self.backlog), _SHOWN_LINES))[::-1]
+        shown = [decode(text) for text in list(itertools.islice(reversed(self.backlog), _SHOWN_LINES))[::-1]]
         last = "".join(f"\n  {describe_line(line)}" for line in shown) if shown else " none"
         return TimeoutError(
             f"timed out after {seconds} s waiting for {what}; the last {len(shown)} lines read "
@@ -911,7 +918,7 @@ class Follower:
                 missed, self.position = base - self.position, base
                 raise MissedLinesError(missed, self.store, self.instance)
             if self.position < session.received:
-                line = session.backlog[self.position - base]
+                line: Line = decode(session.backlog[self.position - base])
                 self.position += 1
                 if self.ours is None or self.ours(line):
                     return line

@@ -175,7 +175,7 @@ class Client:
     @property
     def backlog(self) -> list[Line]:
         """The lines kept (a copy), oldest first."""
-        return list(self._session.backlog)
+        return [line for _, line in self._session.kept()]
 
     def __enter__(self) -> Client:
         return self

@@ -317,7 +317,7 @@ class _Host:
         start = max(base, cursor if incarnation == self._incarnation else 0)
         if not resend:
             start = max(start, self._returned)
-        lines = list(itertools.islice(session.backlog, start - base, None))
+        lines = [line for _, line in session.kept(start)]
         self._returned = max(self._returned, session.received)
         return {"incarnation": self._incarnation, "start": start, "lines": lines, "resent": resend}
 
