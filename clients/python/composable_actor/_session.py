@@ -217,12 +217,13 @@ class Watch:
 class Call:
     """One written line still waiting for its answer; `lines` collects every line echoing its id.
 
-    It ends with an error, or once its own answer arrived (`answers`) and, with a `watch`, the
+    It ends with an error, or once its own answer arrived (a line of a type in `answers`) and,
+    with a `watch`, the
     watch matched a line too.
     """
 
     id: int
-    answers: Callable[[Line], bool]
+    answers: frozenset[str]
     subject: str  # the action type sent, or the command
     store: str | None = None  # the store an action went to
     instance: str | None = None  # and its instance (None: the default one)
@@ -429,16 +430,10 @@ def _is_action(action: str, store: str | None, instance: str | None) -> Callable
     return matches
 
 
-def _is_type(kind: str) -> Callable[[Line], bool]:
-    return lambda line: line["type"] == kind
-
-
-def _never(line: Line) -> bool:
-    return False
-
-
-def _is_own_line(line: Line) -> bool:
-    return line["type"] in ("action", "state")
+# The line types that answer a call: none (it waits for something else), or an action's own line
+# (under --emit ticks, the `state` line naming it).
+_NEVER: frozenset[str] = frozenset()
+_OWN_LINE = frozenset(("action", "state"))
 
 
 def describe_line(line: Line) -> str:
@@ -554,7 +549,7 @@ class Session:
     # Writing: each method returns the bytes to write and the calls to wait on.
 
     def request(
-        self, message: Mapping[str, Any], answers: Callable[[Line], bool], subject: str, internal: bool = False,
+        self, message: Mapping[str, Any], answers: frozenset[str], subject: str, internal: bool = False,
     ) -> tuple[bytes, Call]:
         if self.failure:
             raise self.failure
@@ -563,7 +558,7 @@ class Session:
         data = encode({**message, "id": self._last_id + 1})
         return data, self._call(answers, subject, internal)
 
-    def _call(self, answers: Callable[[Line], bool], subject: str, internal: bool = False) -> Call:
+    def _call(self, answers: frozenset[str], subject: str, internal: bool = False) -> Call:
         if self.failure:
             raise self.failure
         self._last_id += 1
@@ -571,7 +566,7 @@ class Session:
         self._calls[call.id] = call
         return call
 
-    def _plain(self, store: str, instance: str | None, action: str, answers: Callable[[Line], bool]) -> tuple[bytes, Call]:
+    def _plain(self, store: str, instance: str | None, action: str, answers: frozenset[str]) -> tuple[bytes, Call]:
         """`request` of an action given by its type alone, from the bytes kept for it."""
         key = (store, instance, action)
         prefix = _PREFIXES.get(key)
@@ -602,7 +597,7 @@ class Session:
         else:
             raise TypeError(f"action must be an action type (str) or an action object (dict), not {type(action).__name__}")
         # The host's own line is an `action` line, or under --emit ticks the `state` line naming it.
-        answers = _never if settle else _is_own_line
+        answers = _NEVER if settle else _OWN_LINE
         seed = self.seed(store, instance)
         if message_action is action and isinstance(action, str):
             data, call = self._plain(store, instance, action, answers)
@@ -624,11 +619,11 @@ class Session:
         return data + settle_data, settled, call
 
     def command(self, cmd: str, **fields: Any) -> tuple[bytes, Call]:
-        return self.request({"cmd": cmd, **fields}, _is_type(_ANSWERS[cmd]), cmd)
+        return self.request({"cmd": cmd, **fields}, frozenset((_ANSWERS[cmd],)), cmd)
 
     def ask(self, cmd: str) -> tuple[bytes, Call]:
         """A command the client writes for itself: its answer is not kept in the backlog."""
-        return self.request({"cmd": cmd}, _is_type(_ANSWERS[cmd]), cmd, internal=True)
+        return self.request({"cmd": cmd}, frozenset((_ANSWERS[cmd],)), cmd, internal=True)
 
     def seed(self, store: str, instance: str | None) -> bytes:
         """Under durable storage, the snapshot to write just before the first action to an
@@ -677,7 +672,7 @@ class Session:
         return sorted(active + passivated) if passivated else active
 
     def quit(self) -> bytes:
-        return self.request({"cmd": "quit"}, _never, "quit")[0]
+        return self.request({"cmd": "quit"}, _NEVER, "quit")[0]
 
     def wait_for(self, until: Until, store: str | None, instance: str | None) -> Watch:
         """A watch from this flow's `wait_for` cursor on (the caller moves it with `passed` once
@@ -746,7 +741,7 @@ class Session:
                 call.lines.append(line)
                 if kind == "error":
                     call.error = ComposableActorError(line)
-                elif not call.answered and call.answers(line):
+                elif not call.answered and kind in call.answers:
                     call.answered = True
                 watch = call.watch
                 # A send's own `until` is offered the lines of its id only: found with its call.
@@ -813,10 +808,12 @@ class Session:
     def forget(self, *waiters: Waiter) -> None:
         """Stops collecting lines for calls and watches nobody waits on any more."""
         for waiter in waiters:
-            watch: Watch | None = waiter if isinstance(waiter, Watch) else waiter.watch
             if isinstance(waiter, Call):
                 self._calls.pop(waiter.id, None)
-            if watch is not None:
+                watch = waiter.watch
+            else:
+                watch = waiter
+            if watch is not None and watch.own is None:
                 self._unregister(watch)
 
     def timed_out(self, what: str, seconds: float | None) -> TimeoutError:

@@ -470,7 +470,8 @@ class Client:
                 return True
             return None if not self._texts else True
         # Under load one read holds many lines: split once, not once per line.
-        *complete, self._partial = (self._partial + chunk).split(b"\n")
+        complete = (self._partial + chunk if self._partial else chunk).split(b"\n")
+        self._partial = complete.pop()
         self._texts.extend(complete)
         return bool(complete)
 
