@@ -493,9 +493,11 @@ export class Client extends EventEmitter {
   /** @type {Map<string, unknown>} */ #initial = new Map();
   // The backlog keeps each line's text, parsed again when read: thousands of parsed lines kept
   // alive would outlive the young generation and make every collection dearer. So would a
-  // string per line: it keeps the chunks read from stdout, and where each line is in its chunk,
-  // in a ring (line `number` in slot `number % size`) that grows up to the limit.
-  /** @type {string[]} */ #chunks = [];
+  // string per line, or the chunks read from stdout: the text is copied, as UTF-8, into one
+  // buffer outside the heap, and where each line is in it is kept in a ring (line `number` in
+  // slot `number % size`) that grows up to the limit.
+  #bytes = Buffer.alloc(0);
+  /** where the next line's bytes go in #bytes */ #head = 0;
   #starts = new Int32Array(0);
   #ends = new Int32Array(0);
   /** the number (counting every line since ready from 0) of the oldest line kept */ #first = 0;
@@ -1515,8 +1517,8 @@ export class Client extends EventEmitter {
    * @param {number} number @returns {string}
    */
   #text(number) {
-    const slot = number % this.#chunks.length;
-    return this.#chunks[slot].slice(this.#starts[slot], this.#ends[slot]);
+    const slot = number % this.#starts.length;
+    return this.#bytes.toString('utf8', this.#starts[slot], this.#ends[slot]);
   }
 
   /**
@@ -1526,33 +1528,55 @@ export class Client extends EventEmitter {
    */
   #keep(chunk, start, end) {
     const number = this.#received++;
-    if (number - this.#first === this.#chunks.length) {
-      if (this.#chunks.length < this.#limit) this.#grow();
+    if (number - this.#first === this.#starts.length) {
+      if (this.#starts.length < this.#limit) this.#grow();
       else this.#first++;
     }
-    const slot = number % this.#chunks.length;
-    this.#chunks[slot] = chunk;
-    this.#starts[slot] = start;
-    this.#ends[slot] = end;
+    // At most 3 bytes of UTF-8 for each UTF-16 unit.
+    const most = 3 * (end - start);
+    if (this.#head + most > this.#bytes.length) this.#compact(most);
+    const slot = number % this.#starts.length;
+    this.#starts[slot] = this.#head;
+    this.#head += this.#bytes.write(chunk.slice(start, end), this.#head);
+    this.#ends[slot] = this.#head;
     return number;
   }
 
   /** Doubles the backlog's ring, up to the limit, keeping its lines. */
   #grow() {
-    const size = Math.min(this.#limit, Math.max(64, this.#chunks.length * 2));
-    const chunks = new Array(size).fill('');
+    const size = Math.min(this.#limit, Math.max(64, this.#starts.length * 2));
     const starts = new Int32Array(size);
     const ends = new Int32Array(size);
     for (let number = this.#first; number < this.#received - 1; number++) {
-      const from = number % this.#chunks.length;
+      const from = number % this.#starts.length;
       const to = number % size;
-      chunks[to] = this.#chunks[from];
       starts[to] = this.#starts[from];
       ends[to] = this.#ends[from];
     }
-    this.#chunks = chunks;
     this.#starts = starts;
     this.#ends = ends;
+  }
+
+  /**
+   * Moves the bytes of the lines kept to the start of #bytes, in a buffer twice their size and
+   * `room` (reused when that is not far from its size): memory follows the lines kept, and a
+   * line's bytes are moved a bounded number of times on average.
+   * @param {number} room  bytes the next line may take
+   */
+  #compact(room) {
+    const last = this.#received - 1; // the line being kept
+    const base = this.#first < last ? this.#starts[this.#first % this.#starts.length] : this.#head;
+    const live = this.#head - base;
+    const size = Math.max(1 << 16, 2 * (live + room));
+    const bytes = size <= this.#bytes.length && this.#bytes.length <= 4 * size ? this.#bytes : Buffer.allocUnsafeSlow(size);
+    this.#bytes.copy(bytes, 0, base, this.#head);
+    for (let number = this.#first; number < last; number++) {
+      const slot = number % this.#starts.length;
+      this.#starts[slot] -= base;
+      this.#ends[slot] -= base;
+    }
+    this.#bytes = bytes;
+    this.#head = live;
   }
 
   /**

@@ -8,6 +8,11 @@ declare namespace NodeJS {
     unref(): this;
     hasRef(): boolean;
   }
+  interface Immediate {
+    ref(): this;
+    unref(): this;
+    hasRef(): boolean;
+  }
   interface ProcessEnv {
     [name: string]: string | undefined;
   }
@@ -43,7 +48,15 @@ declare var process: NodeJS.Process;
 declare var console: { log(...data: unknown[]): void; error(...data: unknown[]): void };
 declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): NodeJS.Timeout;
 declare function clearTimeout(timeout: NodeJS.Timeout | undefined): void;
+declare function setImmediate<A extends unknown[]>(callback: (...args: A) => void, ...args: A): NodeJS.Immediate;
 declare function structuredClone<T>(value: T): T;
+declare class Buffer extends Uint8Array {
+  static alloc(size: number): Buffer;
+  static allocUnsafeSlow(size: number): Buffer;
+  write(string: string, offset?: number): number;
+  toString(encoding?: 'utf8', start?: number, end?: number): string;
+  copy(target: Uint8Array, targetStart?: number, sourceStart?: number, sourceEnd?: number): number;
+}
 declare var performance: { now(): number };
 declare class URL {
   constructor(input: string, base?: string | URL);
