@@ -483,7 +483,8 @@ export class Client extends EventEmitter {
   /** @type {Map<number, Call>} */ #calls = new Map();
   /** @type {WaitIndex<Call>} sends with `anyId` whose `until` has not matched yet */ #watching = new WaitIndex();
   /** @type {WaitIndex<Wait>} */ #waits = new WaitIndex();
-  /** @type {Map<string, string>} the text of a plain action line up to its id, by store and type */ #plain = new Map();
+  /** @type {Map<string, Map<string, string>>} the text of a plain action line up to its id, by store and type (no key built per send) */ #plain = new Map();
+  #plainKept = 0;
   /** @type {Map<string, (line: Line) => boolean>} action-type matchers checked already (#matcher) */ #matchers = new Map();
   /** @type {Set<() => void>} events() iterators waiting for a line */ #readers = new Set();
   /** @type {Map<string, unknown>} each instance's state, by mirrorKey */ #mirror = new Map();
@@ -1267,13 +1268,16 @@ export class Client extends EventEmitter {
    */
   #plainRequest(store, action) {
     if (this.#failure) throw this.#failure;
-    const key = `${store}\0${action}`;
-    let prefix = this.#plain.get(key);
+    let prefix = this.#plain.get(store)?.get(action);
     if (prefix === undefined) {
       // Bounded: the types a program sends are few, but a string can be anything.
-      if (this.#plain.size >= 1024) this.#plain.clear();
+      if (this.#plainKept++ >= 1024) {
+        this.#plain.clear();
+        this.#plainKept = 1;
+      }
       prefix = `${JSON.stringify({ store, action }).slice(0, -1)},"id":`;
-      this.#plain.set(key, prefix);
+      const types = this.#plain.get(store) ?? new Map();
+      this.#plain.set(store, types.set(action, prefix));
     }
     const id = ++this.#lastId;
     this.#output(`${prefix}${id}}\n`);
