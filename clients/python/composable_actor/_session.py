@@ -744,11 +744,19 @@ class Session:
                 elif not call.answered and kind in call.answers:
                     call.answered = True
                 watch = call.watch
+                if watch is None:
+                    if call.error or call.answered:
+                        finished.append(self._finish(call))
+                    continue
                 # A send's own `until` is offered the lines of its id only: found with its call.
-                if (watch is not None and watch.own is not None and call.error is None and watch.line is None
-                        and watch.error is None and index >= watch.start and self._offer(watch, line, index)):
-                    call.error = watch.error
-                if call.error or (call.answered and (watch is None or watch.done)):
+                if (watch.own is not None and call.error is None and watch.line is None and watch.error is None
+                        and index >= watch.start):
+                    if watch.action is not None:
+                        if watch.matches(line):  # an action type's matcher cannot raise
+                            self._matched(watch, line, index)
+                    elif self._offer(watch, line, index):
+                        call.error = watch.error
+                if call.error or (call.answered and watch.done):
                     finished.append(self._finish(call))
         if index >= 0:
             # Every other wait is found by what it waits for: an action line is offered to the
@@ -811,6 +819,10 @@ class Session:
             if isinstance(waiter, Call):
                 self._calls.pop(waiter.id, None)
                 watch = waiter.watch
+                if watch is not None:
+                    # A call and its watch point at each other: without this, they (and the
+                    # lines they hold) would wait for the garbage collector to find the cycle.
+                    watch.call = None
             else:
                 watch = waiter
             if watch is not None and watch.own is None:
