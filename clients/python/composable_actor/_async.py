@@ -1,4 +1,4 @@
-"""The asyncio client: one reader task follows stdout and wakes the calls it answers."""
+"""The asyncio client: the event loop hands it stdout chunk by chunk, and it wakes the calls each line answers."""
 
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ class AsyncClient:
     raises or is cancelled; outside a block, `await AsyncClient().start()` and `await close()`.
     A client never closed has its process killed when Python exits.
 
-    A reader task reads every output line as it comes: the mirror (`state`) is always current,
+    The event loop hands the client every output line as it comes: the mirror (`state`) is always current,
     and every line after `ready` is kept, in order, in a backlog of at most `backlog` lines (the
     oldest dropped first) that `wait_for` and `events` read from the start. Lines carry the id
     of the input line that caused them; the lines of a long-running effect carry the id of the
