@@ -1,4 +1,4 @@
-"""The asyncio client: the event loop hands it stdout chunk by chunk, and it wakes the calls each line answers."""
+"""The asyncio client: the event loop hands it stdout chunk by chunk; it wakes the calls each line answers."""
 
 from __future__ import annotations
 
@@ -110,12 +110,12 @@ class AsyncClient:
     raises or is cancelled; outside a block, `await AsyncClient().start()` and `await close()`.
     A client never closed has its process killed when Python exits.
 
-    The event loop hands the client every output line as it comes: the mirror (`state`) is always current,
-    and every line after `ready` is kept, in order, in a backlog of at most `backlog` lines (the
-    oldest dropped first) that `wait_for` and `events` read from the start. Lines carry the id
-    of the input line that caused them; the lines of a long-running effect carry the id of the
-    action that *started* it, so `wait_for` matches lines whatever their id (a send's `until`
-    with `any_id=True`).
+    The event loop hands the client every output line as it comes: the mirror (`state`) is
+    always current, and every line after `ready` is kept, in order, in a backlog of at most
+    `backlog` lines (the oldest dropped first) that `wait_for` and `events` read from the start.
+    Lines carry the id of the input line that caused them; the lines of a long-running effect
+    carry the id of the action that *started* it, so `wait_for` matches lines whatever their id
+    (a send's `until` with `any_id=True`).
     `instance=` names one of a store's instances, as in `Client`.
     """
 
@@ -140,8 +140,8 @@ class AsyncClient:
         self._pipes: _Pipes | None = None
         self._stdin: asyncio.WriteTransport | None = None
         self._session: Session | None = None
-        # Stdout's bytes after its last newline, and (until the ready line came) the future the
-        # first line resolves: the Session itself, or the error of a first line that is not ready.
+        # Stdout's bytes after its last newline, and the future that the first line (or the end
+        # of stdout) ends: with the error of a first line that is not a ready line.
         self._partial = b""
         self._first: asyncio.Future[None] | None = None
         # The lines written while the calls a chunk of output finished run, not yet handed to
@@ -505,15 +505,17 @@ class AsyncClient:
                 self._start_session(texts.pop(0))
                 session = self._session
             if session is None or session.ended:
+                if session is not None:
+                    self._partial = b""  # nothing follows the lines any more
                 return
         woken = 0
         try:
-            if len(partial) > _LINE_LIMIT:
-                raise ValueError(f"an output line longer than {_LINE_LIMIT} bytes")
             for text in texts:
                 _, finished = session.receive(text)
                 if finished:
                     woken += self._wake(finished)
+            if len(partial) > _LINE_LIMIT:
+                raise ValueError(f"an output line longer than {_LINE_LIMIT} bytes")
         except Exception as error:  # a line that cannot be followed: fail the calls with it
             woken += self._wake(session.end(error))
         if woken > 1 and self._outbox is None:
