@@ -42,6 +42,9 @@ public final class SimulationProcesses {
   /// smallest run that fails the same way.
   public func run(store: String) async -> Simulation.Result {
     let child = await self.child(arguments(store, nil))
+    if child.crash == nil, let line = child.last, let result = Simulation.Result(json: line) {
+      return result
+    }
     var setUp: [JSONObject] = []
     var generated: [JSONObject] = []
     var broke: (steps: Int, message: String, generated: Int, statistics: SimulationStatistics)?
@@ -56,8 +59,6 @@ public final class SimulationProcesses {
         {
           broke = (steps, message, count, statistics)
         }
-      case "result":
-        if child.crash == nil, let result = Simulation.Result(json: line) { return result }
       default: break
       }
     }
@@ -104,44 +105,48 @@ public final class SimulationProcesses {
       return ("\(Simulation.crashed): cannot write its steps: \(error.reason)", nil)
     }
     let child = await self.child(arguments(store, path))
-    if child.crash == nil,
-      let ran = child.lines.first(where: { $0["type"]?.stringValue == "ran" })
-    {
+    if child.crash == nil, let ran = child.last, ran["type"]?.stringValue == "ran" {
       return (ran["failure"]?.stringValue, ran["statistics"].flatMap(SimulationStatistics.init))
     }
     return (child.crash ?? "\(Simulation.crashed): it stopped without a result", nil)
   }
 
-  /// What a child printed: its lines, and, unless it exited with 0, how it ended.
-  private func child(_ arguments: [String]) async -> (lines: [JSONValue], crash: String?) {
+  /// What a child printed: its last line (its result when it exited with 0), and, when it
+  /// did not, how it ended and every line it printed with a type.
+  private func child(_ arguments: [String]) async -> (
+    last: JSONValue?, lines: [JSONValue], crash: String?
+  ) {
     let result: ProcessResult
     do {
       result = try await loop.runProcess(
         TestWorker.program, arguments: arguments, argumentZero: CommandLine.arguments.first)
     } catch {
-      return ([], "\(Simulation.crashed): it could not start: \(error)")
+      return (nil, [], "\(Simulation.crashed): it could not start: \(error)")
+    }
+    let texts = result.output.split(separator: UInt8(ascii: "\n"))
+    func parse(_ text: ArraySlice<UInt8>) -> JSONValue? {
+      try? JSONParser.parse(Array(text), maxDepth: 4 * JSONParser.defaultMaxDepth)
+    }
+    // A run that went to its end needs its result alone: each step's line is for a crash.
+    let how: String
+    switch result.termination {
+    case .exited(0): return (texts.last.flatMap(parse), [], nil)
+    case .exited(let status): how = "it exited with status \(status)"
+    case .signaled(let signal):
+      how = "signal \(signal) (\(strsignal(signal).map { String(cString: $0) } ?? "unknown"))"
     }
     var lines: [JSONValue] = []
     var errors: [String] = []
-    for text in result.output.split(separator: UInt8(ascii: "\n")) {
-      if let json = try? JSONParser.parse(Array(text), maxDepth: 4 * JSONParser.defaultMaxDepth),
-        json["type"]?.stringValue != nil
-      {
+    for text in texts {
+      if let json = parse(text), json["type"]?.stringValue != nil {
         lines.append(json)
       } else {
         errors.append(String(decoding: text, as: UTF8.self))
       }
     }
-    let how: String
-    switch result.termination {
-    case .exited(0): return (lines, nil)
-    case .exited(let status): how = "it exited with status \(status)"
-    case .signaled(let signal):
-      how = "signal \(signal) (\(strsignal(signal).map { String(cString: $0) } ?? "unknown"))"
-    }
     let last = Self.lastWords(errors)
     return (
-      lines,
+      nil, lines,
       "\(Simulation.crashed): \(how)"
         + (last.isEmpty ? "" : "; its last lines on standard error: \(last)")
     )
