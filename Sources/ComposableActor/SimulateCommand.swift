@@ -57,6 +57,10 @@ extension ComposableActorCommand {
     @Flag(help: .hidden)
     var worker = false
 
+    /// With `--worker`: the file each step is written to before it runs.
+    @Option(help: .hidden)
+    var workerLog: String?
+
     /// With `--worker`: runs these steps (JSON lines) as a scenario instead.
     @Option(help: .hidden)
     var workerSteps: String?
@@ -81,7 +85,9 @@ extension ComposableActorCommand {
       } catch {
         throw ValidationError(error.description)
       }
-      if worker && stores.count != 1 { throw ValidationError("--worker simulates one --store") }
+      if worker && (stores.count != 1 || (workerLog == nil) == (workerSteps == nil)) {
+        throw ValidationError("--worker takes one --store, and --worker-log or --worker-steps")
+      }
     }
 
     func run() throws {
@@ -118,9 +124,13 @@ extension ComposableActorCommand {
         + (time.map { ["--time", String($0)] } ?? []) + (file.map { ["--file", $0] } ?? [])
         + checks.map { "--check=\($0)" }
       Task(executorPreference: loop.executor) {
-        await report.run(harness: harness, options: options, loop: loop) { store, path, progress in
-          command + ["--store", store] + (path.map { ["--worker-steps", $0] } ?? [])
-            + (progress ? ["--worker-progress"] : [])
+        await report.run(harness: harness, options: options, loop: loop) { store, work, progress in
+          switch work {
+          case .simulate(let log):
+            command + ["--store", store, "--worker-log", log]
+              + (progress ? ["--worker-progress"] : [])
+          case .run(let steps): command + ["--store", store, "--worker-steps", steps]
+          }
         }
         loop.stop()
       }
@@ -175,11 +185,13 @@ extension ComposableActorCommand {
       let loop = try EventLoop()
       StoreActor.install(executor: loop.executor)
       let harness = ComposableActorCommand.harness
-      let (store, stepsFile) = (stores[0], workerSteps)
+      let store = stores[0]
+      let work: SimulationProcesses.Work =
+        workerSteps.map { .run(steps: $0) } ?? .simulate(log: workerLog ?? "")
       let progress = workerProgress ? progressOutput : nil
       Task(executorPreference: loop.executor) {
         await SimulationWorker.run(
-          harness: harness, options: options, loop: loop, store: store, steps: stepsFile,
+          harness: harness, options: options, loop: loop, store: store, work: work,
           progress: progress)
         loop.stop()
       }
@@ -206,18 +218,18 @@ extension ComposableActorCommand {
 private final class SimulationResults {
   var results: [Simulation.Result] = []
 
-  /// Simulates each store in a child process, `arguments` giving the child's arguments for a
-  /// store, a file of its steps to run instead, and whether it shows progress.
+  /// Simulates each store in a child process, `arguments` giving a child's arguments for a
+  /// store, what it does, and whether it shows progress.
   func run(
     harness: Harness, options: SimulationOptions, loop: EventLoop,
-    arguments: @escaping @Sendable (String, String?, Bool) -> [String]
+    arguments: @escaping @Sendable (String, SimulationProcesses.Work, Bool) -> [String]
   ) async {
     // Progress only where someone watches (a terminal on either stream: `simulate > log`
     // watched on the terminal still shows it): a log's bytes must not depend on timing.
     let progress = isatty(STDERR_FILENO) == 1 || isatty(STDOUT_FILENO) == 1
     let processes = SimulationProcesses(
       simulation: Simulation(harness: harness, options: options, loop: loop),
-      arguments: { store, steps in arguments(store, steps, progress && steps == nil) }, loop: loop)
+      arguments: { store, work in arguments(store, work, progress) }, loop: loop)
     for store in options.stores {
       results.append(await processes.run(store: store))
     }
