@@ -116,7 +116,8 @@ bench: build test-deps
 	python3 bench/scaling.py --actor $(BIN) --todo-actor $(TODO_ACTOR) --json $(SCALING_JSON) $(SCALING_ARGS)
 	$(SWIFT) build --build-tests
 	python3 bench/simulate.py --actor $(BIN) --todo-actor $(TODO_ACTOR) \
-	  --tests "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest"
+	  --tests "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest" \
+	  --planted "$$($(SWIFT) build --show-bin-path)/planted-stores"
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).
 schemas: build
