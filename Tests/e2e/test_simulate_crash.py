@@ -48,8 +48,9 @@ def test_a_crash_is_a_broken_invariant_shrunk_to_a_scenario_that_test_fails_on(p
     assert steps[1:] == [
         {"send": {"type": "add", "value": 0}}, {"send": "next"}, {"send": "read"}, {"quit": True},
     ], steps
+    # Two jobs, the default on two cores or more: even one file then runs in a worker process.
     test = subprocess.run(
-        [str(planted), "test", str(path)], capture_output=True, text=True, timeout=120
+        [str(planted), "test", "-j", "2", str(path)], capture_output=True, text=True, timeout=120
     )
     assert test.returncode == 1, (test.stdout, test.stderr)
     assert f"{path}: the worker process ended with signal " in test.stdout, test.stdout
