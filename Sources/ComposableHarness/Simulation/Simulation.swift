@@ -106,7 +106,7 @@ public final class Simulation {
     let header = self.header(store)
     // The steps generated so far, each with the lines run after it: the checks.
     var units: [JSONObject] = generator.setUp
-    units.forEach { stepGenerated?($0, true) }
+    for unit in units { stepGenerated?(unit, true) }
     var pending: [(line: JSONObject, unit: Int)] = units.indices.flatMap { unit in
       ([units[unit]] + checkLines).map { ($0, unit) }
     }

@@ -95,7 +95,7 @@ public final class SimulationProcesses {
       message = child.crash ?? "\(Simulation.crashed): it stopped without a result"
       // What the steps before the one that crashed did, as a run of their own tells it.
       var statistics = SimulationStatistics()
-      generated.forEach { statistics.count(step: $0) }
+      for step in generated { statistics.count(step: step) }
       result.statistics = statistics.adding(
         await self.run(Array(units.dropLast()), store: store).statistics ?? .init())
     }
