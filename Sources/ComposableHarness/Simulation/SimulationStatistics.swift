@@ -66,6 +66,7 @@ public struct SimulationStatistics: Sendable {
     if line["delay"] != nil { faults["answer.delay", default: 0] += 1 }
     if line["stop"] != nil { faults["instance.stop", default: 0] += 1 }
     if line["files"] != nil { faults["file.damaged", default: 0] += 1 }
+    if line["failWrite"] != nil { faults["file.writeFailed", default: 0] += 1 }
     if line["slowWork"] != nil { faults["work.slow", default: 0] += 1 }
   }
 
