@@ -60,8 +60,11 @@ docs: deps
 docs-check:
 	$(DEADLINE) $(DOCC) --warnings-as-errors
 
+## Tests/planted-stores: the test-only binary whose store crashes, for test_simulate_crash.py.
 e2e:
-	COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q Tests/e2e
+	$(SWIFT) build --product planted-stores
+	PLANTED_STORES_BIN="$$($(SWIFT) build --show-bin-path)/planted-stores" \
+	  COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q Tests/e2e
 
 ## Each client's checks (tests, types, packaging) are its own script.
 clients:
@@ -113,7 +116,8 @@ bench: build test-deps
 	python3 bench/scaling.py --actor $(BIN) --todo-actor $(TODO_ACTOR) --json $(SCALING_JSON) $(SCALING_ARGS)
 	$(SWIFT) build --build-tests
 	python3 bench/simulate.py --actor $(BIN) --todo-actor $(TODO_ACTOR) \
-	  --tests "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest"
+	  --tests "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest" \
+	  --planted "$$($(SWIFT) build --show-bin-path)/planted-stores"
 
 ## Regenerates schemas/stores from the stores' descriptors (a test checks they match).
 schemas: build

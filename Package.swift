@@ -190,6 +190,12 @@ let package = Package(
       name: "http-bench", dependencies: ["Networking", "EventLoop"], path: "bench/http-bench",
       swiftSettings: strict),
 
+    // Stores with planted bugs that end the process, for the end-to-end tests of `simulate`
+    // (Tests/e2e/test_simulate_crash.py): only those tests run it.
+    .executableTarget(
+      name: "planted-stores", dependencies: ["ComposableActor"], path: "Tests/planted-stores",
+      swiftSettings: strict),
+
     // The WebSocket client alone, timed against the echo server by bench/run.py.
     .executableTarget(
       name: "ws-bench", dependencies: ["Networking", "EventLoop"], path: "bench/ws-bench",

@@ -1,5 +1,6 @@
 """The figures for `simulate`: generated steps per second per store, and the time to find and
-shrink each bug planted in the test-only stores (Tests/ComposableHarnessTests/SimulationTests).
+shrink each bug planted in the test-only stores (Tests/ComposableHarnessTests/SimulationTests,
+and the crash in Tests/planted-stores).
 
 Steps per second: `simulate --store S --seed K --steps N` over three seeds, wall time of the
 whole process (start-up included), the median; and per CPU second (user + system of the
@@ -71,11 +72,24 @@ def planted(tests: Path) -> dict[str, float]:
     return seconds
 
 
+def crash(planted: Path) -> tuple[float, dict]:
+    """Finding and shrinking the crash planted in Tests/planted-stores: wall seconds and the
+    store's result line."""
+    start = time.perf_counter()
+    result = subprocess.run(
+        [str(planted), "simulate", "--store", "cursor", "--seed", "1", "--steps", "200",
+         "--format", "json"],
+        capture_output=True, text=True, timeout=600,
+    )
+    return time.perf_counter() - start, json.loads(result.stdout.splitlines()[0])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--actor", type=Path, required=True, help="a composable-actor binary")
     parser.add_argument("--todo-actor", type=Path, help="Examples/custom-store's binary")
     parser.add_argument("--tests", type=Path, help="ComposableActorPackageTests.xctest")
+    parser.add_argument("--planted", type=Path, help="Tests/planted-stores' binary")
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
@@ -94,6 +108,13 @@ def main() -> None:
         print("|---|---|")
         for name, seconds in planted(args.tests).items():
             print(f"| {name} | {seconds:.3f} |")
+    if args.planted:
+        seconds, line = crash(args.planted)
+        failure = line["failure"]
+        print()
+        print("planted crash (a cursor past its list, read): find + shrink, each try a process")
+        print(f"found after {failure['step']} steps, shrunk to {failure['shrunkSteps']} steps in "
+              f"{failure['shrinkRuns']} runs, {seconds:.3f} s")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,23 @@ extension ComposableActorCommand {
     @Option(help: "text or json (one object per store, then a summary object).")
     var format: OutputFormat = .text
 
+    /// Runs one store's simulation as a child of a `simulate` (``SimulationWorker``): the
+    /// parent survives the child's crash and shrinks what crashed it.
+    @Flag(help: .hidden)
+    var worker = false
+
+    /// With `--worker`: the file each step is written to before it runs.
+    @Option(help: .hidden)
+    var workerLog: String?
+
+    /// With `--worker`: runs these steps (JSON lines) as a scenario instead.
+    @Option(help: .hidden)
+    var workerSteps: String?
+
+    /// With `--worker`: writes the progress line on the standard error the child was given.
+    @Flag(help: .hidden)
+    var workerProgress = false
+
     enum OutputFormat: String, ExpressibleByArgument {
       case text
       case json
@@ -68,10 +85,16 @@ extension ComposableActorCommand {
       } catch {
         throw ValidationError(error.description)
       }
+      if worker && (stores.count != 1 || (workerLog == nil) == (workerSteps == nil)) {
+        throw ValidationError("--worker takes one --store, and --worker-log or --worker-steps")
+      }
     }
 
     func run() throws {
-      try ComposableActorCommand.requireAgreeingActionLists()
+      // A child's parent checked the lists; a child joins its standard error to its output
+      // before anything can be written there.
+      let progressOutput = worker ? SimulationWorker.takeStandardError() : STDERR_FILENO
+      if !worker { try ComposableActorCommand.requireAgreeingActionLists() }
       let names = try Simulation.storeNames(stores, in: ComposableActorCommand.catalog)
       var options = SimulationOptions(
         stores: names, seed: seed, steps: steps, seconds: time,
@@ -87,12 +110,28 @@ extension ComposableActorCommand {
           throw ValidationError("\(file): \(error)")
         }
       }
+      if worker {
+        return try runAsWorker(options, progressOutput: progressOutput)
+      }
+      SimulationProcesses.prepareEnvironment()
       let loop = try EventLoop()
       StoreActor.install(executor: loop.executor)
       let report = StoreActor.assumeIsolated { SimulationResults() }
       let harness = ComposableActorCommand.harness
+      // A child's arguments are these, its store's and, for a run of steps, their file's.
+      let command =
+        ["simulate", "--worker", "--seed", String(seed), "--steps", String(steps)]
+        + (time.map { ["--time", String($0)] } ?? []) + (file.map { ["--file", $0] } ?? [])
+        + checks.map { "--check=\($0)" }
       Task(executorPreference: loop.executor) {
-        await report.run(harness: harness, options: options, loop: loop)
+        await report.run(harness: harness, options: options, loop: loop) { store, work, progress in
+          switch work {
+          case .simulate(let log):
+            command + ["--store", store, "--worker-log", log]
+              + (progress ? ["--worker-progress"] : [])
+          case .run(let steps): command + ["--store", store, "--worker-steps", steps]
+          }
+        }
         loop.stop()
       }
       loop.run()
@@ -141,6 +180,25 @@ extension ComposableActorCommand {
       if !failures.isEmpty { throw ExitCode(1) }
     }
 
+    /// Runs one store's simulation, or a file of its steps, as the child of a `simulate`.
+    private func runAsWorker(_ options: SimulationOptions, progressOutput: Int32) throws {
+      let loop = try EventLoop()
+      StoreActor.install(executor: loop.executor)
+      let harness = ComposableActorCommand.harness
+      let store = stores[0]
+      let work: SimulationProcesses.Work =
+        workerSteps.map { .run(steps: $0) } ?? .simulate(log: workerLog ?? "")
+      let progress = workerProgress ? progressOutput : nil
+      Task(executorPreference: loop.executor) {
+        await SimulationWorker.run(
+          harness: harness, options: options, loop: loop, store: store, work: work,
+          progress: progress)
+        loop.stop()
+      }
+      loop.run()
+      try? loop.shutdown()
+    }
+
     /// The command line that runs this store's simulation again.
     private func reproduce(_ store: String) -> String {
       var words =
@@ -160,20 +218,22 @@ extension ComposableActorCommand {
 private final class SimulationResults {
   var results: [Simulation.Result] = []
 
-  func run(harness: Harness, options: SimulationOptions, loop: EventLoop) async {
-    let simulation = Simulation(harness: harness, options: options, loop: loop)
+  /// Simulates each store in a child process, `arguments` giving a child's arguments for a
+  /// store, what it does, and whether it shows progress.
+  func run(
+    harness: Harness, options: SimulationOptions, loop: EventLoop,
+    arguments: @escaping @Sendable (String, SimulationProcesses.Work, Bool) -> [String]
+  ) async {
     // Progress only where someone watches (a terminal on either stream: `simulate > log`
     // watched on the terminal still shows it): a log's bytes must not depend on timing.
-    if isatty(STDERR_FILENO) == 1 || isatty(STDOUT_FILENO) == 1 {
-      simulation.progress = { store, steps in
-        try? FileIO.writeAll(
-          Array("\r\(store): \(steps)/\(options.steps) steps\u{1B}[K".utf8), to: STDERR_FILENO)
-      }
-    }
+    let progress = isatty(STDERR_FILENO) == 1 || isatty(STDOUT_FILENO) == 1
+    let processes = SimulationProcesses(
+      simulation: Simulation(harness: harness, options: options, loop: loop),
+      arguments: { store, work in arguments(store, work, progress) }, loop: loop)
     for store in options.stores {
-      results.append(await simulation.run(store: store))
+      results.append(await processes.run(store: store))
     }
-    if simulation.progress != nil {
+    if progress {
       try? FileIO.writeAll(Array("\r\u{1B}[K".utf8), to: STDERR_FILENO)
     }
   }

@@ -1,9 +1,10 @@
 import ComposableCore
-import ComposableHarness
 import ComposableRuntime
 import JSON
 import PrimesFeature
 import XCTest
+
+@testable import ComposableHarness
 
 #if canImport(Glibc)
   import Glibc
@@ -311,22 +312,98 @@ final class SimulationTests: XCTestCase {
     XCTAssertNotEqual(try simulate("primes", steps: 200, seed: 8).statistics.json, first)
   }
 
+  /// What a parent process keeps of a child's run (each step before it runs, and the failure
+  /// before it is shrunk) is enough to shrink it there, run by run, to the same scenario.
+  func testTheStepsAChildStreamsShrinkToTheSameScenarioAsTheRunItself() throws {
+    let checks = [try Invariant("/count <= 3")]
+    let (streamed, broke, result, reshrunk, ran) = try onLoop {
+      simulation in
+      var streamed: [(JSONObject, Bool)] = []
+      var broke: (Int, String, Int)?
+      simulation.stepGenerated = { streamed.append(($0, $1)) }
+      simulation.willShrink = { steps, message, generated, _ in broke = (steps, message, generated)
+      }
+      let result = await simulation.run(store: "offByOne")
+      let units = Array(streamed.map(\.0).prefix(broke?.0 ?? 0))
+      let reshrunk = await simulation.shrink(
+        units, store: "offByOne", step: broke?.2 ?? 0, message: broke?.1 ?? ""
+      ) { await simulation.run($0, store: "offByOne").failure }
+      return (streamed, broke, result, reshrunk, await simulation.run(units, store: "offByOne"))
+    } options: {
+      $0.checks = checks
+    }
+    let failure = try XCTUnwrap(result.failure)
+    let (steps, message, generated) = try XCTUnwrap(broke)
+    XCTAssertEqual(streamed.filter { !$0.1 }.count, result.stepsRun)
+    XCTAssertEqual(generated, failure.step)
+    XCTAssertEqual(message, failure.message)
+    XCTAssertLessThanOrEqual(steps, streamed.count)
+    XCTAssertEqual(ran.failure, message)
+    XCTAssertGreaterThan(ran.statistics.actions["host increment", default: 0], 3)
+    XCTAssertEqual(
+      reshrunk.scenario.map { JSONValue.object($0).jsonString },
+      failure.scenario.map { JSONValue.object($0).jsonString })
+    XCTAssertEqual(reshrunk.shrinkRuns, failure.shrinkRuns)
+    XCTAssertEqual(reshrunk.shrunkMessage, failure.shrunkMessage)
+  }
+
+  /// A child's result line reads back as the result it printed.
+  func testAResultReadsBackFromItsJSON() throws {
+    let result = try simulate("offByOne", checks: ["/count <= 3"])
+    let json = result.json(reproduce: "", scenarioFile: nil)
+    let read = try XCTUnwrap(Simulation.Result(json: json))
+    XCTAssertEqual(read.json(reproduce: "", scenarioFile: nil), json)
+    XCTAssertNotNil(read.failure)
+    XCTAssertNil(Simulation.Result(json: ["store": "offByOne", "steps": 1]))
+  }
+
+  /// A crash fails one way, whatever the runtime said; its last words stop at a stack trace,
+  /// whose addresses differ from run to run.
+  func testACrashIsOneInvariantAndItsLastWordsLeaveOutTheStackTrace() {
+    XCTAssertEqual(
+      Simulation.kind(of: "the process crashed: signal 4 (Illegal instruction)"),
+      "the process does not crash")
+    XCTAssertEqual(
+      SimulationProcesses.lastWords([
+        "starting", "", "one", "two", "main.swift:28: Fatal error: Index out of range",
+        "Current stack trace:", "0 libswiftCore.so 0x00007f93a295f130",
+      ]), "one / two / main.swift:28: Fatal error: Index out of range")
+    XCTAssertEqual(
+      SimulationProcesses.lastWords([String(repeating: "x", count: 400), "💣 Program crashed"]),
+      String(repeating: "x", count: 300))
+    XCTAssertEqual(SimulationProcesses.lastWords([]), "")
+  }
+
   // MARK: Helpers
 
   private func simulate(
     _ store: String, steps: Int = 200, seed: UInt64 = 1, checks: [String] = [],
     settings: SimulationSettings? = nil
   ) throws -> Simulation.Result {
+    let checks = try checks.map { try Invariant($0) }
+    return try onLoop {
+      await $0.run(store: store)
+    } options: { options in
+      options = SimulationOptions(stores: [store], seed: seed, steps: steps, checks: checks)
+      options.settings[store] = settings
+    }
+  }
+
+  /// What `body` gives, run on a loop with a simulation of `options` (200 steps of seed 1 of
+  /// the planted stores unless `configure` changes them).
+  private func onLoop<T>(
+    _ body: @escaping @StoreActor (Simulation) async -> T,
+    options configure: (inout SimulationOptions) -> Void = { _ in }
+  ) throws -> T {
     let loop = try EventLoop()
     StoreActor.install(executor: loop.executor)
     defer { try? loop.shutdown() }
-    var options = SimulationOptions(
-      stores: [store], seed: seed, steps: steps, checks: try checks.map { try Invariant($0) })
-    options.settings[store] = settings
-    nonisolated(unsafe) var result: Simulation.Result?
+    var options = SimulationOptions(stores: [], seed: 1, steps: 200)
+    configure(&options)
+    nonisolated(unsafe) var result: T?
     let harness = harness
-    Task(executorPreference: loop.executor) { @StoreActor in
-      result = await Simulation(harness: harness, options: options, loop: loop).run(store: store)
+    Task(executorPreference: loop.executor) { @StoreActor [options] in
+      result = await body(Simulation(harness: harness, options: options, loop: loop))
       loop.stop()
     }
     loop.run()

@@ -1,5 +1,7 @@
-import ComposableRuntime
+import Synchronization
 import XCTest
+
+@testable import ComposableRuntime
 
 #if canImport(Glibc)
   import Glibc
@@ -32,6 +34,27 @@ final class SavedFileTests: XCTestCase {
       String(decoding: try FileIO.readAll(saved.path, limit: 100), as: UTF8.self),
       "[\"a\",1,null]\n")
     XCTAssertEqual(entries(of: "\(directory)/nested"), ["list.json"])
+  }
+
+  /// A fault is taken with a ticket, in the order the saves asked, and fails that save alone,
+  /// whenever the pool runs it: the file keeps what it held, and the next save writes.
+  func testAWriteFaultFailsTheSaveWhoseTicketTookItAndKeepsTheFile() throws {
+    let faults = Mutex<[Int32]>([])
+    let saved = SavedFile(
+      path: "\(directory)/list.json", threadPool: loop.threadPool,
+      writeFault: { faults.withLock { $0.isEmpty ? nil : $0.removeFirst() } })
+    try saved.write([1], ticket: saved.takeTicket())
+    faults.withLock { $0 = [ENOSPC] }
+    let failing = saved.takeTicket()
+    let next = saved.takeTicket()
+    XCTAssertThrowsError(try saved.write([2], ticket: failing)) { error in
+      XCTAssertEqual(
+        error as? SavedFile.Failure,
+        .unwritable(path: saved.path, reason: "No space left on device"))
+    }
+    XCTAssertEqual(try saved.read(), [1])
+    try saved.write([3], ticket: next)
+    XCTAssertEqual(try saved.read(), [3])
   }
 
   /// A process killed while saving leaves its temporary file; the next save removes it, and

@@ -376,7 +376,41 @@ def test_a_damaged_file_is_what_a_load_reports_not_a_broken_invariant(tmp_path):
     statistics = lines[0]["statistics"]
     assert code == 0 and lines[0]["ok"], (lines, err)
     assert statistics["faults"]["file.damaged"] > 5 and statistics["faults"]["work.slow"] > 5
+    assert statistics["faults"]["file.writeFailed"] > 5
     assert "/storageError/message" in statistics["statePaths"]
+
+
+@pytest.mark.parametrize("fault, reason", [("noSpace", "No space left on device"),
+                                           ("ioError", "Input/output error")])
+def test_a_failing_write_step_fails_the_next_save_and_keeps_the_file(tmp_path, fault, reason):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "favorite-primes.json").write_text("[2]\n")
+    code, out = run_scenario(
+        tmp_path, {"scenario": "full disk", "store": "primes", "exhaustive": False,
+                   "dataDir": "data"},
+        {"send": {"type": "counter.countChanged", "value": 3}},
+        {"send": "primeModal.saveFavoritePrimeTapped"},
+        {"failWrite": fault},
+        {"send": "favoritePrimes.saveButtonTapped"},
+        {"expect": {"files": {"favorite-primes.json": [2]}}},
+        {"check": '/storageError/operation == "save"'},
+        # One save failed: the next one writes.
+        {"send": "favoritePrimes.saveButtonTapped"},
+        {"expect": {"files": {"favorite-primes.json": [3]}}},
+        {"check": "/storageError == null"},
+        {"quit": True},
+    )
+    assert code == 0, out
+    code, out = run_scenario(
+        tmp_path, {"scenario": "full disk", "store": "primes", "exhaustive": False},
+        {"send": {"type": "counter.countChanged", "value": 3}},
+        {"send": "primeModal.saveFavoritePrimeTapped"},
+        {"failWrite": fault}, {"send": "favoritePrimes.saveButtonTapped"},
+        {"check": "/storageError == null"},
+    )
+    assert code == 1 and reason in out, out
+    code, out = run_scenario(tmp_path, {"scenario": "bad", "store": "primes"}, {"failWrite": "full"})
+    assert code == 1 and '"failWrite" is "noSpace" or "ioError"' in out, out
 
 
 def write_settings(tmp_path, *lines):

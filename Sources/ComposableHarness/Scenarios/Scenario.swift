@@ -2,6 +2,10 @@ import ComposableRuntime
 import EventLoop
 import JSON
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One scenario of a scenario file: its set-up and its steps, as TCA's `TestStore` would run
 /// them. The format is documented in docs/SCENARIOS.md.
 struct Scenario {
@@ -62,6 +66,9 @@ struct Scenario {
     /// The next piece of work the stores run on the thread pool (a computation, a file read or
     /// write) waits this many virtual milliseconds before it starts: slow work.
     case slowWork(Int)
+    /// The next save of a file fails with this `errno`, as a full disk (`ENOSPC`) or a failing
+    /// one (`EIO`) fails it.
+    case failWrite(Int32)
     /// Fails when the instance's state breaks the invariant.
     case check(InstanceAddress, Invariant)
     /// What a host's `stop` does: the named instance leaves memory, its effects cancelled; a
@@ -86,11 +93,16 @@ struct Scenario {
       case .expect: "expect"
       case .files: "files"
       case .slowWork(let ms): "slowWork \(ms) ms"
+      case .failWrite(let code):
+        "failWrite \(Self.writeFaults.first { $0.value == code }?.key ?? "")"
       case .check(_, let invariant): "check \(invariant.text)"
       case .stop(let address): "stop \(address)"
       case .quit: "quit"
       }
     }
+
+    /// What a `failWrite` step names, and the `errno` of each.
+    static let writeFaults: KeyValuePairs<String, Int32> = ["noSpace": ENOSPC, "ioError": EIO]
 
     static func type(of action: JSONValue) -> String {
       action.stringValue ?? action["type"]?.stringValue ?? action.briefDescription
@@ -473,6 +485,12 @@ enum ScenarioFile {
           "\"slowWork\" must be whole milliseconds, 0 to \(Session.maxAdvance) (a century)")
       }
       return .slowWork(ms)
+    case "failWrite":
+      try ScenarioError.expectKeys(object, [kind], in: kind)
+      guard let name = value.stringValue,
+        let code = Scenario.Action.writeFaults.first(where: { $0.key == name })?.value
+      else { throw ScenarioError("\"failWrite\" is \"noSpace\" or \"ioError\"") }
+      return .failWrite(code)
     case "settle", "quit":
       try ScenarioError.expectKeys(object, [kind], in: kind)
       guard kind == "settle" || value == true else { throw ScenarioError("\"quit\" must be true") }

@@ -344,6 +344,8 @@ final class ScenarioRun {
       }
     case .slowWork(let ms):
       stores.services.addSlowWork(milliseconds: ms)
+    case .failWrite(let code):
+      stores.services.failingWrites.add(code)
     case .stop(let address):
       collect(stores)
       guard let key = address.instance,

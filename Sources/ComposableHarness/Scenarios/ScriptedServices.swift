@@ -1,6 +1,7 @@
 import ComposableRuntime
 import JSON
 import Networking
+import Synchronization
 
 /// The services a scenario scripts instead of the network: canned HTTP answers, a WebSocket
 /// peer, and the answers of the dependencies stores script by name. A request nothing answers gets a failure, and is
@@ -18,6 +19,9 @@ final class ScriptedServices {
   /// How long each of the next pieces of thread-pool work waits before it starts, in virtual
   /// milliseconds, in the order they come: `slowWork` steps.
   private var slowWork: [Int] = []
+  /// The `errno` each of the next saves of a file fails with, in the order they take their
+  /// tickets: `failWrite` steps. Locked: a save may take its ticket off the loop.
+  nonisolated let failingWrites = FailingWrites()
 
   /// `scripted`: the names of the dependencies the stores script.
   init(clock: VirtualClock, scripted: Set<String>) {
@@ -390,4 +394,14 @@ final class ScriptedPeer {
   struct PeerError: Error, CustomStringConvertible {
     var description: String { "the scenario's peer refused the send" }
   }
+}
+
+/// The `errno` each of the next saves of a file fails with: `failWrite` steps add them, and
+/// each save takes the first as it takes its ticket.
+final class FailingWrites: Sendable {
+  private let codes = Mutex<[Int32]>([])
+
+  func add(_ code: Int32) { codes.withLock { $0.append(code) } }
+
+  func next() -> Int32? { codes.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
 }

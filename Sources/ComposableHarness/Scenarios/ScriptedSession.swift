@@ -28,7 +28,7 @@ final class ScriptedSession {
       clock: clock, scripted: stores.scriptedDependencies)
     self.services = services
     let sequence = ActionSequence()
-    let storeServices = Services(
+    var storeServices = Services(
       http: services.http(timeout: .milliseconds(Int64(configuration.httpTimeout * 1000))),
       webSocket: services.webSocket,
       threadPool: loop.threadPool.waiting { [services] in try await services.beforeWork() },
@@ -38,6 +38,8 @@ final class ScriptedSession {
         ?? DataDirectory.defaultPath(for: configuration.name),
       log: Logger(label: "composable-actor") { _ in SwiftLogNoOpLogHandler() },
       scripted: { name in services.answers(name) })
+    let failingWrites = services.failingWrites
+    storeServices.writeFault = { failingWrites.next() }
     session = Session(
       stores: try stores.factories(
         options: configuration.storeOptions, services: storeServices,

@@ -60,14 +60,16 @@ public final class TestReport {
   /// name contains it run, and one must.
   ///
   /// The scenarios run one after the other on `loop`, or, with `workers`, each file but standard
-  /// input in a worker process, several at once. Either way the report is the same: each file's
+  /// input in a worker process, several at once (one file too). Either way the report is the same: each file's
   /// results printed as soon as it and every file before it are done.
   public func run(
     _ paths: [String], filter: String? = nil, workers: Workers? = nil, on loop: EventLoop
   ) async {
     let files = paths.flatMap(Self.scenarioFiles)
     var matched = 0
-    if let workers, workers.count > 1, files.count > 1 {
+    // One file too runs in a worker: a scenario that crashes the process is then a failure
+    // the report names, not the end of the command.
+    if let workers, workers.count > 1, files.contains(where: { $0 != ScenarioFile.standardInput }) {
       matched = await runInWorkers(files, filter: filter, workers: workers, on: loop)
     } else {
       for file in files {

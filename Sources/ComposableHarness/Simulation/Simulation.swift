@@ -66,6 +66,14 @@ public final class Simulation {
   private let catalog: StoreCatalog
   /// Told the store and the steps generated so far, every 100 steps: a terminal's progress.
   public var progress: ((String, Int) -> Void)?
+  /// Told each step as it is generated, before it runs, and whether it is one of the set-up
+  /// lines that come first: what a parent process keeps, to shrink a run that crashes this one.
+  public var stepGenerated: ((JSONObject, _ setUp: Bool) -> Void)?
+  /// Told a failure before it is shrunk: the steps that fail (the first of those given to
+  /// `stepGenerated`), the message, the steps generated and what the run did. A parent whose
+  /// child crashes while shrinking shrinks it from there.
+  public var willShrink:
+    ((_ steps: Int, _ message: String, _ generated: Int, SimulationStatistics) -> Void)?
 
   public init(harness: Harness, options: SimulationOptions, loop: EventLoop) {
     self.harness = harness
@@ -98,6 +106,7 @@ public final class Simulation {
     let header = self.header(store)
     // The steps generated so far, each with the lines run after it: the checks.
     var units: [JSONObject] = generator.setUp
+    for unit in units { stepGenerated?(unit, true) }
     var pending: [(line: JSONObject, unit: Int)] = units.indices.flatMap { unit in
       ([units[unit]] + checkLines).map { ($0, unit) }
     }
@@ -127,6 +136,7 @@ public final class Simulation {
             generated += 1
             if generated % 100 == 0 { self.progress?(store, generated) }
             statistics.count(step: line)
+            self.stepGenerated?(line, false)
             units.append(line)
             pending = ([line] + self.checkLines).map { ($0, units.count - 1) }
           } else if !quitSent {
@@ -145,24 +155,44 @@ public final class Simulation {
     result.stepsRun = generated
     result.statistics = statistics
     guard let failure = outcome.failure else { return result }
-    let kind = Self.kind(of: failure.message)
     // The steps up to the one that failed: what came after cannot have caused it.
     let failedUnit =
       executed.indices.contains(failure.line - 1)
       ? executed[failure.line - 1].unit + 1 : units.count
-    var shrinker = Shrinker(
-      units: Array(units.prefix(failedUnit)), budget: options.maximumShrinkRuns
-    ) { candidate in
-      await self.failure(of: candidate, store: store, header: header)
-        .map { Self.kind(of: $0.message) == kind } ?? false
+    willShrink?(failedUnit, failure.message, generated, statistics)
+    result.failure = await shrink(
+      Array(units.prefix(failedUnit)), store: store, step: generated, message: failure.message
+    ) { await self.failure(of: $0, store: store, header: header)?.message }
+    return result
+  }
+
+  /// Shrinks `units`, which fail with `message`, to the fewest, simplest steps that fail the
+  /// same way, `failure` telling how a run of steps fails (nil when it passes).
+  public func shrink(
+    _ units: [JSONObject], store: String, step: Int, message: String,
+    failure: @escaping ([JSONObject]) async -> String?
+  ) async -> Failure {
+    let kind = Self.kind(of: message)
+    var shrinker = Shrinker(units: units, budget: options.maximumShrinkRuns) { candidate in
+      await failure(candidate).map { Self.kind(of: $0) == kind } ?? false
     }
     let shrunk = await shrinker.shrink()
-    let lines = scenarioLines(shrunk, header: header)
-    let shrunkMessage = await self.failure(of: shrunk, store: store, header: header)?.message ?? ""
-    result.failure = Failure(
-      step: generated, message: failure.message, kind: kind, scenario: lines,
-      shrunkSteps: shrunk.count, shrinkRuns: shrinker.runs, shrunkMessage: shrunkMessage)
-    return result
+    return Failure(
+      step: step, message: message, kind: kind,
+      scenario: scenarioLines(shrunk, header: header(store)), shrunkSteps: shrunk.count,
+      shrinkRuns: shrinker.runs, shrunkMessage: await failure(shrunk) ?? "")
+  }
+
+  /// Runs `units`, the steps of a simulation of `store`, as its scenario: how it failed, if it
+  /// did, and what the stores did (the actions, paths and effects of its statistics).
+  public func run(_ units: [JSONObject], store: String) async -> (
+    failure: String?, statistics: SimulationStatistics
+  ) {
+    var statistics = SimulationStatistics()
+    let failure = await self.failure(of: units, store: store, header: header(store)) {
+      statistics.observe($0)
+    }
+    return (failure?.message, statistics)
   }
 
   // MARK: Scenarios
@@ -195,16 +225,18 @@ public final class Simulation {
   }
 
   /// How the scenario of `units` fails, if it does.
-  private func failure(of units: [JSONObject], store: String, header: JSONObject) async
-    -> StepFailure?
-  {
+  private func failure(
+    of units: [JSONObject], store: String, header: JSONObject,
+    observe: ((JSONValue) -> Void)? = nil
+  ) async -> StepFailure? {
     let lines = scenarioLines(units, header: header)
     var steps = lines.enumerated().dropFirst().map { index, line in
       Scenario.Step(line: index + 1, action: Self.parse(line, store, catalog.scriptedDependencies))
     }[...]
-    return await ScenarioRun(
-      scenario(header), harness: harness, loop: loop, nextStep: { _, _ in steps.popFirst() }
-    ).run().failure
+    let run = ScenarioRun(
+      scenario(header), harness: harness, loop: loop, nextStep: { _, _ in steps.popFirst() })
+    run.observe = observe
+    return await run.run().failure
   }
 
   /// A generated line as the scenario parser reads it: one it refused would be a line the
@@ -221,10 +253,11 @@ public final class Simulation {
 
   /// What two failures must share to be the same: the broken check's text, or which built-in
   /// invariant broke.
-  static func kind(of message: String) -> String {
+  nonisolated static func kind(of message: String) -> String {
     if message.hasPrefix("check "), let end = message.firstRange(of: " broke:") {
       return String(message[..<end.lowerBound])
     }
+    if message.hasPrefix(crashed) { return "the process does not crash" }
     let invariants = [
       ("its patch does not apply", "a patch applies to the state before it"),
       ("but its patch is not empty", "an unchanged state has an empty patch"),
@@ -238,6 +271,9 @@ public final class Simulation {
     for (text, name) in invariants where message.contains(text) { return name }
     return message
   }
+
+  /// How the message of a crash starts (see ``SimulationProcesses``).
+  nonisolated static let crashed = "the process crashed"
 
   /// FNV-1a: the same store name gives the same stream of choices in every process.
   private static func stableHash(_ text: String) -> UInt64 {

@@ -15,6 +15,36 @@ public struct SimulationStatistics: Sendable {
 
   public init() {}
 
+  /// The statistics `json` describes: what a child process of `simulate` reported.
+  init?(json: JSONValue) {
+    func counts(_ value: JSONValue?) -> [String: Int]? {
+      guard case .object(let table)? = value else { return nil }
+      var counts: [String: Int] = [:]
+      for (key, count) in table {
+        guard let count = count.intValue else { return nil }
+        counts[key] = count
+      }
+      return counts
+    }
+    guard let actions = counts(json["actions"]), let faults = counts(json["faults"]),
+      let effects = counts(json["effects"]), let paths = json["statePaths"]?.stringArray
+    else { return nil }
+    self.actions = actions
+    self.faults = faults
+    self.effects = effects
+    self.paths = Set(paths)
+  }
+
+  /// These statistics, with the faults that `other` injected and what its stores did.
+  func adding(_ other: SimulationStatistics) -> SimulationStatistics {
+    var sum = self
+    sum.actions.merge(other.actions, uniquingKeysWith: +)
+    sum.faults.merge(other.faults, uniquingKeysWith: +)
+    sum.effects.merge(other.effects, uniquingKeysWith: +)
+    sum.paths.formUnion(other.paths)
+    return sum
+  }
+
   /// Notes the faults a generated step injects.
   mutating func count(step line: JSONObject) {
     if case .object(let http)? = line["http"] {
@@ -36,6 +66,7 @@ public struct SimulationStatistics: Sendable {
     if line["delay"] != nil { faults["answer.delay", default: 0] += 1 }
     if line["stop"] != nil { faults["instance.stop", default: 0] += 1 }
     if line["files"] != nil { faults["file.damaged", default: 0] += 1 }
+    if line["failWrite"] != nil { faults["file.writeFailed", default: 0] += 1 }
     if line["slowWork"] != nil { faults["work.slow", default: 0] += 1 }
   }
 
@@ -88,6 +119,30 @@ public struct SimulationStatistics: Sendable {
 }
 
 extension Simulation.Result {
+  /// The result `json` (of ``json(reproduce:scenarioFile:)``) describes: what a child process
+  /// of `simulate` reported.
+  init?(json: JSONValue) {
+    guard let store = json["store"]?.stringValue, let steps = json["steps"]?.intValue,
+      let statistics = json["statistics"].flatMap(SimulationStatistics.init(json:))
+    else { return nil }
+    self.init(store: store, stepsRun: steps, statistics: statistics)
+    guard let broken = json["failure"] else { return }
+    guard let step = broken["step"]?.intValue, let message = broken["message"]?.stringValue,
+      let kind = broken["invariant"]?.stringValue,
+      let shrunkSteps = broken["shrunkSteps"]?.intValue,
+      let shrinkRuns = broken["shrinkRuns"]?.intValue,
+      let shrunkMessage = broken["shrunkMessage"]?.stringValue,
+      let lines = broken["scenario"]?.arrayValue
+    else { return nil }
+    let scenario = lines.compactMap { line -> JSONObject? in
+      if case .object(let object) = line { object } else { nil }
+    }
+    guard scenario.count == lines.count else { return nil }
+    failure = Simulation.Failure(
+      step: step, message: message, kind: kind, scenario: scenario, shrunkSteps: shrunkSteps,
+      shrinkRuns: shrinkRuns, shrunkMessage: shrunkMessage)
+  }
+
   /// `{"type":"store", "store", "steps", "ok", "failure"?, "statistics"}`: a store's line of
   /// `simulate --format json` (schemas/simulate-result.schema.json).
   public func json(reproduce: String, scenarioFile: String?) -> JSONValue {

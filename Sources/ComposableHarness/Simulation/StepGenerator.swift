@@ -81,9 +81,13 @@ struct StepGenerator {
       guard !running.isEmpty else { return advance() }
       return ["stop": true, "instance": .string(values.element(running))]
     case "files":
-      // A file the stores wrote, damaged: what a crash halfway through a write, another
-      // program or a full disk leaves.
+      // For a store that writes files: a file it wrote, damaged (what a crash halfway through
+      // a write, another program or a full disk leaves), or its next save failing, as on a
+      // full or failing disk.
       guard !files.isEmpty else { return advance() }
+      if values.chance(40) {
+        return ["failWrite": .string(values.element(["noSpace", "ioError"]))]
+      }
       return ["files": [values.element(files): .string(values.element(Self.damaged))]]
     case "work": return ["slowWork": .int(values.element([1, 100, 1000, 5000, 30_000]))]
     default: return advance()

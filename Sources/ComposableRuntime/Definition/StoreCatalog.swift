@@ -30,7 +30,7 @@ public struct StoreCatalog: Sendable {
   /// dependency may take one of these names.
   public static let scenarioSteps = [
     "send", "receive", "advance", "settle", "peer", "http", "websocket", "skipReceivedActions",
-    "skipInFlightEffects", "expect", "files", "slowWork", "check", "stop", "quit",
+    "skipInFlightEffects", "expect", "files", "slowWork", "failWrite", "check", "stop", "quit",
   ]
 
   public var names: [String] { definitions.map { $0.name } }

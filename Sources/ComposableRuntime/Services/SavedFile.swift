@@ -50,12 +50,20 @@ public final class SavedFile: @unchecked Sendable {
   private let lock = Lock()
   private var nextTicket = 0
   private var newestWritten = -1
+  private let writeFault: (@Sendable () -> Int32?)?
+  /// The saves that fail, by ticket, with the `errno` each fails with.
+  private var failingTickets: [Int: Int32] = [:]
 
   /// The file at `path`, read and written on `threadPool`; ``Services/savedFile(_:)``
   /// makes one in the data directory.
-  public init(path: String, threadPool: ThreadPool) {
+  public convenience init(path: String, threadPool: ThreadPool) {
+    self.init(path: path, threadPool: threadPool, writeFault: nil)
+  }
+
+  init(path: String, threadPool: ThreadPool, writeFault: (@Sendable () -> Int32?)?) {
     self.path = path
     self.threadPool = threadPool
+    self.writeFault = writeFault
   }
 
   /// The file's JSON, read on the thread pool; throws ``Failure``.
@@ -74,6 +82,7 @@ public final class SavedFile: @unchecked Sendable {
   public func takeTicket() -> Int {
     lock.withLock {
       defer { nextTicket += 1 }
+      if let code = writeFault?() { failingTickets[nextTicket] = code }
       return nextTicket
     }
   }
@@ -100,6 +109,9 @@ public final class SavedFile: @unchecked Sendable {
     var bytes = json.serialized
     bytes.append(UInt8(ascii: "\n"))
     let written: Result<Void, Failure> = lock.withLock {
+      if let code = failingTickets.removeValue(forKey: ticket) {
+        return .failure(.unwritable(path: path, reason: FileIO.Failure(code: code).reason))
+      }
       guard ticket > newestWritten else { return .success(()) }
       do throws(FileIO.Failure) {
         // Like reading, for a regular file only: what else the path names (a FIFO, a device)
@@ -120,6 +132,6 @@ public final class SavedFile: @unchecked Sendable {
 extension Services {
   /// The file `name` in the data directory.
   public func savedFile(_ name: String) -> SavedFile {
-    SavedFile(path: "\(dataDirectory)/\(name)", threadPool: threadPool)
+    SavedFile(path: "\(dataDirectory)/\(name)", threadPool: threadPool, writeFault: writeFault)
   }
 }

@@ -34,6 +34,10 @@ public struct Services: Sendable {
   private let scriptedAnswers: @Sendable @StoreActor (String) -> ScriptedAnswers?
   /// Under `run --record`, where dependencies' answers are written.
   var answerLog: AnswerLog?
+  /// Asked as each save of a ``SavedFile`` takes its ticket (in the order the effects asked):
+  /// an `errno` (`ENOSPC`, `EIO`) fails that save as a full disk or a failing one would, nil
+  /// lets it write. Set by `test`'s `failWrite` steps.
+  package var writeFault: (@Sendable () -> Int32?)?
 
   /// The services as the process (`run`, `test`, `replay`) fills them; a store never builds
   /// them itself.

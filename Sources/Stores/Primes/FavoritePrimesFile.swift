@@ -12,7 +12,13 @@ extension FavoritePrimesStorage {
   /// the old file or the new one, never half of one. Saves started later always win, even if
   /// the thread pool runs two of them out of order.
   public static func file(path: String, threadPool: ThreadPool) -> Self {
-    let file = FavoritePrimesFile(path: path, threadPool: threadPool)
+    file(SavedFile(path: path, threadPool: threadPool), threadPool: threadPool)
+  }
+
+  /// Favourite primes in `savedFile` (``Services/savedFile(_:)``, whose saves a scenario can
+  /// make fail), read and written on `threadPool`.
+  public static func file(_ savedFile: SavedFile, threadPool: ThreadPool) -> Self {
+    let file = FavoritePrimesFile(file: savedFile)
     return Self(
       load: { try await threadPool.run { _ in try file.read() } },
       save: { primes in
@@ -34,7 +40,11 @@ struct FavoritePrimesFile: Sendable {
   var path: String { file.path }
 
   init(path: String, threadPool: ThreadPool) {
-    file = SavedFile(path: path, threadPool: threadPool)
+    self.init(file: SavedFile(path: path, threadPool: threadPool))
+  }
+
+  init(file: SavedFile) {
+    self.file = file
   }
 
   func takeTicket() -> Int { file.takeTicket() }

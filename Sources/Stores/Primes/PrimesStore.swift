@@ -52,8 +52,7 @@ public enum PrimesStore: StoreDefinition {
     return PrimesReducer(
       dependencies: PrimesDependencies(
         nthPrime: nthPrime,
-        favoritePrimes: .file(
-          path: "\(services.dataDirectory)/favorite-primes.json", threadPool: threadPool),
+        favoritePrimes: .file(services.savedFile("favorite-primes.json"), threadPool: threadPool),
         now: services.now, logger: services.actionLogger))
   }
 
