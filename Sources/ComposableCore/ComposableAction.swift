@@ -26,7 +26,9 @@ extension ComposableAction {
 /// Who sends an action in normal operation. Hosts may send any action in a scenario (to test a
 /// reducer step by step), but in `run` only `host` actions: the others are the effects' answers.
 public enum ActionSender: String, Sendable {
+  /// A host: a screen's button, a client's call.
   case host
+  /// The store's own effects: an answer, a timer's tick.
   case effect
 }
 
