@@ -31,7 +31,7 @@ public protocol StoreDefinition: Sendable {
   /// One sentence for `describe`.
   static var summary: String { get }
   /// Every case of the action type by its wire type, with who sends it (a host may send only
-  /// the `host` ones) and what it does: by default what the ``ComposableAction()`` macro read
+  /// the `host` ones) and what it does: by default what the ``/ComposableCore/ComposableAction()`` macro read
   /// from the action type's cases. The payload schemas are read from the type; a payload given
   /// here is not used.
   static var actions: [ActionDescriptor] { get }
