@@ -31,9 +31,9 @@ public protocol StoreDefinition: Sendable {
   /// One sentence for `describe`.
   static var summary: String { get }
   /// Every case of the action type by its wire type, with who sends it (a host may send only
-  /// the `host` ones) and what it does: by default what the ``/ComposableCore/ComposableAction()`` macro read
-  /// from the action type's cases. The payload schemas are read from the type; a payload given
-  /// here is not used.
+  /// the `host` ones) and what it does: by default what the
+  /// ``/ComposableCore/ComposableAction()`` macro read from the action type's cases. The
+  /// payload schemas are read from the type; a payload given here is not used.
   static var actions: [ActionDescriptor] { get }
   /// JSON Schema (2020-12) of the encoded state: by default read from the state's type (see
   /// `TypeSchema`).
