@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+import CompilerPluginSupport
 import PackageDescription
 
 /// Our own code builds with warnings as errors; dependencies do not.
@@ -42,6 +43,9 @@ let package = Package(
     // Base64 of binary WebSocket messages: a table-driven encoder, ten times faster than the
     // loop it replaced (an order book's frame was encoded for every action line).
     .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
+    // `@ComposableAction`, which lists a store's actions from its action type: the parser and
+    // the macro API the compiler runs it with, built for the build machine only.
+    .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
   ],
   targets: [
     // libuv, the one C library linked, found through pkg-config.
@@ -83,9 +87,20 @@ let package = Package(
       dependencies: ["Locks", .product(name: "DequeModule", package: "swift-collections")],
       swiftSettings: strict),
 
+    // The macros a feature's types are declared with; they run in the compiler, never in the
+    // binary.
+    .macro(
+      name: "ComposableMacros",
+      dependencies: [
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+      ],
+      swiftSettings: strict),
+
     // The architecture: pure Swift, no I/O.
     .target(
-      name: "ComposableCore", dependencies: ["Locks", "StateCollections"], swiftSettings: strict),
+      name: "ComposableCore", dependencies: ["ComposableMacros", "Locks", "StateCollections"],
+      swiftSettings: strict),
     .target(
       name: "ComposableTestSupport",
       dependencies: [
@@ -213,6 +228,14 @@ let package = Package(
 
     .testTarget(
       name: "ComposableCoreTests", dependencies: ["ComposableCore", "ComposableTestSupport"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ComposableMacrosTests",
+      dependencies: [
+        "ComposableMacros",
+        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "StateCollectionsTests", dependencies: ["StateCollections"], swiftSettings: strict),

@@ -20,7 +20,13 @@ where R.State: Identifiable, R.State.ID: Sendable
 
 extension IdentifiedAction: Equatable where Action: Equatable {}
 extension IdentifiedAction: Hashable where Action: Hashable {}
-extension IdentifiedAction: ComposableAction where ID: Codable, Action: ComposableAction {}
+extension IdentifiedAction: ComposableAction where ID: Codable, Action: ComposableAction {
+  /// `element`, sent by whoever sends the case that holds it and described there: the
+  /// element's own action is a field, with its own cases.
+  public static var describedCases: [DescribedActionCase] {
+    [DescribedActionCase("element", sentBy: nil, summary: nil)]
+  }
+}
 
 // The shape synthesized `Codable` would have (`{"element":{"id":…,"action":…}}`), written out
 // so that its keys are not nested in the generic type: the keys of a generic type are generic

@@ -1,3 +1,4 @@
+import ComposableCore
 import JSON
 
 /// What a store accepts and holds, for `describe` and for the JSON Schemas in `schemas/`:
@@ -91,12 +92,8 @@ public struct StoreDescriptor: Sendable {
 
 /// One action of a store.
 public struct ActionDescriptor: Sendable {
-  /// Who sends it in normal operation. Hosts may send any action (scenarios do, to test a
-  /// reducer step by step), but only `host` actions are a screen's buttons.
-  public enum Sender: String, Sendable {
-    case host
-    case effect
-  }
+  /// Who sends it in normal operation.
+  public typealias Sender = ActionSender
 
   public struct Field: Equatable, Sendable {
     public let name: String

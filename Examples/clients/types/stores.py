@@ -348,37 +348,37 @@ class VotesInnerUpdateVoteItemsSuccessActionValue(TypedDict):
     hasNext: bool
 
 
-# A page of votes: page 1 replaces the list, later pages append. Sent by its effects.
+# A page of votes: page 1 replaces the list, later pages append. It loaded. Sent by its effects.
 class VotesInnerUpdateVoteItemsSuccessAction(TypedDict):
     type: Literal["inner.updateVoteItems.success"]
     value: VotesInnerUpdateVoteItemsSuccessActionValue
 
 
-# Loading a page failed. Sent by its effects.
+# A page of votes: page 1 replaces the list, later pages append. Loading it failed. Sent by its effects.
 class VotesInnerUpdateVoteItemsFailureAction(TypedDict):
     type: Literal["inner.updateVoteItems.failure"]
     value: RandomTodoStateFailure
 
 
-# The popular votes. Sent by its effects.
+# The popular votes. It loaded. Sent by its effects.
 class VotesInnerUpdatePopularItemsSuccessAction(TypedDict):
     type: Literal["inner.updatePopularItems.success"]
     value: list[VotesStatePopularItemsItem]
 
 
-# Loading the popular votes failed. Sent by its effects.
+# The popular votes. Loading it failed. Sent by its effects.
 class VotesInnerUpdatePopularItemsFailureAction(TypedDict):
     type: Literal["inner.updatePopularItems.failure"]
     value: RandomTodoStateFailure
 
 
-# The categories. Sent by its effects.
+# The categories. It loaded. Sent by its effects.
 class VotesInnerUpdateVoteHeaderCategorySuccessAction(TypedDict):
     type: Literal["inner.updateVoteHeaderCategory.success"]
     value: list[VotesStateCategoriesItem]
 
 
-# Loading the categories failed. Sent by its effects.
+# The categories. Loading it failed. Sent by its effects.
 class VotesInnerUpdateVoteHeaderCategoryFailureAction(TypedDict):
     type: Literal["inner.updateVoteHeaderCategory.failure"]
     value: RandomTodoStateFailure
@@ -520,26 +520,26 @@ class WebsocketAlertDismissedAction(TypedDict):
     type: Literal["alertDismissed"]
 
 
-# The socket is open: connected, received messages cleared. Sent by its effects.
+# The socket's events: on open, connected and received messages cleared; on close (1006: it failed, with why), disconnected and effects cancelled. The handshake finished; `protocol` is the subprotocol the server chose, if any. Sent by its effects.
 class WebsocketWebSocketDidOpenAction(TypedDict):
     type: Literal["webSocket.didOpen"]
     protocol: str | None
 
 
-# The socket closed (1006: it failed, with why): disconnected, effects cancelled. Sent by its effects.
+# The socket's events: on open, connected and received messages cleared; on close (1006: it failed, with why), disconnected and effects cancelled. The connection ended: the close frame's code and reason, or 1006 and why it failed. Sent by its effects.
 class WebsocketWebSocketDidCloseAction(TypedDict):
     type: Literal["webSocket.didClose"]
     code: int
     reason: str
 
 
-# A message: an order book updates orderBook, anything else is added to receivedMessages. Sent by its effects.
+# What the socket received: an order book updates orderBook, any other message is added to receivedMessages, and a failure (too large, not UTF-8) is shown as an alert. A message arrived. Sent by its effects.
 class WebsocketReceivedSocketMessageSuccessAction(TypedDict):
     type: Literal["receivedSocketMessage.success"]
     value: TextMessage | BinaryMessage
 
 
-# Receiving failed (too large, not UTF-8): shown as an alert. Sent by its effects.
+# What the socket received: an order book updates orderBook, any other message is added to receivedMessages, and a failure (too large, not UTF-8) is shown as an alert. Receiving failed (a message too large, text that is not UTF-8, …): why. Sent by its effects.
 class WebsocketReceivedSocketMessageFailureAction(TypedDict):
     type: Literal["receivedSocketMessage.failure"]
     value: str

@@ -14,9 +14,6 @@ import Protocol
 /// public enum CounterStore: StoreDefinition {
 ///   public static let name = "counter"
 ///   public static let summary = "A number that goes up and down."
-///   public static let actions: [ActionDescriptor] = [
-///     .init("incrementTapped", sentBy: .host, "Adds one."),
-///   ]
 ///   public static let initialState = Counter.State()
 ///   public static func reducer(options: NoOptions, services: Services) -> Counter { Counter() }
 /// }
@@ -34,8 +31,9 @@ public protocol StoreDefinition: Sendable {
   /// One sentence for `describe`.
   static var summary: String { get }
   /// Every case of the action type by its wire type, with who sends it (a host may send only
-  /// the `host` ones) and what it does. The payload schemas are read from the type; a payload
-  /// given here is not used.
+  /// the `host` ones) and what it does: by default what the
+  /// ``/ComposableCore/ComposableAction()`` macro read from the action type's cases. The
+  /// payload schemas are read from the type; a payload given here is not used.
   static var actions: [ActionDescriptor] { get }
   /// JSON Schema (2020-12) of the encoded state: by default read from the state's type (see
   /// `TypeSchema`).
@@ -79,6 +77,12 @@ public protocol StoreDefinition: Sendable {
 }
 
 extension StoreDefinition {
+  public static var actions: [ActionDescriptor] {
+    Feature.Action.describedCases.map {
+      ActionDescriptor($0.type, sentBy: $0.sentBy ?? .host, $0.summary ?? "")
+    }
+  }
+
   public static var dependencies: [any NamedDependency] { [] }
 
   /// The names of ``dependencies``: the scenario steps that script them.
@@ -193,8 +197,8 @@ extension StoreDefinition where Feature.State: FieldwiseEncodable {
 
 extension StoreDefinition {
   /// Where ``actions`` and the action type disagree: a case not described, or a described
-  /// action that is no case; and any payload or state whose schema could not be read from its
-  /// type. Empty when all is well; a store's tests assert that, so that every action says who
+  /// action that is no case; an action with no summary; and any payload or state whose schema
+  /// could not be read from its type. Empty when all is well; a store's tests assert that, so that every action says who
   /// sends it and a renamed or removed case cannot leave its description behind.
   ///
   /// ```swift
@@ -209,6 +213,10 @@ extension StoreDefinition {
           "\(name): the type of \(actionCase.type)'s \(field.name) could not be read (a "
             + "string-backed enum must be CaseIterable, or state its schema)")
       }
+    }
+    for action in actions where action.summary.isEmpty {
+      problems.append(
+        "\(name): \(action.type) says nothing of what it does (document its case)")
     }
     if stateSchema == [:] {
       problems.append(

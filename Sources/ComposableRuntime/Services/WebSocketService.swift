@@ -36,17 +36,23 @@ public struct WebSocketService: Sendable {
 }
 
 /// What the socket reports about its connection.
-public enum SocketEvent: ComposableAction, Equatable {
+@ComposableAction
+public enum SocketEvent: Equatable {
   /// The handshake finished; `protocol` is the subprotocol the server chose, if any.
+  @SentByEffect
   case didOpen(protocol: String?)
   /// The connection ended: the close frame's code and reason, or 1006 and why it failed.
+  @SentByEffect
   case didClose(code: Int, reason: String)
 }
 
 /// One message a socket received, or why receiving failed.
-public enum ReceiveResult: ComposableAction, Equatable {
+@ComposableAction
+public enum ReceiveResult: Equatable {
   /// A message arrived.
+  @SentByEffect
   case success(SocketMessage)
   /// Receiving failed (a message too large, text that is not UTF-8, …): why.
+  @SentByEffect
   case failure(String)
 }

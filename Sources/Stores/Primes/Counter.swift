@@ -1,13 +1,20 @@
 import ComposableRuntime
 
 /// The counter screen: a number, and a button asking for the nth prime where n is the number.
-public enum CounterAction: ComposableAction, Equatable {
+@ComposableAction
+public enum CounterAction: Equatable {
+  /// Adds one to count.
   case incrTapped
+  /// Subtracts one from count.
   case decrTapped
-  /// The count typed in directly, so a host can ask for a large n without stepping to it.
+  /// Sets count, as if typed into the field.
   case countChanged(Int)
+  /// Asks for the count-th prime; a newer request cancels an older one.
   case nthPrimeButtonTapped
+  /// The answer: the prime, or null when there is none.
+  @SentByEffect
   case nthPrimeResponse(Int?)
+  /// Dismisses the alert and cancels a request in flight.
   case alertDismissButtonTapped
 }
 

@@ -1,12 +1,22 @@
 import ComposableRuntime
 
 /// The favourite primes list, saved to and loaded from storage.
-public enum FavoritePrimesAction: ComposableAction, Equatable {
+@ComposableAction
+public enum FavoritePrimesAction: Equatable {
+  /// Removes the favourites at these positions; positions out of range are ignored.
   case deleteFavoritePrimes(indices: [Int])
+  /// Saves the favourites to <data-dir>/favorite-primes.json, atomically.
   case saveButtonTapped
+  /// Loads the favourites from <data-dir>/favorite-primes.json.
   case loadButtonTapped
+  /// The favourites that were loaded.
+  @SentByEffect
   case loadedFavoritePrimes([Int])
+  /// The save succeeded.
+  @SentByEffect
   case savedFavoritePrimes
+  /// A load or save failed; the favourites were kept.
+  @SentByEffect
   case storageFailed(operation: StorageOperation, message: String)
 }
 

@@ -2,8 +2,11 @@ import ComposableRuntime
 
 /// The prime modal: whether the current count is prime, and a button to add it to or remove it
 /// from the favourites.
-public enum PrimeModalAction: ComposableAction, Equatable {
+@ComposableAction
+public enum PrimeModalAction: Equatable {
+  /// Adds count to the favourites if it is a prime and not one already.
   case saveFavoritePrimeTapped
+  /// Removes count from the favourites.
   case removeFavoritePrimeTapped
 }
 

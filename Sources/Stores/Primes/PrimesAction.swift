@@ -2,7 +2,8 @@ import ComposableRuntime
 
 /// Every action of the PrimeTime app; on the wire `counter.incrTapped`,
 /// `primeModal.saveFavoritePrimeTapped`, `favoritePrimes.deleteFavoritePrimes`, …
-public enum PrimesAction: ComposableAction, Equatable {
+@ComposableAction
+public enum PrimesAction: Equatable {
   case counter(CounterAction)
   case primeModal(PrimeModalAction)
   case favoritePrimes(FavoritePrimesAction)

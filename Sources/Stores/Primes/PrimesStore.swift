@@ -55,44 +55,6 @@ public enum PrimesStore: StoreDefinition {
         favoritePrimes: .file(services.savedFile("favorite-primes.json"), threadPool: threadPool),
         now: services.now, logger: services.actionLogger))
   }
-
-  public static let actions: [ActionDescriptor] = [
-    .init("counter.incrTapped", sentBy: .host, "Adds one to count."),
-    .init("counter.decrTapped", sentBy: .host, "Subtracts one from count."),
-    .init(
-      "counter.countChanged", sentBy: .host, "Sets count, as if typed into the field."),
-    .init(
-      "counter.nthPrimeButtonTapped", sentBy: .host,
-      "Asks for the count-th prime; a newer request cancels an older one."),
-    .init(
-      "counter.nthPrimeResponse", sentBy: .effect,
-      "The answer: the prime, or null when there is none."),
-    .init(
-      "counter.alertDismissButtonTapped", sentBy: .host,
-      "Dismisses the alert and cancels a request in flight."),
-    .init(
-      "primeModal.saveFavoritePrimeTapped", sentBy: .host,
-      "Adds count to the favourites if it is a prime and not one already."),
-    .init(
-      "primeModal.removeFavoritePrimeTapped", sentBy: .host,
-      "Removes count from the favourites."),
-    .init(
-      "favoritePrimes.deleteFavoritePrimes", sentBy: .host,
-      "Removes the favourites at these positions; positions out of range are ignored."),
-    .init(
-      "favoritePrimes.saveButtonTapped", sentBy: .host,
-      "Saves the favourites to <data-dir>/favorite-primes.json, atomically."),
-    .init(
-      "favoritePrimes.loadButtonTapped", sentBy: .host,
-      "Loads the favourites from <data-dir>/favorite-primes.json."),
-    .init(
-      "favoritePrimes.loadedFavoritePrimes", sentBy: .effect, "The favourites that were loaded."),
-    .init("favoritePrimes.savedFavoritePrimes", sentBy: .effect, "The save succeeded."),
-    .init(
-      "favoritePrimes.storageFailed", sentBy: .effect,
-      "A load or save failed; the favourites were kept."),
-  ]
-
 }
 
 extension NthPrimeClient {

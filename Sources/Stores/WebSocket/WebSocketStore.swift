@@ -51,40 +51,4 @@ public enum WebSocketStore: StoreDefinition {
         orderBook: .upbit,
         ticket: { "composable-actor-\(random.int(in: 0...Int.max))" }))
   }
-
-  public static let actions: [ActionDescriptor] = [
-    .init(
-      "connectButtonTapped", sentBy: .host,
-      "Connects when disconnected; when connecting or connected, disconnects and cancels the "
-        + "socket's effects."),
-    .init(
-      "messageToSendChanged", sentBy: .host, "Sets the message to send."),
-    .init(
-      "sendButtonTapped", sentBy: .host,
-      "Clears messageToSend at once, then sends it as a text message."),
-    .init(
-      "sendMessage", sentBy: .host,
-      "Sends a message as is, {\"type\": \"text\", \"text\": …} or {\"type\": \"binary\", "
-        + "\"binary\": base64} (type may be left out), the form receivedSocketMessage.success "
-        + "shows; a failure shows the send alert."),
-    .init(
-      "subscribeOrderBook", sentBy: .host,
-      "Sends Upbit's order-book request for these market codes on the open socket."),
-    .init(
-      "sendResponse", sentBy: .effect, "Whether a send succeeded; a failure shows an alert."),
-    .init("alertDismissed", sentBy: .host, "Dismisses the alert."),
-    .init(
-      "webSocket.didOpen", sentBy: .effect,
-      "The socket is open: connected, received messages cleared."),
-    .init(
-      "webSocket.didClose", sentBy: .effect,
-      "The socket closed (1006: it failed, with why): disconnected, effects cancelled."),
-    .init(
-      "receivedSocketMessage.success", sentBy: .effect,
-      "A message: an order book updates orderBook, anything else is added to "
-        + "receivedMessages."),
-    .init(
-      "receivedSocketMessage.failure", sentBy: .effect,
-      "Receiving failed (too large, not UTF-8): shown as an alert."),
-  ]
 }

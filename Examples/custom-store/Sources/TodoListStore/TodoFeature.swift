@@ -22,7 +22,9 @@ public struct TodoFeature: Reducer {
 
 /// What a host does to one todo; on the wire inside a `todos.element` action,
 /// `{"type":"toggled"}` or `{"type":"renamed","title":"Buy oat milk"}`.
-public enum TodoAction: ComposableAction, Equatable {
+@ComposableAction
+public enum TodoAction: Equatable {
+  /// Flips done.
   case toggled
   /// Sets the title, trimmed; a blank one changes nothing.
   case renamed(title: String)
