@@ -62,6 +62,7 @@ public actor StoreActor {
     }
   }
 
+  @inline(__always)
   private static func preconditionOnExecutor(file: StaticString, line: UInt) {
     // Asking the executor is a thread comparison; the runtime's general check costs as much as
     // reducing an action, and every input line comes through here.
