@@ -31,7 +31,9 @@ public struct ReducedAction<Action>: Sendable where Action: Sendable {
 @StoreActor
 public final class Store<State, Action: Sendable> {
   /// The state after the last reduced action.
-  public private(set) var state: State
+  // Unchecked: `didReduce` is handed the state in place (see `observe`); an observer that reads
+  // `state` meanwhile reads what it was handed, which nothing writes until it returns.
+  @exclusivity(unchecked) public private(set) var state: State
 
   /// Called after every reduced action, before the effects it returned start. What it returns
   /// numbers the reduction (a host's `seq`): the effects it starts give it as their cause.
@@ -139,10 +141,21 @@ public final class Store<State, Action: Sendable> {
     pending.append(ReducedAction(action: action, source: .effect, cause: origin.cause))
   }
 
-  private func reduce(_ received: ReducedAction<Action>) {
-    let effect = reducer(&state, received.action)
+  // Consumed: a host action is moved in, where a borrowed one was copied (its cause with it)
+  // to be numbered.
+  private func reduce(_ received: consuming ReducedAction<Action>) {
     var reduced = received
-    reduced.number = didReduce?(reduced, state) ?? nil
+    let effect = reducer(&state, reduced.action)
+    if let didReduce { reduced.number = Self.observe(didReduce, reduced, &state) }
     start(effect, origin: reduced)
+  }
+
+  /// Calls `observer` with the state in place. Handed the stored property, the call copied the
+  /// state (a retain of everything it holds, and a release after): a twentieth of a counter tap.
+  private static func observe(
+    _ observer: (ReducedAction<Action>, State) -> Int?, _ reduced: ReducedAction<Action>,
+    _ state: inout State
+  ) -> Int? {
+    observer(reduced, state)
   }
 }

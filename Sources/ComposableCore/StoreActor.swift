@@ -41,13 +41,33 @@ public actor StoreActor {
     _ operation: @StoreActor () throws -> T,
     file: StaticString = #fileID, line: UInt = #line
   ) rethrows -> T {
+    preconditionOnExecutor(file: file, line: line)
+    return try withoutActuallyEscaping(operation) { isolatedOperation in
+      try unsafeBitCast(isolatedOperation, to: (() throws -> T).self)()
+    }
+  }
+
+  /// `operation` as a function that synchronous code already on the store actor's executor
+  /// (a libuv callback) calls, checked at each call as ``assumeIsolated(_:file:line:)`` checks.
+  /// For a callback made once and called for every input line or loop iteration:
+  /// `assumeIsolated` converts its closure at each call, which allocates.
+  public static func assumingIsolated<Argument>(
+    _ operation: @escaping @StoreActor (Argument) -> Void,
+    file: StaticString = #fileID, line: UInt = #line
+  ) -> @Sendable (Argument) -> Void {
+    nonisolated(unsafe) let unchecked = unsafeBitCast(operation, to: ((Argument) -> Void).self)
+    return { argument in
+      preconditionOnExecutor(file: file, line: line)
+      unchecked(argument)
+    }
+  }
+
+  @inline(__always)
+  private static func preconditionOnExecutor(file: StaticString, line: UInt) {
     // Asking the executor is a thread comparison; the runtime's general check costs as much as
     // reducing an action, and every input line comes through here.
     if installed?.isIsolatingCurrentContext() != true {
       shared.preconditionIsolated(file: file, line: line)
-    }
-    return try withoutActuallyEscaping(operation) { isolatedOperation in
-      try unsafeBitCast(isolatedOperation, to: (() throws -> T).self)()
     }
   }
 }

@@ -340,7 +340,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// A `switch`, not `Optional.flatMap`: a closure isolated to the store actor checks at run
   /// time that it runs there, which cost more than the cast on every line with an id.
   private static func messageID(of reduced: ReducedAction<Action>) -> MessageID? {
-    switch reduced.cause {
+    // Most actions carry no cause: matching nil against a type copies the optional first.
+    if case .none = reduced.cause { return nil }
+    return switch reduced.cause {
     case let id as MessageID: id
     default: nil
     }

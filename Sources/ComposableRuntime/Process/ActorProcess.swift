@@ -228,7 +228,8 @@ final class ActorProcess {
       if inputEnded && self.session.effectsInFlight == 0 { finish(.endOfInput) }
     }
     let session = session
-    writer.willFlush = { [unowned self] in StoreActor.assumeIsolated { drainOutput() } }
+    let drain = StoreActor.assumingIsolated { [unowned self] in drainOutput() }
+    writer.willFlush = { drain(()) }
     // A batch is stored with the time at its commit, which must be the time its lines were
     // reduced at: the lines before an advance are committed before it moves the clock.
     if durability != nil {
@@ -267,25 +268,21 @@ final class ActorProcess {
     let mcp = mcp
     // Two callbacks rather than one that asks which front reads stdin: a counter tap is a few
     // thousand instructions, and the question, with what it retains, was 1% of them.
+    // The callback runs on the loop thread and the session reads the bytes before returning,
+    // so the buffer never crosses threads or outlives the call.
+    let handleLine: @Sendable ((line: UnsafeRawBufferPointer, number: Int)) -> Void
     if let mcp {
-      reader.onLine = { line, lineNumber in
-        nonisolated(unsafe) let line = line
-        StoreActor.assumeIsolated {
-          mcp.handleLine(line, lineNumber: lineNumber)
-          writer.gatheredBytes = output.bytes.count + mcp.bytes.count
-        }
+      handleLine = StoreActor.assumingIsolated { line in
+        mcp.handleLine(line.line, lineNumber: line.number)
+        writer.gatheredBytes = output.bytes.count + mcp.bytes.count
       }
     } else {
-      reader.onLine = { line, lineNumber in
-        // The callback runs on the loop thread and the session reads the bytes before
-        // returning, so the buffer never crosses threads or outlives the call.
-        nonisolated(unsafe) let line = line
-        StoreActor.assumeIsolated {
-          session.handleLine(line, lineNumber: lineNumber)
-          writer.gatheredBytes = output.bytes.count
-        }
+      handleLine = StoreActor.assumingIsolated { line in
+        session.handleLine(line.line, lineNumber: line.number)
+        writer.gatheredBytes = output.bytes.count
       }
     }
+    reader.onLine = { line, lineNumber in handleLine((line, lineNumber)) }
     let limit = options.maxLineBytes
     reader.onOverlongLine = { lineNumber, _ in
       StoreActor.assumeIsolated {

@@ -53,6 +53,12 @@ public final class JSONMemberPatchEncoder {
     member index: Int, to value: any Encodable, into bytes: inout [UInt8],
     isFirstOperation: inout Bool
   ) throws {
+    if !isPending[index],
+      walk.writeScalarChange(
+        of: members[index], to: value, into: &bytes, isFirstOperation: &isFirstOperation)
+    {
+      return
+    }
     if isPending[index] {
       let first = firstValues[index]
       firstValues[index] = Released()

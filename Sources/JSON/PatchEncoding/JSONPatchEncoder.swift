@@ -86,13 +86,43 @@ final class PatchWalk: Encoder {
   func writePatch<Value: Encodable>(
     of node: PatchNode, to value: Value, into bytes: inout [UInt8], isFirstOperation: inout Bool
   ) throws {
-    // The caller's buffer is swapped in and out rather than copied.
+    try writing(into: &bytes, isFirstOperation: &isFirstOperation) {
+      generation &+= 1
+      try patch(value, at: node)
+    }
+  }
+
+  /// Appends the operation that brings `node` to `value` when `value` is an `Int`, a `Bool` or
+  /// a `String`, the commonest members of a state, without the walk's generic steps (the
+  /// witness, the shape, the conversion through ``KnownEncodable``): about half of a counter's
+  /// patch. False, with nothing done, for any other type.
+  func writeScalarChange<Value: Encodable>(
+    of node: PatchNode, to value: Value, into bytes: inout [UInt8], isFirstOperation: inout Bool
+  ) -> Bool {
+    let new: JSONValue
+    if let value = exactly(value, as: Int.self) {
+      new = .int(value)
+    } else if let value = exactly(value, as: Bool.self) {
+      new = .bool(value)
+    } else if let value = exactly(value, as: String.self) {
+      new = .string(value)
+    } else {
+      return false
+    }
+    writing(into: &bytes, isFirstOperation: &isFirstOperation) { updateScalar(node, to: new) }
+    return true
+  }
+
+  /// Runs `body` writing operations into the caller's buffer, which is swapped in and out
+  /// rather than copied.
+  private func writing(
+    into bytes: inout [UInt8], isFirstOperation: inout Bool, _ body: () throws -> Void
+  ) rethrows {
     swap(&self.bytes, &bytes)
     defer { swap(&self.bytes, &bytes) }
     self.isFirstOperation = isFirstOperation
     defer { isFirstOperation = self.isFirstOperation }
-    generation &+= 1
-    try patch(value, at: node)
+    try body()
   }
 
   /// Appends the operation that brings `node` from `first`, a value it was never walked with,
@@ -110,11 +140,7 @@ final class PatchWalk: Encoder {
     node.json = new
     node.remember(value)
     if old != new {
-      swap(&self.bytes, &bytes)
-      defer { swap(&self.bytes, &bytes) }
-      self.isFirstOperation = isFirstOperation
-      defer { isFirstOperation = self.isFirstOperation }
-      writeReplace(node, new)
+      writing(into: &bytes, isFirstOperation: &isFirstOperation) { writeReplace(node, new) }
     }
     return true
   }
