@@ -26,7 +26,7 @@ public struct HTTPService: Sendable {
   }
 
   /// Requests through `client`, each within `timeout`: what `run` builds.
-  public init(client: HTTPClient, timeout: Duration) {
+  package init(client: HTTPClient, timeout: Duration) {
     self.init(timeout: timeout) { request, timeout in
       try await client.send(request, timeout: timeout)
     }
