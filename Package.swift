@@ -23,7 +23,6 @@ let package = Package(
     .library(name: "ComposableActor", targets: ["ComposableActor"]),
     .library(name: "ComposableCore", targets: ["ComposableCore"]),
     .library(name: "ComposableRuntime", targets: ["ComposableRuntime"]),
-    .library(name: "ComposableHarness", targets: ["ComposableHarness"]),
     // `TestStore`, for reducer tests in TCA's exhaustive style.
     .library(name: "ComposableTestSupport", targets: ["ComposableTestSupport"]),
     .executable(name: "composable-actor", targets: ["composable-actor"]),

@@ -37,7 +37,7 @@ public struct Services: Sendable {
 
   /// The services as the process (`run`, `test`, `replay`) fills them; a store never builds
   /// them itself.
-  public init(
+  package init(
     http: HTTPService, webSocket: WebSocketService, threadPool: ThreadPool,
     clock: any Clock<Duration>, random: SeededRandom, now: @escaping @Sendable () -> Int,
     dataDirectory: String, log: Logger, actionLogger: ActionLogger = .disabled,
