@@ -52,7 +52,8 @@ unit:
 ## against, as one archive whose pages link across them; the plugin prints where it is
 ## (.build/plugins/Swift-DocC/outputs/). `make test` builds it with warnings as errors, so a
 ## broken symbol link fails the suite.
-DOCC_TARGETS := StateCollections ComposableCore ComposableTestSupport ComposableRuntime
+DOCC_TARGETS := StateCollections ComposableCore ComposableTestSupport ComposableDependencies \
+  ComposableRuntime
 DOCC := $(SWIFT) package --disable-sandbox generate-documentation \
   --enable-experimental-combined-documentation $(addprefix --target ,$(DOCC_TARGETS))
 ## The runtime's modules need the C libraries' headers, which `deps` installs.

@@ -25,4 +25,24 @@ for store in Sources/Stores/*/; do
 done
 example=Examples/custom-store
 check TodoListStore "$example"/Sources/TodoListStore/*.swift
-echo "public API: every store type-checks as another package's code"
+
+# A store's feature (the files that do not import the runtime: state, actions, reducer, the
+# interfaces of its dependencies) type-checks with only the modules ComposableDependencies
+# brings in reach: no loop, HTTP or WebSocket client, storage, nor the runtime.
+loop_free=$(mktemp -d)
+trap 'rm -rf "$loop_free"' EXIT
+for module in "$bin"/Modules/*.swiftmodule; do
+  case $(basename "$module" .swiftmodule) in
+    EventLoop | Networking | Storage | ComposableRuntime | ComposableHarness | ComposableActor | \
+      *Feature) ;;
+    *) ln -s "$module" "$loop_free/" ;;
+  esac
+done
+for store in Sources/Stores/*/; do
+  mapfile -t feature < <(grep -L '^import ComposableRuntime$' "$store"*.swift)
+  echo "==> $(basename "$store")Feature without the loop: ${#feature[@]} files"
+  swiftc -typecheck -swift-version 6 -parse-as-library -warnings-as-errors \
+    -package-name outside -I "$loop_free" -module-name "$(basename "$store")Feature" \
+    "${feature[@]}"
+done
+echo "public API: every store type-checks as another package's code, its feature without the loop"

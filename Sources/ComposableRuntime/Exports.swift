@@ -3,6 +3,7 @@
 // pool's interface, and the logger. The process's own parts (the session, the loop, the output
 // writers, storage, recordings) have `package` access: no store file sees them.
 @_exported import ComposableCore
+@_exported import ComposableDependencies
 @_exported import EventLoop
 @_exported import JSON
 @_exported import Logging
