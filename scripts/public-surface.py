@@ -10,8 +10,8 @@ import sys
 
 TYPE_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.typealias"}
 OURS = ["Locks", "StateCollections", "ComposableCore", "ComposableTestSupport", "JSON",
-        "EventLoop", "Networking", "Protocol", "Storage", "ComposableRuntime",
-        "ComposableHarness", "ComposableActor"]
+        "EventLoop", "Networking", "Protocol", "Storage", "ComposableDependencies",
+        "ComposableRuntime", "ComposableHarness", "ComposableActor"]
 
 # It exits non-zero for the C targets, which have no symbol graph; ours are written all the same.
 run = subprocess.run(
