@@ -40,17 +40,20 @@ test-deps:
 ## whole end-to-end suite (scripts/asan.sh).
 test: test-deps build unit docs-check fuzz e2e clients example asan
 
-## The test bundle runs directly because `swift test` would start it in a process group of its
-## own, out of the deadline's reach.
+## The stores type-check as another package's code (scripts/check-public-api.sh): they use only
+## the public API. The test bundle runs directly because `swift test` would start it in a
+## process group of its own, out of the deadline's reach.
 unit:
 	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) scripts/check-public-api.sh
 	$(DEADLINE) "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest"
 
 ## The API reference and its articles (Sources/*/*.docc) for the modules a store is written
 ## against, as one archive whose pages link across them; the plugin prints where it is
 ## (.build/plugins/Swift-DocC/outputs/). `make test` builds it with warnings as errors, so a
 ## broken symbol link fails the suite.
-DOCC_TARGETS := StateCollections ComposableCore ComposableTestSupport ComposableRuntime
+DOCC_TARGETS := StateCollections ComposableCore ComposableTestSupport ComposableDependencies \
+  ComposableRuntime
 DOCC := $(SWIFT) package --disable-sandbox generate-documentation \
   --enable-experimental-combined-documentation $(addprefix --target ,$(DOCC_TARGETS))
 ## The runtime's modules need the C libraries' headers, which `deps` installs.

@@ -23,8 +23,10 @@ let package = Package(
     // runtime too.
     .library(name: "ComposableActor", targets: ["ComposableActor"]),
     .library(name: "ComposableCore", targets: ["ComposableCore"]),
+    // What a feature (state, actions, reducer, the interfaces of its dependencies) is written
+    // against, without the loop, libuv or libcurl: a feature's own target can depend on it alone.
+    .library(name: "ComposableDependencies", targets: ["ComposableDependencies"]),
     .library(name: "ComposableRuntime", targets: ["ComposableRuntime"]),
-    .library(name: "ComposableHarness", targets: ["ComposableHarness"]),
     // `TestStore`, for reducer tests in TCA's exhaustive style.
     .library(name: "ComposableTestSupport", targets: ["ComposableTestSupport"]),
     .executable(name: "composable-actor", targets: ["composable-actor"]),
@@ -138,15 +140,25 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // The interfaces a feature's dependencies are written against (failed requests, WebSocket
+    // messages and events, the WebSocket service): no I/O of their own, so a feature that
+    // names them builds and tests without the loop. Their live forms are the runtime's.
+    .target(
+      name: "ComposableDependencies",
+      dependencies: [
+        "ComposableCore", "JSON", "Protocol",
+        .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+      ],
+      swiftSettings: strict),
+
     // The runtime: what hosts any store. The definition a store is declared with, the services
     // its dependencies are built from (HTTP, WebSocket, thread pool, clock, randomness, files),
     // and the process that runs a list of stores on the loop.
     .target(
       name: "ComposableRuntime",
       dependencies: [
-        "ComposableCore", "EventLoop", "JSON", "Locks", "Networking", "Protocol", "Storage",
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+        "ComposableCore", "ComposableDependencies", "EventLoop", "JSON", "Locks", "Networking",
+        "Protocol", "Storage", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
 
@@ -261,6 +273,9 @@ let package = Package(
     .testTarget(
       name: "WebSocketFeatureTests",
       dependencies: ["WebSocketFeature", "ComposableRuntime", "ComposableTestSupport"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ComposableDependenciesTests", dependencies: ["ComposableDependencies"],
       swiftSettings: strict),
     .testTarget(
       name: "ComposableRuntimeTests",

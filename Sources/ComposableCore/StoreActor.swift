@@ -51,7 +51,7 @@ public actor StoreActor {
   /// (a libuv callback) calls, checked at each call as ``assumeIsolated(_:file:line:)`` checks.
   /// For a callback made once and called for every input line or loop iteration:
   /// `assumeIsolated` converts its closure at each call, which allocates.
-  public static func assumingIsolated<Argument>(
+  package static func assumingIsolated<Argument>(
     _ operation: @escaping @StoreActor (Argument) -> Void,
     file: StaticString = #fileID, line: UInt = #line
   ) -> @Sendable (Argument) -> Void {

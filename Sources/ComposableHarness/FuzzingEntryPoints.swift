@@ -10,7 +10,7 @@ import ComposableRuntime
   /// Reads `bytes` as a scenario file, and takes a clock through each scenario's times as
   /// `test` does (its start, advances, answers' delays, recorded times), without the stores:
   /// what a file says must not overflow there; nil when it holds scenarios, else why not.
-  public static func readScenarios(_ bytes: [UInt8], scripted: Set<String>) -> String? {
+  package static func readScenarios(_ bytes: [UInt8], scripted: Set<String>) -> String? {
     let scenarios: [Scenario]
     do {
       scenarios = try ScenarioFile.parse(bytes, file: "fuzz.jsonl", scripted: scripted)
@@ -46,7 +46,7 @@ import ComposableRuntime
   /// gives its actions their times as `replay` does, and turns it into a scenario as
   /// `replay --to-scenario` does, which is read back as `test` would; nil when it is a
   /// recording, else why not.
-  public static func readRecording(_ bytes: [UInt8], scripted: Set<String>) -> String? {
+  package static func readRecording(_ bytes: [UInt8], scripted: Set<String>) -> String? {
     let recording: RecordingFile
     do {
       recording = try RecordingFile(bytes: bytes, name: "fuzz.jsonl")

@@ -3,13 +3,13 @@ import ComposableRuntime
 /// What the scenario runner and replay need from the binary: its stores, and how its `run`
 /// command reads arguments (a scenario's `arguments`, a recording's), so that they rebuild the
 /// stores exactly as `run` would.
-public struct Harness: Sendable {
-  public let stores: StoreCatalog
+package struct Harness: Sendable {
+  package let stores: StoreCatalog
   /// The binary's name, which its messages start with.
-  public let name: String
-  public let parseArguments: RunArgumentsParser
+  package let name: String
+  package let parseArguments: RunArgumentsParser
 
-  public init(
+  package init(
     stores: StoreCatalog, name: String, parseArguments: @escaping RunArgumentsParser
   ) {
     self.stores = stores
@@ -28,12 +28,12 @@ public struct Harness: Sendable {
 }
 
 /// Reads `run`'s arguments into its configuration.
-public typealias RunArgumentsParser =
+package typealias RunArgumentsParser =
   @Sendable ([String]) throws(ArgumentsError) ->
   RunConfiguration
 
 /// Why arguments were refused, as the command-line parser says it.
-public struct ArgumentsError: Error, CustomStringConvertible {
-  public let description: String
-  public init(_ description: String) { self.description = description }
+package struct ArgumentsError: Error, CustomStringConvertible {
+  package let description: String
+  package init(_ description: String) { self.description = description }
 }

@@ -1,9 +1,11 @@
-// What a store's definition uses, from one import: the architecture (Reducer, Effect, Store),
-// JSON values and schemas, the wire descriptions, the thread pool, and the logger.
+// What a store's files are written against, from one import: the architecture (Reducer, Effect,
+// Store, the state collections), JSON values, the action descriptions and schemas, the thread
+// pool's interface, and the logger. The process's own parts (the session, the loop, the output
+// writers, storage, recordings) have `package` access: no store file sees them.
 @_exported import ComposableCore
+@_exported import ComposableDependencies
 @_exported import EventLoop
 @_exported import JSON
-@_exported import Locks
 @_exported import Logging
 @_exported import Protocol
 

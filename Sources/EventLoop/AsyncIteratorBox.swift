@@ -3,10 +3,10 @@
 ///
 ///     let upstream = AsyncIteratorBox(numbers.makeAsyncIterator())
 ///     let doubled = AsyncStream { await upstream.next().map { $0 * 2 } }
-public final class AsyncIteratorBox<Element: Sendable>: @unchecked Sendable {
+package final class AsyncIteratorBox<Element: Sendable>: @unchecked Sendable {
   private var iterator: AsyncStream<Element>.Iterator
 
-  public init(_ iterator: AsyncStream<Element>.Iterator) { self.iterator = iterator }
+  package init(_ iterator: AsyncStream<Element>.Iterator) { self.iterator = iterator }
 
-  public func next() async -> Element? { await iterator.next() }
+  package func next() async -> Element? { await iterator.next() }
 }

@@ -6,5 +6,5 @@ extension EventLoop {
   ///
   /// Such handles are not tracked by this module: their owners must close them (and free them
   /// in their close callbacks) before `shutdown()`, which closes leftovers without a callback.
-  public var uvLoop: UnsafeMutablePointer<uv_loop_t> { raw }
+  package var uvLoop: UnsafeMutablePointer<uv_loop_t> { raw }
 }

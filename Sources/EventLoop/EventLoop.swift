@@ -9,20 +9,20 @@ import Glibc
 ///
 /// Swift async code reaches the loop through `executor` (a serial and task executor backed by a
 /// `uv_async_t`), sleeps on `clock` (`uv_timer_t`) and offloads blocking work to `threadPool`.
-public final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
   /// The libuv loop; valid until `shutdown()` finished.
   let raw: UnsafeMutablePointer<uv_loop_t>
   private let thread: pthread_t
 
   /// Runs jobs on the loop thread; the executor of loop-bound actors and effect tasks.
-  public let executor: LoopExecutor
+  package let executor: LoopExecutor
 
   /// Handles opened through `openHandle` and not closed yet, with their owners; loop thread
   /// only.
   var ownedHandles: [UnsafeMutableRawPointer: OwnedHandle] = [:]
 
   /// `ThreadPool.run` calls submitted and not completed; loop thread only.
-  public internal(set) var poolWorkInFlight = 0
+  package internal(set) var poolWorkInFlight = 0
 
   /// Set by `shutdown()`: new handles, sleeps and pool work are refused from then on.
   private(set) var isShuttingDown = false
@@ -30,7 +30,7 @@ public final class EventLoop: @unchecked Sendable {
   private var stopRequested = false
 
   /// Creates a loop whose loop thread is the calling thread.
-  public init() throws(LoopError) {
+  package init() throws(LoopError) {
     let raw = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let rc = uv_loop_init(raw)
     if rc < 0 {
@@ -57,7 +57,7 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   /// Whether the caller runs on the loop thread. Thread-safe.
-  public var isOnLoopThread: Bool {
+  package var isOnLoopThread: Bool {
     pthread_equal(pthread_self(), thread) != 0
   }
 
@@ -68,17 +68,17 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   /// A clock whose sleeps are `uv_timer_t`s on this loop.
-  public var clock: LoopClock { LoopClock(loop: self) }
+  package var clock: LoopClock { LoopClock(loop: self) }
 
   /// Runs blocking work on libuv's thread pool and resumes on this loop.
-  public var threadPool: ThreadPool { ThreadPool(loop: self) }
+  package var threadPool: ThreadPool { ThreadPool(loop: self) }
 
   /// Runs the loop until nothing keeps it alive or `stop()` is called.
   ///
   /// uv_run can return while another thread has just enqueued a job (the executor's wake-up
   /// handle is unreferenced while its queue looked empty), so the queue is checked after every
   /// uv_run and the loop resumed rather than returning with runnable jobs.
-  public func run() {
+  package func run() {
     precondition(isOnLoopThread, "EventLoop.run() must be called on the thread that created it")
     precondition(!isClosed, "EventLoop.run() after shutdown()")
     repeat {
@@ -88,7 +88,7 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   /// Makes `run()` return after the current loop iteration. Thread-safe.
-  public func stop() {
+  package func stop() {
     guard isOnLoopThread else {
       execute { [self] in stop() }
       return
@@ -100,7 +100,7 @@ public final class EventLoop: @unchecked Sendable {
   /// Runs `body` on the loop thread soon, after the jobs already queued. Thread-safe.
   ///
   /// Bodies submitted after `shutdown()` are dropped.
-  public func execute(_ body: @escaping @Sendable () -> Void) {
+  package func execute(_ body: @escaping @Sendable () -> Void) {
     executor.enqueue(body)
   }
 
@@ -112,7 +112,7 @@ public final class EventLoop: @unchecked Sendable {
   /// by other code are closed without a callback, so their memory is leaked rather than freed
   /// twice: close them before calling this. Queued writes are discarded; call
   /// `StdoutWriter.flushSynchronously()` first. Running thread-pool work is waited for.
-  public func shutdown() throws(LoopError) {
+  package func shutdown() throws(LoopError) {
     precondition(isOnLoopThread, "EventLoop.shutdown() must be called on the loop thread")
     guard !isClosed else { return }
     isShuttingDown = true

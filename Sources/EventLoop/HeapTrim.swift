@@ -8,7 +8,7 @@ import CLibUV
 /// when there is nothing to give back). That is too slow for every action and cheap once a
 /// burst is over, so work only sets a flag; an unreferenced timer, armed while there is work,
 /// trims when a whole second passed without any.
-public final class HeapTrim: LoopHandleOwner {
+package final class HeapTrim: LoopHandleOwner {
   private static let quietMilliseconds: UInt64 = 1000
   private let loop: EventLoop
   private var timer: UnsafeMutablePointer<uv_timer_t>?
@@ -16,7 +16,7 @@ public final class HeapTrim: LoopHandleOwner {
   /// Whether there was work since the timer was last armed.
   private var didWork = false
 
-  public init(loop: EventLoop) throws(LoopError) {
+  package init(loop: EventLoop) throws(LoopError) {
     self.loop = loop
     let timer = try loop.openHandle(uv_timer_t.self, owner: self, operation: "uv_timer_init") {
       uv_timer_init(loop.raw, $0)
@@ -26,12 +26,12 @@ public final class HeapTrim: LoopHandleOwner {
   }
 
   /// Notes work that may have allocated: on the loop thread, cheap enough for every iteration.
-  public func noteWork() {
+  package func noteWork() {
     didWork = true
     if !isArmed { arm() }
   }
 
-  public func close() {
+  package func close() {
     if let timer { loop.closeHandle(timer) }
   }
 

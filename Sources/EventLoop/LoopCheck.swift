@@ -3,12 +3,12 @@ import CLibUV
 /// A `uv_check_t`: runs `action` right after the loop's poll phase while started.
 ///
 /// Unreferenced: it never keeps the loop alive by itself.
-public final class LoopCheck: LoopHandleOwner {
+package final class LoopCheck: LoopHandleOwner {
   private let loop: EventLoop
   private var handle: UnsafeMutablePointer<uv_check_t>?
   private var action: () -> Void
 
-  public init(loop: EventLoop, action: @escaping () -> Void) throws(LoopError) {
+  package init(loop: EventLoop, action: @escaping () -> Void) throws(LoopError) {
     self.loop = loop
     self.action = action
     let handle = try loop.openHandle(uv_check_t.self, owner: self, operation: "uv_check_init") {
@@ -18,15 +18,15 @@ public final class LoopCheck: LoopHandleOwner {
     self.handle = handle
   }
 
-  public func start() {
+  package func start() {
     if let handle { uv_check_start(handle, runLoopCheck) }
   }
 
-  public func stop() {
+  package func stop() {
     if let handle { uv_check_stop(handle) }
   }
 
-  public func close() {
+  package func close() {
     if let handle { loop.closeHandle(handle) }
   }
 

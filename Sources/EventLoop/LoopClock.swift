@@ -5,38 +5,38 @@ import CLibUV
 /// Pending sleeps keep the loop alive, like any referenced timer. libuv timers have millisecond
 /// resolution, so a sleep ends up to about a millisecond after its deadline (plus whatever the
 /// loop is busy with); `tolerance` is ignored.
-public struct LoopClock: Clock {
+package struct LoopClock: Clock {
   /// A point on the `uv_hrtime()` time line (monotonic nanoseconds since an arbitrary origin).
-  public struct Instant: InstantProtocol, Hashable, Sendable {
-    public var nanoseconds: Int64
+  package struct Instant: InstantProtocol, Hashable, Sendable {
+    package var nanoseconds: Int64
 
-    public init(nanoseconds: Int64) {
+    package init(nanoseconds: Int64) {
       self.nanoseconds = nanoseconds
     }
 
-    public func advanced(by duration: Duration) -> Instant {
+    package func advanced(by duration: Duration) -> Instant {
       let (sum, overflow) = nanoseconds.addingReportingOverflow(duration.nanoseconds)
       return Instant(nanoseconds: overflow ? (duration < .zero ? .min : .max) : sum)
     }
 
-    public func duration(to other: Instant) -> Duration {
+    package func duration(to other: Instant) -> Duration {
       .nanoseconds(other.nanoseconds) - .nanoseconds(nanoseconds)
     }
 
-    public static func < (lhs: Instant, rhs: Instant) -> Bool {
+    package static func < (lhs: Instant, rhs: Instant) -> Bool {
       lhs.nanoseconds < rhs.nanoseconds
     }
   }
 
   let loop: EventLoop
 
-  public var now: Instant { Instant(nanoseconds: Int64(bitPattern: uv_hrtime())) }
+  package var now: Instant { Instant(nanoseconds: Int64(bitPattern: uv_hrtime())) }
 
-  public var minimumResolution: Duration { .milliseconds(1) }
+  package var minimumResolution: Duration { .milliseconds(1) }
 
   /// Suspends until `deadline`; throws `CancellationError` if the task is cancelled first, or if
   /// the loop shuts down. Callable from any thread; the timer lives on the loop.
-  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+  package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     if deadline <= now { return }
     let sleep = LoopSleep(loop: loop, deadline: deadline.nanoseconds)

@@ -1,27 +1,27 @@
 import CLibUV
 
 /// A libuv call that failed, with libuv's (negative) error code.
-public struct LoopError: Error, Equatable, CustomStringConvertible {
+package struct LoopError: Error, Equatable, CustomStringConvertible {
   /// The libuv error code, e.g. `UV_EPIPE`.
-  public let code: Int32
+  package let code: Int32
   /// The operation that failed, for messages (`"uv_pipe_open"`).
-  public let operation: String
+  package let operation: String
 
-  public init(code: Int32, operation: String) {
+  package init(code: Int32, operation: String) {
     self.code = code
     self.operation = operation
   }
 
   /// The other end went away (a pipe's reader, a socket's peer): for an output, an ending
   /// rather than a failure.
-  public var isPeerGone: Bool {
+  package var isPeerGone: Bool {
     code == UV_EPIPE.rawValue || code == UV_ECONNRESET.rawValue
   }
 
   /// libuv's short error name, e.g. `"EPIPE"`.
-  public var name: String { String(cString: uv_err_name(code)) }
+  package var name: String { String(cString: uv_err_name(code)) }
 
-  public var description: String {
+  package var description: String {
     "\(operation): \(name) (\(String(cString: uv_strerror(code))))"
   }
 }

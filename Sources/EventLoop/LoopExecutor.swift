@@ -9,7 +9,7 @@ import Locks
 /// `uv_async_t`, whose callback drains the queue on the loop thread. The wake-up handle keeps
 /// the loop alive only while jobs are queued, so an idle executor never prevents `run()` from
 /// returning.
-public final class LoopExecutor: SerialExecutor, TaskExecutor, LoopHandleOwner,
+package final class LoopExecutor: SerialExecutor, TaskExecutor, LoopHandleOwner,
   @unchecked Sendable
 {
   /// Work queued for the loop thread: a Swift job or an `EventLoop.execute` body.
@@ -55,7 +55,7 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor, LoopHandleOwner,
     uv_unref(uvHandle(wakeup!))
   }
 
-  public func enqueue(_ job: consuming ExecutorJob) {
+  package func enqueue(_ job: consuming ExecutorJob) {
     enqueue(.job(UnownedJob(job)))
   }
 
@@ -80,17 +80,17 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor, LoopHandleOwner,
   }
 
   /// Whether jobs are queued and not yet running. Thread-safe.
-  public var hasPendingJobs: Bool {
+  package var hasPendingJobs: Bool {
     lock.withLock { !queue.isEmpty }
   }
 
-  public func checkIsolated() {
+  package func checkIsolated() {
     precondition(
       pthread_equal(pthread_self(), thread) != 0,
       "Expected to run on the event loop thread")
   }
 
-  public func isIsolatingCurrentContext() -> Bool? {
+  package func isIsolatingCurrentContext() -> Bool? {
     pthread_equal(pthread_self(), thread) != 0
   }
 

@@ -2,18 +2,18 @@ import CLibUV
 import Glibc
 
 /// What a child process printed on its standard output, and how it ended.
-public struct ProcessResult: Equatable, Sendable {
-  public enum Termination: Equatable, Sendable {
+package struct ProcessResult: Equatable, Sendable {
+  package enum Termination: Equatable, Sendable {
     /// It exited with this status.
     case exited(Int64)
     /// A signal ended it.
     case signaled(Int32)
   }
 
-  public var output: [UInt8]
-  public var termination: Termination
+  package var output: [UInt8]
+  package var termination: Termination
 
-  public init(output: [UInt8], termination: Termination) {
+  package init(output: [UInt8], termination: Termination) {
     self.output = output
     self.termination = termination
   }
@@ -29,7 +29,7 @@ extension EventLoop {
   /// one). On task cancellation the child is killed and this throws `CancellationError`, as it
   /// does when the loop shuts down first (the child is killed then too). Callable from any
   /// thread; the child's handles live on the loop.
-  public func runProcess(
+  package func runProcess(
     _ program: String, arguments: [String] = [], argumentZero: String? = nil
   ) async throws -> ProcessResult {
     try Task.checkCancellation()
@@ -45,7 +45,7 @@ extension EventLoop {
   }
 
   /// How many processes or threads can run at once here: the CPUs this process may use.
-  public static var availableParallelism: Int {
+  package static var availableParallelism: Int {
     Int(uv_available_parallelism())
   }
 }

@@ -4,12 +4,12 @@
 /// The test runs in the check phase, right after the poll phase ran the executor's jobs, when
 /// the executor's queue says exactly what is left. Effects waiting for a socket or a timer are
 /// waiting, not working: they do not hold it up. Loop thread only.
-public final class LoopQuiescence {
+package final class LoopQuiescence {
   private let loop: EventLoop
   private var check: LoopCheck?
   private var waiters: [() -> Void] = []
 
-  public init(loop: EventLoop) throws(LoopError) {
+  package init(loop: EventLoop) throws(LoopError) {
     self.loop = loop
     check = try LoopCheck(loop: loop) { [unowned self] in evaluate() }
   }
@@ -18,14 +18,14 @@ public final class LoopQuiescence {
   ///
   /// The check starts from a job, so at least one loop iteration (whose poll phase runs that
   /// job and any it queues) comes before the test, wherever this is called from.
-  public func whenQuiescent(_ body: @escaping () -> Void) {
+  package func whenQuiescent(_ body: @escaping () -> Void) {
     loop.assertOnLoopThread()
     waiters.append(body)
     nonisolated(unsafe) let check = check
     loop.execute { check?.start() }
   }
 
-  public func close() {
+  package func close() {
     check?.close()
     check = nil
     waiters = []

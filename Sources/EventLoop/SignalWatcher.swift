@@ -7,12 +7,12 @@ import Glibc
 /// Unreferenced: watching for signals never keeps the loop alive by itself. While a watcher is
 /// open the signals no longer terminate the process; closing it restores their default action.
 /// Loop thread only.
-public final class SignalWatcher: LoopHandleOwner, @unchecked Sendable {
+package final class SignalWatcher: LoopHandleOwner, @unchecked Sendable {
   private let loop: EventLoop
   private var handles: [UnsafeMutablePointer<uv_signal_t>] = []
   private var onSignal: @Sendable (_ signal: Int32) -> Void
 
-  public init(
+  package init(
     loop: EventLoop, signals: [Int32] = SignalWatcher.endingSignals.map(\.number),
     onSignal: @escaping @Sendable (_ signal: Int32) -> Void
   ) throws(LoopError) {
@@ -34,21 +34,21 @@ public final class SignalWatcher: LoopHandleOwner, @unchecked Sendable {
     }
   }
 
-  public func close() {
+  package func close() {
     loop.assertOnLoopThread()
     for handle in handles { loop.closeHandle(handle) }
   }
 
   /// The signals a process is sent to end it, or that end it by default (a closed terminal,
   /// a stray user signal), with their names.
-  public static let endingSignals: [(number: Int32, name: String)] = [
+  package static let endingSignals: [(number: Int32, name: String)] = [
     (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"),
     (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM"),
   ]
 
   /// Makes writes to a closed pipe fail with EPIPE instead of killing the process; call once at
   /// start-up. Process-wide.
-  public static func ignoreSIGPIPE() {
+  package static func ignoreSIGPIPE() {
     signal(SIGPIPE, SIG_IGN)
   }
 

@@ -18,23 +18,23 @@ import CLibUV
 /// numbers.
 ///
 /// Loop thread only: create it, set the callbacks, then `start()`.
-public final class StdinLineReader: @unchecked Sendable {
+package final class StdinLineReader: @unchecked Sendable {
   /// A line, without its line ending. The bytes are valid only during the call: usually a slice
   /// of the read buffer itself (no copy).
-  public var onLine: @Sendable (_ line: UnsafeRawBufferPointer, _ lineNumber: Int) -> Void = {
+  package var onLine: @Sendable (_ line: UnsafeRawBufferPointer, _ lineNumber: Int) -> Void = {
     _, _ in
   }
   /// A line that was too long and was skipped; `bytesSeen` is its length without the LF.
-  public var onOverlongLine: @Sendable (_ lineNumber: Int, _ bytesSeen: Int) -> Void = { _, _ in }
+  package var onOverlongLine: @Sendable (_ lineNumber: Int, _ bytesSeen: Int) -> Void = { _, _ in }
   /// End of input; the reader is closed afterwards.
-  public var onEnd: @Sendable () -> Void = {}
+  package var onEnd: @Sendable () -> Void = {}
   /// A read error, followed by `onEnd` (a partial last line is dropped).
-  public var onError: @Sendable (_ message: String) -> Void = { _ in }
+  package var onError: @Sendable (_ message: String) -> Void = { _ in }
 
   /// The longest line delivered, in bytes without its line ending.
-  public let maxLineBytes: Int
+  package let maxLineBytes: Int
   /// `close()` was called or the input ended; no callback comes any more.
-  public private(set) var isClosed = false
+  package private(set) var isClosed = false
 
   private let loop: EventLoop
   private let splitter: LineSplitter
@@ -55,7 +55,7 @@ public final class StdinLineReader: @unchecked Sendable {
   /// Size of each read; lines are usually cut straight out of this buffer.
   static let readBufferSize = 64 * 1024
 
-  public init(loop: EventLoop, fd: Int32 = 0, maxLineBytes: Int = 1_048_576) throws(LoopError) {
+  package init(loop: EventLoop, fd: Int32 = 0, maxLineBytes: Int = 1_048_576) throws(LoopError) {
     loop.assertOnLoopThread()
     self.loop = loop
     self.maxLineBytes = maxLineBytes
@@ -70,7 +70,7 @@ public final class StdinLineReader: @unchecked Sendable {
     }
   }
 
-  public func start() {
+  package func start() {
     loop.assertOnLoopThread()
     source?.start()
   }
@@ -78,7 +78,7 @@ public final class StdinLineReader: @unchecked Sendable {
   /// Delivers nothing more until `resume()`: for back-pressure, and while the host waits for
   /// something the next lines must come after. Called from `onLine`, the lines after that one
   /// wait too.
-  public func pause() {
+  package func pause() {
     loop.assertOnLoopThread()
     guard !isPaused else { return }
     isPaused = true
@@ -87,7 +87,7 @@ public final class StdinLineReader: @unchecked Sendable {
 
   /// Delivers the held lines, in a loop job of their own (the caller may be in the middle of
   /// something the next line must not interrupt), then reads on.
-  public func resume() {
+  package func resume() {
     loop.assertOnLoopThread()
     guard isPaused else { return }
     isPaused = false
@@ -101,7 +101,7 @@ public final class StdinLineReader: @unchecked Sendable {
 
   /// Stops for good; may be called from a callback, and then no further line of the current
   /// buffer is delivered. The callbacks are released, as they often capture the reader.
-  public func close() {
+  package func close() {
     loop.assertOnLoopThread()
     isClosed = true
     source?.close()

@@ -19,28 +19,28 @@ import Glibc
 /// `SignalWatcher.ignoreSIGPIPE()`) calls `onClosed` once; later appends are dropped.
 ///
 /// Loop thread only.
-public final class StdoutWriter: @unchecked Sendable {
+package final class StdoutWriter: @unchecked Sendable {
   /// `true` when the buffered output passed the high-water mark, `false` when it drained back.
-  public var onBackpressure: @Sendable (_ isBackpressured: Bool) -> Void = { _ in }
+  package var onBackpressure: @Sendable (_ isBackpressured: Bool) -> Void = { _ in }
   /// The output failed (``LoopError/isPeerGone`` when its reader went away); called once, and
   /// the writer is then closed.
-  public var onClosed: @Sendable (_ error: LoopError) -> Void = { _ in }
+  package var onClosed: @Sendable (_ error: LoopError) -> Void = { _ in }
   /// Called right before each flush, after the loop's poll phase, for a host that batches its
   /// own output and hands it over here with `append`. While set, the flush check runs in every
   /// loop iteration (it still never keeps the loop alive).
-  public var willFlush: (@Sendable () -> Void)? {
+  package var willFlush: (@Sendable () -> Void)? {
     didSet {
       loop.assertOnLoopThread()
       if willFlush != nil && !isClosed { flushCheck?.start() }
     }
   }
 
-  public let highWaterMark: Int
-  public let lowWaterMark: Int
+  package let highWaterMark: Int
+  package let lowWaterMark: Int
   /// Bytes a host that batches its own output has gathered and not appended yet. It sets this as
   /// it gathers (after each input line, say), so that its input stops before it hands them over;
   /// each `append` takes its bytes off.
-  public var gatheredBytes: Int {
+  package var gatheredBytes: Int {
     get { gathered }
     set {
       loop.assertOnLoopThread()
@@ -49,12 +49,12 @@ public final class StdoutWriter: @unchecked Sendable {
     }
   }
   /// Bytes the descriptor accepted.
-  public private(set) var writtenBytes = 0
+  package private(set) var writtenBytes = 0
   /// Write operations issued (`uv_write` calls or synchronous flushes), for tests and stats.
-  public private(set) var writeCount = 0
-  public private(set) var isBackpressured = false
+  package private(set) var writeCount = 0
+  package private(set) var isBackpressured = false
   /// After an error, `flushSynchronously()` or `close()`: appends are dropped.
-  public private(set) var isClosed = false
+  package private(set) var isClosed = false
 
   private enum Output {
     case stream(StreamOutput)
@@ -68,7 +68,7 @@ public final class StdoutWriter: @unchecked Sendable {
   private var flushCheck: LoopCheck?
   private var pollNudge: LoopIdle?
 
-  public init(
+  package init(
     loop: EventLoop, fd: Int32 = 1, highWaterMark: Int = 1_048_576, lowWaterMark: Int = 262_144
   ) throws(LoopError) {
     loop.assertOnLoopThread()
@@ -91,17 +91,17 @@ public final class StdoutWriter: @unchecked Sendable {
   }
 
   /// Pending bytes plus bytes queued in libuv.
-  public var bufferedBytes: Int {
+  package var bufferedBytes: Int {
     guard case .stream(let stream) = output else { return pending.count }
     return pending.count + stream.queuedBytes
   }
 
   /// What back-pressure is measured on: the bytes buffered and the host's gathered ones.
-  public var waitingBytes: Int {
+  package var waitingBytes: Int {
     gathered + bufferedBytes
   }
 
-  public func append(_ bytes: UnsafeRawBufferPointer) {
+  package func append(_ bytes: UnsafeRawBufferPointer) {
     loop.assertOnLoopThread()
     guard !isClosed, !bytes.isEmpty else { return }
     if pending.count == 0 {
@@ -115,22 +115,22 @@ public final class StdoutWriter: @unchecked Sendable {
     }
   }
 
-  public func append(_ bytes: [UInt8]) {
+  package func append(_ bytes: [UInt8]) {
     bytes.withUnsafeBytes { append($0) }
   }
 
-  public func append(_ bytes: ArraySlice<UInt8>) {
+  package func append(_ bytes: ArraySlice<UInt8>) {
     bytes.withUnsafeBytes { append($0) }
   }
 
-  public func append(_ string: String) {
+  package func append(_ string: String) {
     var string = string
     string.withUTF8 { append(UnsafeRawBufferPointer($0)) }
   }
 
   /// Writes everything pending or queued with blocking writes, then closes the writer; for exit,
   /// so that the last lines are not lost. Append the last line first.
-  public func flushSynchronously() {
+  package func flushSynchronously() {
     loop.assertOnLoopThread()
     guard !isClosed, let output else { return }
     do {
@@ -152,7 +152,7 @@ public final class StdoutWriter: @unchecked Sendable {
 
   /// Stops writing; pending bytes are dropped and queued ones abandoned. The callbacks are
   /// released, as they often capture the writer.
-  public func close() {
+  package func close() {
     loop.assertOnLoopThread()
     finish(error: nil)
   }

@@ -149,7 +149,7 @@ private func streamDidWrite(_ request: UnsafeMutablePointer<uv_write_t>?, _ stat
 }
 
 /// Writes all of `bytes` to `fd`, waiting with `poll` whenever a non-blocking descriptor is full.
-public func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(LoopError) {
+package func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(LoopError) {
   var offset = 0
   while offset < bytes.count {
     let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)

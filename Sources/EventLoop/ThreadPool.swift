@@ -17,7 +17,7 @@ public struct ThreadPool: Sendable {
 
   /// This pool, with `hook` awaited before each piece of work is submitted: what it throws
   /// (a cancellation while it waits) is the work's error.
-  public func waiting(before hook: @escaping @Sendable () async throws -> Void) -> ThreadPool {
+  package func waiting(before hook: @escaping @Sendable () async throws -> Void) -> ThreadPool {
     var pool = self
     pool.beforeWork = hook
     return pool

@@ -1,6 +1,6 @@
 /// Why a patch could not be read or applied.
-public struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible {
-  public enum Kind: Sendable, Hashable {
+package struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible {
+  package enum Kind: Sendable, Hashable {
     /// An operation object is malformed: unknown `op`, missing or mistyped member.
     case invalidOperation
     /// A `path` or `from` is not a valid JSON Pointer.
@@ -11,17 +11,17 @@ public struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible
     case testFailed
   }
 
-  public let kind: Kind
-  public let message: String
+  package let kind: Kind
+  package let message: String
   /// The position of the failing operation in the patch, when applying one.
-  public internal(set) var operationIndex: Int?
+  package internal(set) var operationIndex: Int?
 
   init(_ kind: Kind, _ message: String) {
     self.kind = kind
     self.message = message
   }
 
-  public var description: String {
+  package var description: String {
     operationIndex.map { "operation \($0): \(message)" } ?? message
   }
 }

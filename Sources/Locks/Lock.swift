@@ -6,10 +6,10 @@
 
 /// A pthread mutex. `Synchronization.Mutex` reports false races under ThreadSanitizer on Linux
 /// (PITFALLS), so state shared with other threads is guarded by this instead.
-public final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
   private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-  public init() {
+  package init() {
     let rc = pthread_mutex_init(mutex, nil)
     precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
   }
@@ -19,7 +19,7 @@ public final class Lock: @unchecked Sendable {
     mutex.deallocate()
   }
 
-  public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+  package func withLock<T>(_ body: () throws -> T) rethrows -> T {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return try body()

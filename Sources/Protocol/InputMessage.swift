@@ -8,14 +8,14 @@ import JSON
 /// {"store":"todos","instance":"user-42","action":"addTapped"}
 /// {"cmd":"snapshot","store":"primes"}
 /// ```
-public enum InputMessage: Sendable, Equatable {
+package enum InputMessage: Sendable, Equatable {
   /// `instance` is nil for the store's default instance.
   case action(store: String, instance: InstanceKey? = nil, action: JSONValue, id: MessageID?)
   case command(name: String, arguments: JSONObject, id: MessageID?)
 
   /// Reads the envelope of `value`, parsed from `line`. On failure the error carries the `id`
   /// when it could be read, so the error line can still be matched to its request.
-  public init(_ value: JSONValue, line: UnsafeRawBufferPointer) throws(InputError) {
+  package init(_ value: JSONValue, line: UnsafeRawBufferPointer) throws(InputError) {
     guard case .object(let object) = value else {
       throw InputError(
         id: nil, ProtocolError(.invalidMessage, "a message must be a JSON object"))
@@ -58,7 +58,7 @@ public enum InputMessage: Sendable, Equatable {
 
   /// The `instance` member of a message (or another `member` holding a key): absent for the
   /// default instance, else a valid key.
-  public static func instance(_ value: JSONValue?, member: String = "instance")
+  package static func instance(_ value: JSONValue?, member: String = "instance")
     throws(ProtocolError) -> InstanceKey?
   {
     guard let value else { return nil }
@@ -91,13 +91,13 @@ public enum InputMessage: Sendable, Equatable {
 /// Why an input line was refused, with its `id` if it had a readable one, and the store and
 /// instance it named when it named an instance (an error line about a named instance says
 /// which).
-public struct InputError: Error, Sendable {
-  public let id: MessageID?
-  public let error: ProtocolError
-  public let store: String?
-  public let instance: InstanceKey?
+package struct InputError: Error, Sendable {
+  package let id: MessageID?
+  package let error: ProtocolError
+  package let store: String?
+  package let instance: InstanceKey?
 
-  public init(
+  package init(
     id: MessageID?, _ error: ProtocolError, store: String? = nil, instance: InstanceKey? = nil
   ) {
     self.id = id

@@ -8,14 +8,14 @@
 /// ```swift
 /// let key = try InstanceKey(validating: "user-42")
 /// ```
-public struct InstanceKey: Sendable, Hashable, Comparable, CustomStringConvertible {
-  public let value: String
+package struct InstanceKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+  package let value: String
 
   /// The longest key, in bytes of UTF-8.
-  public static let maxBytes = 256
+  package static let maxBytes = 256
 
   /// Checks `value`; the error says what is wrong with it, naming it as the message's `member`.
-  public init(validating value: String, member: String = "instance") throws(ProtocolError) {
+  package init(validating value: String, member: String = "instance") throws(ProtocolError) {
     if let problem = Self.problem(with: value) {
       throw ProtocolError(.invalidMessage, "\"\(member)\" \(problem)")
     }
@@ -53,10 +53,10 @@ public struct InstanceKey: Sendable, Hashable, Comparable, CustomStringConvertib
     return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 
-  public var description: String { value }
+  package var description: String { value }
 
   /// Keys are listed in the order of their UTF-8 bytes, which is what `after` pages through.
-  public static func < (lhs: Self, rhs: Self) -> Bool {
+  package static func < (lhs: Self, rhs: Self) -> Bool {
     lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8)
   }
 }

@@ -7,33 +7,33 @@ import JSON
 /// per loop iteration. Lines are written by hand rather than through a `JSONValue` because
 /// this is the hottest path of the product.
 @StoreActor
-public final class OutputLines {
-  public private(set) var bytes: [UInt8] = []
+package final class OutputLines {
+  package private(set) var bytes: [UInt8] = []
   /// Gets each `action` line (newline included) as it is written: for `--record`.
-  public var didWriteActionLine: ((ArraySlice<UInt8>) -> Void)?
+  package var didWriteActionLine: ((ArraySlice<UInt8>) -> Void)?
   /// Gets each `stopped` line (newline included) as it is written: for `--record`, whose
   /// replay starts a stopped instance again from its initial state, as the run did.
-  public var didWriteStoppedLine: ((ArraySlice<UInt8>) -> Void)?
+  package var didWriteStoppedLine: ((ArraySlice<UInt8>) -> Void)?
   /// Gets each `effect` line (newline included) as it is written: for `--record`.
-  public var didWriteEffectLine: ((ArraySlice<UInt8>) -> Void)?
+  package var didWriteEffectLine: ((ArraySlice<UInt8>) -> Void)?
   private var actionLineStart: Int?
   /// The named instances that reduced actions in this loop iteration under `--emit ticks`, in
   /// the order they began to: their `state` lines are due. (The default instances' are written
   /// store by store, as they were before instances existed.)
   private var instancesWithStateLines: [any HostedStore] = []
 
-  public init() {
+  package init() {
     bytes.reserveCapacity(64 * 1024)
   }
 
   /// Hands the pending bytes to `sink` and starts a new batch, keeping the buffer's capacity.
-  public func drain(into sink: (UnsafeRawBufferPointer) -> Void) {
+  package func drain(into sink: (UnsafeRawBufferPointer) -> Void) {
     guard !bytes.isEmpty else { return }
     bytes.withUnsafeBytes(sink)
     bytes.removeAll(keepingCapacity: true)
   }
 
-  public func ready(protocolVersion: Int, stores: [String], version: String) {
+  package func ready(protocolVersion: Int, stores: [String], version: String) {
     raw(#"{"type":"ready","protocol":"#)
     JSONWriter.writeInt(protocolVersion, into: &bytes)
     raw(#","stores":["#)
@@ -158,7 +158,7 @@ public final class OutputLines {
     }
   }
 
-  public func snapshot(
+  package func snapshot(
     store: String, instance: InstanceKey? = nil, seq: Int, id: MessageID?, state: JSONValue
   ) {
     raw(#"{"type":"snapshot""#)
@@ -171,7 +171,7 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  public func describe(id: MessageID?, stores: [JSONValue]) {
+  package func describe(id: MessageID?, stores: [JSONValue]) {
     raw(#"{"type":"describe","protocol":1"#)
     optionalID(id)
     raw(#","stores":"#)
@@ -180,7 +180,7 @@ public final class OutputLines {
   }
 
   /// Ends an `advance`: `now` is the virtual time since start, in milliseconds.
-  public func advanced(ms: Int, now: Int, id: MessageID?) {
+  package func advanced(ms: Int, now: Int, id: MessageID?) {
     raw(#"{"type":"advanced","ms":"#)
     JSONWriter.writeInt(ms, into: &bytes)
     raw(#","now":"#)
@@ -189,7 +189,7 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  public func settled(id: MessageID?) {
+  package func settled(id: MessageID?) {
     raw(#"{"type":"settled""#)
     optionalID(id)
     raw("}\n")
@@ -197,7 +197,7 @@ public final class OutputLines {
 
   /// `line` is the input line number, or nil for errors no input line caused. A line that
   /// named an instance is answered with its store and instance.
-  public func error(
+  package func error(
     _ error: ProtocolError, line: Int?, id: MessageID?, store: String? = nil,
     instance: InstanceKey? = nil
   ) {
@@ -308,7 +308,7 @@ public final class OutputLines {
     raw("}\n")
   }
 
-  public func exit(reason: String, cancelledEffects: Int, signal: String? = nil) {
+  package func exit(reason: String, cancelledEffects: Int, signal: String? = nil) {
     raw(#"{"type":"exit","reason":"#)
     JSONWriter.writeString(reason, into: &bytes)
     if let signal {
@@ -323,7 +323,7 @@ public final class OutputLines {
   /// `{"type":"error","code":…,"store":…,"instance":…,"action":…,"id":…,"message":…}`: not a
   /// refused line but something that went wrong with an action the store reduced, such as an
   /// effect of `action` that failed with an error nothing caught (`effect_failed`).
-  public func actionError(
+  package func actionError(
     _ code: ErrorCode, store: String, instance: InstanceKey?, action: JSONValue, id: MessageID?,
     message: String, owner: String? = nil
   ) {
@@ -340,7 +340,7 @@ public final class OutputLines {
   }
 
   /// `{"type":"effect",…}`: a moment in an effect's life, when effects are traced.
-  public func effect(store: String, instance: InstanceKey?, _ event: EffectEvent, t: Int) {
+  package func effect(store: String, instance: InstanceKey?, _ event: EffectEvent, t: Int) {
     let start = bytes.count
     defer { didWriteEffectLine?(bytes[start...]) }
     raw(#"{"type":"effect""#)

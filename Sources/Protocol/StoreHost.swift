@@ -8,10 +8,10 @@ import JSON
 /// correct by construction whatever the reducer did; hosts that apply every patch to the first
 /// snapshot hold the same state as the store.
 @StoreActor
-public final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
-  public let descriptor: StoreDescriptor
+package final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
+  package let descriptor: StoreDescriptor
   /// Which instance of the store this is: nil for the default one.
-  public private(set) var instance: InstanceKey?
+  package private(set) var instance: InstanceKey?
   private let store: Store<State, Action>
   private let output: OutputLines
   private let sequence: ActionSequence
@@ -49,7 +49,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   private let sendKnownFromHost: (StoreHost, UnsafeRawBufferPointer, MessageID?) -> Bool
 
   /// Called where `State` is concrete, so that a fieldwise state gets the other initializer.
-  public convenience init(
+  package convenience init(
     store: Store<State, Action>, descriptor: StoreDescriptor, output: StoreOutput
   ) {
     self.init(
@@ -58,7 +58,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   }
 
   /// For a state that lists its fields: each action encodes only the fields it changed.
-  public convenience init(
+  package convenience init(
     store: Store<State, Action>, descriptor: StoreDescriptor, output: StoreOutput
   ) where State: FieldwiseEncodable {
     self.init(
@@ -127,7 +127,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// rather than freed as one instance leaves memory and made again as the next one comes in,
   /// which was most of what activating an instance cost. The host must be its state alone
   /// (``parkableState()``).
-  public func reuse<R: Reducer>(from state: State, reducer: R, output: StoreOutput)
+  package func reuse<R: Reducer>(from state: State, reducer: R, output: StoreOutput)
   where R.State == State, R.Action == Action {
     precondition(tick.actions == 0, "reusing a host with a state line pending")
     store.restart(from: state, reducer: reducer)
@@ -140,20 +140,20 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     stateJSON.reset(state)
   }
 
-  public var journal: InstanceJournal?
+  package var journal: InstanceJournal?
 
-  public var effectsInFlight: Int { store.effectsInFlight }
+  package var effectsInFlight: Int { store.effectsInFlight }
 
-  public var didBecomeIdle: (() -> Void)? {
+  package var didBecomeIdle: (() -> Void)? {
     get { store.didBecomeIdle }
     set { store.didBecomeIdle = newValue }
   }
 
-  public func cancelAllEffects(because reason: String) -> Int {
+  package func cancelAllEffects(because reason: String) -> Int {
     store.cancelAllEffects(because: reason)
   }
 
-  public func stop() -> Int {
+  package func stop() -> Int {
     let cancelled = store.cancelAllEffects(because: "stop")
     // The store lives on until its cancelled effects' tasks end; nothing it reports then may
     // reach this host, which the session is about to free.
@@ -164,15 +164,15 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     return cancelled
   }
 
-  public func send(_ action: JSONValue, id: MessageID?) throws(ProtocolError) {
+  package func send(_ action: JSONValue, id: MessageID?) throws(ProtocolError) {
     try sendFromHost(self, action, id)
   }
 
-  public func sendKnownAction(type: UnsafeRawBufferPointer, id: MessageID?) -> Bool {
+  package func sendKnownAction(type: UnsafeRawBufferPointer, id: MessageID?) -> Bool {
     sendKnownFromHost(self, type, id)
   }
 
-  public func replay(_ action: JSONValue, source: ActionSource, id: MessageID?)
+  package func replay(_ action: JSONValue, source: ActionSource, id: MessageID?)
     throws(ProtocolError)
   {
     let (decoded, echo) = try decode(action)
@@ -194,19 +194,19 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     sendingWireAction = nil
   }
 
-  public func snapshot() -> JSONValue {
+  package func snapshot() -> JSONValue {
     endTick()
     return stateJSON.current(store.state)
   }
 
-  public func parkableState() -> Any? {
+  package func parkableState() -> Any? {
     guard store.isOnlyItsState, tick.actions == 0, journal?.hasPendingChanges != true else {
       return nil
     }
     return store.state
   }
 
-  public func endTick() {
+  package func endTick() {
     guard tick.actions > 0 else { return }
     let lineStart = output.bytes.count
     output.beginStateLine(

@@ -10,19 +10,19 @@ import Protocol
 /// `replay FILE`: re-reduces a recording without running effects and checks that every action
 /// leads to the state its recorded patch does; or prints it as a scenario, or stops at a seq
 /// and prints every store's snapshot there.
-public struct Replay: Sendable {
-  public let file: String
+package struct Replay: Sendable {
+  package let file: String
   /// Stop after this seq and print every store's snapshot there (time travel).
-  public let until: Int?
+  package let until: Int?
   /// Print each replayed action line, as the run printed it.
-  public let emit: Bool
+  package let emit: Bool
   /// Print a scenario file that asserts what the recording holds.
-  public let toScenario: Bool
+  package let toScenario: Bool
   /// Print the outcome as one JSON line (`replayed` or `divergence`) on stdout.
-  public let json: Bool
-  public let harness: Harness
+  package let json: Bool
+  package let harness: Harness
 
-  public init(
+  package init(
     file: String, until: Int?, emit: Bool, toScenario: Bool, json: Bool = false,
     harness: Harness
   ) {
@@ -35,7 +35,7 @@ public struct Replay: Sendable {
   }
 
   /// Replays, printing as the command does; returns the exit code.
-  public func run() -> Int32 {
+  package func run() -> Int32 {
     do {
       try replay()
       return 0

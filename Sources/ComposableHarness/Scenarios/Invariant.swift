@@ -2,8 +2,8 @@ import JSON
 
 /// A check on a store's state: `/count <= 5`, `length(/favoritePrimes) <= 3`,
 /// `/status in ["idle","loading"]`. A scenario's `check` step and `simulate --check` read it.
-public struct Invariant: Sendable, Equatable, CustomStringConvertible {
-  public enum Operator: String, Sendable, CaseIterable {
+package struct Invariant: Sendable, Equatable, CustomStringConvertible {
+  package enum Operator: String, Sendable, CaseIterable {
     // Two-character operators first, so `<=` is not read as `<` then `=…`.
     case equal = "=="
     case notEqual = "!="
@@ -15,17 +15,17 @@ public struct Invariant: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// As given: what a report names the check by.
-  public let text: String
-  public let pointer: JSONPointer
+  package let text: String
+  package let pointer: JSONPointer
   /// Whether the check is on the size of the value (`length(…)`): an array's or object's
   /// count, a string's characters.
-  public let measuresLength: Bool
-  public let op: Operator
-  public let operand: JSONValue
+  package let measuresLength: Bool
+  package let op: Operator
+  package let operand: JSONValue
 
-  public var description: String { text }
+  package var description: String { text }
 
-  public init(_ text: String) throws(InvariantError) {
+  package init(_ text: String) throws(InvariantError) {
     self.text = text
     var rest = Substring(text).drop { $0 == " " }
     measuresLength = rest.hasPrefix("length(")
@@ -66,7 +66,7 @@ public struct Invariant: Sendable, Equatable, CustomStringConvertible {
 
   /// The value checked in `state` (its length for `length(…)`); nil when the pointer names
   /// nothing, or `length` a value that has none.
-  public func subject(in state: JSONValue) -> JSONValue? {
+  package func subject(in state: JSONValue) -> JSONValue? {
     guard let value = state.value(at: pointer) else { return nil }
     guard measuresLength else { return value }
     switch value {
@@ -78,7 +78,7 @@ public struct Invariant: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// Whether `state` keeps the invariant; a missing value keeps none but `!=`.
-  public func holds(in state: JSONValue) -> Bool {
+  package func holds(in state: JSONValue) -> Bool {
     guard let value = subject(in: state) else { return op == .notEqual }
     switch op {
     case .equal: return value == operand
@@ -106,14 +106,14 @@ public struct Invariant: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// `check /count <= 5 broke: /count is 6`.
-  public func brokenMessage(in state: JSONValue) -> String {
+  package func brokenMessage(in state: JSONValue) -> String {
     let what = measuresLength ? "length(\(pointer))" : "\(pointer)"
     let value = subject(in: state).map { $0.excerpt } ?? "absent"
     return "check \(text) broke: \(what) is \(value)"
   }
 }
 
-public struct InvariantError: Error, Sendable, CustomStringConvertible {
-  public let description: String
+package struct InvariantError: Error, Sendable, CustomStringConvertible {
+  package let description: String
   init(_ text: String, _ problem: String) { description = "check \"\(text)\": \(problem)" }
 }

@@ -8,9 +8,9 @@ import JSON
 
 /// Prints each scenario's result as it finishes, then the totals.
 @StoreActor
-public final class TestReport {
+package final class TestReport {
   /// How results are printed.
-  public enum Format: String, Sendable, CaseIterable {
+  package enum Format: String, Sendable, CaseIterable {
     /// `ok`/`FAIL` lines, then `N passed, N failed`.
     case text
     /// One object per scenario, then a summary object.
@@ -24,32 +24,32 @@ public final class TestReport {
 
   let format: Format
   let harness: Harness
-  public private(set) var passed = 0
-  public private(set) var failed = 0
-  public private(set) var isFinished = false
+  package private(set) var passed = 0
+  package private(set) var failed = 0
+  package private(set) var isFinished = false
   /// Where each line of the report goes: stdout unless a test collects it.
-  public var write: (String) throws(FileIO.Failure) -> Void = {
+  package var write: (String) throws(FileIO.Failure) -> Void = {
     try FileIO.writeOutput(Array(($0 + "\n").utf8), to: nil)
   }
   /// Why the report could not be written, the first time: the lines after it are dropped, and
   /// the command ends with 74 once the scenarios ran, whatever they did.
-  public private(set) var outputFailure: FileIO.Failure?
+  package private(set) var outputFailure: FileIO.Failure?
   /// What the JUnit report lists, in order, until the end.
   private var junitCases: [JUnitCase] = []
 
-  public init(format: Format, harness: Harness) {
+  package init(format: Format, harness: Harness) {
     self.format = format
     self.harness = harness
   }
 
   /// How `run` hands files to worker processes (`test -j N`).
-  public struct Workers: Sendable {
+  package struct Workers: Sendable {
     /// At most this many run at once; with 1, every file runs in this process.
-    public var count: Int
+    package var count: Int
     /// The arguments of this binary that run one file as a worker (see ``runAsWorker``).
-    public var arguments: @Sendable (_ file: String) -> [String]
+    package var arguments: @Sendable (_ file: String) -> [String]
 
-    public init(count: Int, arguments: @escaping @Sendable (_ file: String) -> [String]) {
+    package init(count: Int, arguments: @escaping @Sendable (_ file: String) -> [String]) {
       self.count = count
       self.arguments = arguments
     }
@@ -62,7 +62,7 @@ public final class TestReport {
   /// The scenarios run one after the other on `loop`, or, with `workers`, each file but standard
   /// input in a worker process, several at once (one file too). Either way the report is the same: each file's
   /// results printed as soon as it and every file before it are done.
-  public func run(
+  package func run(
     _ paths: [String], filter: String? = nil, workers: Workers? = nil, on loop: EventLoop
   ) async {
     let files = paths.flatMap(Self.scenarioFiles)
@@ -85,7 +85,7 @@ public final class TestReport {
 
   /// Runs one file as a worker of a `test -j` run: its records as `--format json` lines (the
   /// report's format must be json), then ``TestWorker/endLine(matched:)``.
-  public func runAsWorker(_ file: String, filter: String?, on loop: EventLoop) async {
+  package func runAsWorker(_ file: String, filter: String?, on loop: EventLoop) async {
     let matched = await runHere(file, filter: filter, on: loop)
     report(TestWorker.endLine(matched: matched))
     isFinished = true

@@ -4,21 +4,21 @@ import JSON
 import Protocol
 
 /// What `simulate` is asked to do.
-public struct SimulationOptions: Sendable {
+package struct SimulationOptions: Sendable {
   /// The stores simulated, in this order; all of the binary's when empty.
-  public var stores: [String]
-  public var seed: UInt64
+  package var stores: [String]
+  package var seed: UInt64
   /// Generated steps per store, at most.
-  public var steps: Int
+  package var steps: Int
   /// Wall-clock seconds per store, at most: a bound for CI, which gives up determinism.
-  public var seconds: Double?
-  public var checks: [Invariant]
+  package var seconds: Double?
+  package var checks: [Invariant]
   /// Each store's settings, from a simulation file; the defaults for a store it does not name.
-  public var settings: [String: SimulationSettings] = [:]
+  package var settings: [String: SimulationSettings] = [:]
   /// How many runs shrinking a failure may take: it stops with the smallest run found by then.
-  public var maximumShrinkRuns = 2000
+  package var maximumShrinkRuns = 2000
 
-  public init(
+  package init(
     stores: [String], seed: UInt64, steps: Int, seconds: Double? = nil, checks: [Invariant] = []
   ) {
     self.stores = stores
@@ -35,29 +35,29 @@ public struct SimulationOptions: Sendable {
 /// A failure is shrunk to the fewest, simplest steps that fail the same way, as a scenario
 /// that `test` runs.
 @StoreActor
-public final class Simulation {
+package final class Simulation {
   /// One store's simulation.
-  public struct Result: Sendable {
-    public let store: String
-    public var stepsRun = 0
-    public var statistics = SimulationStatistics()
-    public var failure: Failure?
+  package struct Result: Sendable {
+    package let store: String
+    package var stepsRun = 0
+    package var statistics = SimulationStatistics()
+    package var failure: Failure?
   }
 
   /// What broke, and the smallest run found that breaks it the same way.
-  public struct Failure: Sendable {
+  package struct Failure: Sendable {
     /// The step of the first run that broke it (1-based; the quit after the last counts).
-    public let step: Int
-    public let message: String
+    package let step: Int
+    package let message: String
     /// What failing "the same way" compares: the check's text, or the invariant's name.
-    public let kind: String
+    package let kind: String
     /// The scenario file that fails the same way: its header, then its steps.
-    public var scenario: [JSONObject]
+    package var scenario: [JSONObject]
     /// The steps of the scenario, checks and the quit aside.
-    public var shrunkSteps: Int
-    public var shrinkRuns: Int
+    package var shrunkSteps: Int
+    package var shrinkRuns: Int
     /// The shrunk scenario's own failure message.
-    public var shrunkMessage: String
+    package var shrunkMessage: String
   }
 
   private let harness: Harness
@@ -65,17 +65,17 @@ public final class Simulation {
   private let loop: EventLoop
   private let catalog: StoreCatalog
   /// Told the store and the steps generated so far, every 100 steps: a terminal's progress.
-  public var progress: ((String, Int) -> Void)?
+  package var progress: ((String, Int) -> Void)?
   /// Told each step as it is generated, before it runs, and whether it is one of the set-up
   /// lines that come first: what a parent process keeps, to shrink a run that crashes this one.
-  public var stepGenerated: ((JSONObject, _ setUp: Bool) -> Void)?
+  package var stepGenerated: ((JSONObject, _ setUp: Bool) -> Void)?
   /// Told a failure before it is shrunk: the steps that fail (the first of those given to
   /// `stepGenerated`), the message, the steps generated and what the run did. A parent whose
   /// child crashes while shrinking shrinks it from there.
-  public var willShrink:
+  package var willShrink:
     ((_ steps: Int, _ message: String, _ generated: Int, SimulationStatistics) -> Void)?
 
-  public init(harness: Harness, options: SimulationOptions, loop: EventLoop) {
+  package init(harness: Harness, options: SimulationOptions, loop: EventLoop) {
     self.harness = harness
     self.options = options
     self.loop = loop
@@ -83,7 +83,7 @@ public final class Simulation {
   }
 
   /// The stores to simulate, as named; a name that is no store is an error.
-  public nonisolated static func storeNames(_ asked: [String], in catalog: StoreCatalog)
+  package nonisolated static func storeNames(_ asked: [String], in catalog: StoreCatalog)
     throws(ArgumentsError)
     -> [String]
   {
@@ -94,7 +94,7 @@ public final class Simulation {
     return asked.isEmpty ? catalog.names : asked
   }
 
-  public func run(store: String) async -> Result {
+  package func run(store: String) async -> Result {
     guard let descriptor = catalog.descriptors.first(where: { $0.name == store }),
       let definition = catalog.definitions.first(where: { $0.name == store })
     else { return Result(store: store) }
@@ -168,7 +168,7 @@ public final class Simulation {
 
   /// Shrinks `units`, which fail with `message`, to the fewest, simplest steps that fail the
   /// same way, `failure` telling how a run of steps fails (nil when it passes).
-  public func shrink(
+  package func shrink(
     _ units: [JSONObject], store: String, step: Int, message: String,
     failure: @escaping ([JSONObject]) async -> String?
   ) async -> Failure {
@@ -185,7 +185,7 @@ public final class Simulation {
 
   /// Runs `units`, the steps of a simulation of `store`, as its scenario: how it failed, if it
   /// did, and what the stores did (the actions, paths and effects of its statistics).
-  public func run(_ units: [JSONObject], store: String) async -> (
+  package func run(_ units: [JSONObject], store: String) async -> (
     failure: String?, statistics: SimulationStatistics
   ) {
     var statistics = SimulationStatistics()

@@ -17,9 +17,9 @@ import JSON
 /// the pipe, because a line on the pipe woke the parent at every step: that cost a sixth of
 /// the steps per CPU second of a run that does not crash.
 @StoreActor
-public final class SimulationProcesses {
+package final class SimulationProcesses {
   /// What a child does.
-  public enum Work: Sendable {
+  package enum Work: Sendable {
     /// Simulates the store, writing its steps to the file `log`.
     case simulate(log: String)
     /// Runs the file `steps` of the store's steps as a scenario.
@@ -28,13 +28,13 @@ public final class SimulationProcesses {
 
   /// The arguments of this binary that make a child (``SimulationWorker``) do `work` for
   /// `store`.
-  public typealias Arguments = @Sendable (_ store: String, _ work: Work) -> [String]
+  package typealias Arguments = @Sendable (_ store: String, _ work: Work) -> [String]
 
   private let simulation: Simulation
   private let arguments: Arguments
   private let loop: EventLoop
 
-  public init(simulation: Simulation, arguments: @escaping Arguments, loop: EventLoop) {
+  package init(simulation: Simulation, arguments: @escaping Arguments, loop: EventLoop) {
     self.simulation = simulation
     self.arguments = arguments
     self.loop = loop
@@ -44,13 +44,13 @@ public final class SimulationProcesses {
   /// races with one that reads the environment): it takes seconds to symbolicate in a child
   /// that crashed, and the addresses it prints differ from run to run, where the report must
   /// be the same bytes.
-  public nonisolated static func prepareEnvironment() {
+  package nonisolated static func prepareEnvironment() {
     setenv("SWIFT_BACKTRACE", "enable=no", 1)
   }
 
   /// Simulates `store` in a child; when the child dies, shrinks what it was running to the
   /// smallest run that fails the same way.
-  public func run(store: String) async -> Simulation.Result {
+  package func run(store: String) async -> Simulation.Result {
     let folder: TemporaryDirectory
     do { folder = try TemporaryDirectory() } catch {
       return Self.unstarted(store, "cannot make a folder for its steps: \(error.reason)")
@@ -186,17 +186,17 @@ public final class SimulationProcesses {
 /// it, then prints the result; or runs a file of steps and prints how that went. Its standard error is joined to
 /// its standard output, so that what the runtime says as it crashes reaches the parent.
 @StoreActor
-public enum SimulationWorker {
+package enum SimulationWorker {
   /// Joins standard error to standard output; returns a descriptor of the standard error it
   /// had, for a terminal's progress line.
-  public nonisolated static func takeStandardError() -> Int32 {
+  package nonisolated static func takeStandardError() -> Int32 {
     let original = dup(STDERR_FILENO)
     dup2(STDOUT_FILENO, STDERR_FILENO)
     return original
   }
 
   /// Does `work` for `store`, writing a terminal's progress line to `progress`, if given.
-  public static func run(
+  package static func run(
     harness: Harness, options: SimulationOptions, loop: EventLoop, store: String,
     work: SimulationProcesses.Work, progress: Int32?
   ) async {

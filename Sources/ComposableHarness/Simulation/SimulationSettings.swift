@@ -3,35 +3,35 @@ import JSON
 
 /// How `simulate` picks one store's steps: a line of a simulation file (`--file`;
 /// docs/SIMULATION.md, schemas/simulation.schema.json). The defaults need no file.
-public struct SimulationSettings: Sendable, Equatable {
-  public static let stepKinds = [
+package struct SimulationSettings: Sendable, Equatable {
+  package static let stepKinds = [
     "action", "advance", "http", "websocket", "answers", "instances", "files", "work",
   ]
   /// The largest simulation file read.
-  public static let maximumBytes = 1 << 20
+  package static let maximumBytes = 1 << 20
 
   /// Relative weights of the kinds of steps.
-  public var weights: [String: Int] = [
+  package var weights: [String: Int] = [
     "action": 55, "advance": 17, "http": 12, "websocket": 10, "answers": 6, "instances": 3,
     "files": 3, "work": 3,
   ]
   /// Relative weights of host actions by type: 1 for a type not named, 0 leaves it out.
-  public var actions: [String: Int] = [:]
+  package var actions: [String: Int] = [:]
   /// What an HTTP event that is no fault answers, each an `http` step's object (without
   /// `times`): a success the store's requests decode. Without any, a body generated from the
   /// store's success actions.
-  public var httpAnswers: [JSONObject] = []
+  package var httpAnswers: [JSONObject] = []
   /// Answers of scripted dependencies, by name: values an answer step draws from.
-  public var answers: [String: [JSONValue]] = [:]
+  package var answers: [String: [JSONValue]] = [:]
   /// Percentages of HTTP events that are faults (a failure, an error status, a body that does
   /// not decode), and of WebSocket events that are (a refusal, a close, a receive failure).
-  public var httpFaults = 50
-  public var webSocketFaults = 20
+  package var httpFaults = 50
+  package var webSocketFaults = 20
 
-  public init() {}
+  package init() {}
 
   /// The settings of each store a simulation file names, from its bytes.
-  public static func read(_ bytes: [UInt8], stores: StoreCatalog) throws(ArgumentsError)
+  package static func read(_ bytes: [UInt8], stores: StoreCatalog) throws(ArgumentsError)
     -> [String: SimulationSettings]
   {
     var settings: [String: SimulationSettings] = [:]

@@ -3,26 +3,26 @@ import JSON
 
 /// `timeline FILE`: a recording drawn as a page to open in a browser (`html`) or as swimlanes
 /// in plain text (`text`). Effects appear when the run was recorded with `--trace effects`.
-public struct Timeline: Sendable {
-  public enum Format: String, Sendable, CaseIterable {
+package struct Timeline: Sendable {
+  package enum Format: String, Sendable, CaseIterable {
     case html, text
   }
 
-  public let file: String
-  public let format: Format
+  package let file: String
+  package let format: Format
   /// Where to write; standard output when nil.
-  public let output: String?
+  package let output: String?
   /// The stores to draw (text only), each with every instance it has; every store with a line
   /// in the recording when empty.
-  public let stores: [String]
+  package let stores: [String]
   /// The named instances to draw (text only), by key: of `stores` when given, of any store
   /// otherwise; every instance when empty.
-  public let instances: [String]
+  package let instances: [String]
   /// The text's width in characters: each lane but the last is cut to its share.
-  public let width: Int
-  public let harness: Harness
+  package let width: Int
+  package let harness: Harness
 
-  public init(
+  package init(
     file: String, format: Format, output: String?, stores: [String], instances: [String] = [],
     width: Int, harness: Harness
   ) {
@@ -38,7 +38,7 @@ public struct Timeline: Sendable {
   /// Draws the timeline, printing errors as the command does; returns the exit code: 0, 64
   /// for a store or an instance the recording does not have, 65 for an unreadable recording,
   /// 73 when the output (the file, or standard output) cannot be written.
-  public func run() -> Int32 {
+  package func run() -> Int32 {
     let title = file.split(separator: "/").last.map(String.init) ?? file
     let bytes: [UInt8]
     switch format {

@@ -4,12 +4,12 @@ import Protocol
 
 /// The stores a binary hosts, in the order `ready` lists them: the one list every command
 /// reads.
-public struct StoreCatalog: Sendable {
-  public let definitions: [any StoreDefinition.Type]
+package struct StoreCatalog: Sendable {
+  package let definitions: [any StoreDefinition.Type]
 
   /// Stops the process with a message when two stores share a name: a mistake in the binary's
   /// `main`, which no input could fix.
-  public init(_ definitions: [any StoreDefinition.Type]) {
+  package init(_ definitions: [any StoreDefinition.Type]) {
     var seen = Set<String>()
     for definition in definitions {
       precondition(
@@ -28,34 +28,34 @@ public struct StoreCatalog: Sendable {
 
   /// The steps a scenario file has besides the scripted dependencies' (docs/SCENARIOS.md): no
   /// dependency may take one of these names.
-  public static let scenarioSteps = [
+  package static let scenarioSteps = [
     "send", "receive", "advance", "settle", "peer", "http", "websocket", "skipReceivedActions",
     "skipInFlightEffects", "expect", "files", "slowWork", "failWrite", "check", "stop", "quit",
   ]
 
-  public var names: [String] { definitions.map { $0.name } }
+  package var names: [String] { definitions.map { $0.name } }
 
   /// The names of every dependency the stores script: the steps a scenario may use for them.
-  public var scriptedDependencies: Set<String> {
+  package var scriptedDependencies: Set<String> {
     Set(definitions.flatMap { $0.scriptedDependencies })
   }
 
-  public var descriptors: [StoreDescriptor] { definitions.map { $0.descriptor } }
+  package var descriptors: [StoreDescriptor] { definitions.map { $0.descriptor } }
 
   /// Each store's `StoreFingerprint`, by name. Reads every store's types (as `describe`
   /// does), so only a recording and a replay ask for them.
-  public var fingerprints: [String: StoreFingerprint] {
+  package var fingerprints: [String: StoreFingerprint] {
     Dictionary(uniqueKeysWithValues: descriptors.map { ($0.name, StoreFingerprint($0)) })
   }
 
   /// Every option the stores add, by store.
-  public var options: [(store: String, options: [StoreOptionHelp])] {
+  package var options: [(store: String, options: [StoreOptionHelp])] {
     definitions.map { ($0.name, $0.optionsHelp) }
   }
 
   /// Reads the stores' options from arguments (`--name value` or `--name=value`); every store
   /// gets its defaults for the options not given.
-  public func parseOptions(_ arguments: [String]) throws(StoreOptionError) -> StoreOptionValues {
+  package func parseOptions(_ arguments: [String]) throws(StoreOptionError) -> StoreOptionValues {
     var values = definitions.map { $0.defaultOptions }
     var index = 0
     while index < arguments.count {
@@ -88,7 +88,7 @@ public struct StoreCatalog: Sendable {
 
   /// A factory per store, each building its store on its first line with these services.
   @StoreActor
-  public func factories(
+  package func factories(
     options: StoreOptionValues, services: Services, output: StoreOutput
   ) -> [StoreFactory] {
     zip(definitions, options.values).map { definition, options in
@@ -99,7 +99,7 @@ public struct StoreCatalog: Sendable {
   /// The same, with the stores named in `initialStates` starting in that state (JSON, decoded
   /// now) instead of their definition's: a scenario's `initialState`.
   @StoreActor
-  public func factories(
+  package func factories(
     options: StoreOptionValues, services: Services, output: StoreOutput,
     initialStates: [String: JSONValue]
   ) throws(StateDecodingError) -> [StoreFactory] {
@@ -118,12 +118,12 @@ public struct StoreCatalog: Sendable {
 }
 
 /// Every store's options, parsed: in the catalog's order.
-public struct StoreOptionValues: Sendable {
+package struct StoreOptionValues: Sendable {
   let names: [String]
   let values: [any StoreOptions]
 
   /// The options parsed for `store`, if it is in the catalog they were parsed for.
-  public func options<Definition: StoreDefinition>(of store: Definition.Type)
+  package func options<Definition: StoreDefinition>(of store: Definition.Type)
     -> Definition.Options?
   {
     names.firstIndex(of: store.name).flatMap { values[$0] as? Definition.Options }
@@ -131,20 +131,20 @@ public struct StoreOptionValues: Sendable {
 }
 
 /// An option as the help lists it.
-public struct StoreOptionHelp: Sendable {
+package struct StoreOptionHelp: Sendable {
   /// The option's name, without its dashes.
-  public let name: String
+  package let name: String
   /// The placeholder of its value: `<url>`, `<n>`.
-  public let valueName: String
+  package let valueName: String
   /// What it sets.
-  public let help: String
+  package let help: String
   /// The default as the help shows it; nil when there is none.
-  public let defaultValue: String?
+  package let defaultValue: String?
 }
 
 extension StoreDefinition {
   /// The names of the options the store adds to `run`, without their dashes.
-  public static var optionNames: [String] { Options.arguments.map(\.name) }
+  package static var optionNames: [String] { Options.arguments.map(\.name) }
 
   fileprivate static var defaultOptions: any StoreOptions { Options() }
 
@@ -213,10 +213,11 @@ extension StoreDefinition {
       #endif
       return _makeHostedStore(
         options: options, services: services.about(instance), output: output.about(instance),
-        initialState: parkedState as? Feature.State ?? state)
+        initialState: parkedState as? Feature.State ?? state
+      ).store
     } reuse: { host, instance, parkedState in
       _reuseHostedStore(
-        host, options: options, services: services.about(instance),
+        AnyHostedStore(host), options: options, services: services.about(instance),
         output: output.about(instance), parkedState: parkedState, initialState: state)
     }
   }
@@ -254,13 +255,13 @@ enum ActionListCheck {
 extension StoreCatalog {
   /// The stores whose state is not `Decodable`, each as "name (type)": a durable run
   /// (`--state-dir`) cannot read them back.
-  public var storesWithoutDecodableState: [String] {
+  package var storesWithoutDecodableState: [String] {
     definitions.filter { !$0.hasDecodableState }.map { "\($0.name) (\($0.stateTypeName))" }
   }
 
   /// What is wrong with the stores' action lists (see `ActionListCheck`), nil when every
   /// store's agrees with its action type; a store checked here is not checked again when built.
-  public func actionListDisagreement() -> String? {
+  package func actionListDisagreement() -> String? {
     let problems = definitions.flatMap { definition in
       ActionListCheck.isFirstCheck(of: definition) ? definition.actionListProblems : []
     }

@@ -64,14 +64,14 @@ public protocol StoreDefinition: Sendable {
   @StoreActor
   static func _makeHostedStore(
     options: Options, services: Services, output: StoreOutput, initialState: Feature.State
-  ) -> any HostedStore
+  ) -> AnyHostedStore
 
   /// Gives `host`, one this definition made, to another instance as ``_makeHostedStore`` would
   /// make it, in the instance's `parkedState` if it has one (a `Feature.State`), else in
   /// `initialState`; false if it cannot. Not for definitions to implement, as that one.
   @StoreActor
   static func _reuseHostedStore(
-    _ host: any HostedStore, options: Options, services: Services, output: StoreOutput,
+    _ host: AnyHostedStore, options: Options, services: Services, output: StoreOutput,
     parkedState: Any?, initialState: Feature.State
   ) -> Bool
 }
@@ -140,18 +140,19 @@ extension StoreDefinition {
   @StoreActor
   public static func _makeHostedStore(
     options: Options, services: Services, output: StoreOutput, initialState: Feature.State
-  ) -> any HostedStore {
-    StoreHost(
-      store: makeStore(options, services, initialState), descriptor: hostDescriptor,
-      output: output)
+  ) -> AnyHostedStore {
+    AnyHostedStore(
+      StoreHost(
+        store: makeStore(options, services, initialState), descriptor: hostDescriptor,
+        output: output))
   }
 
   @StoreActor
   public static func _reuseHostedStore(
-    _ host: any HostedStore, options: Options, services: Services, output: StoreOutput,
+    _ host: AnyHostedStore, options: Options, services: Services, output: StoreOutput,
     parkedState: Any?, initialState: Feature.State
   ) -> Bool {
-    guard let host = host as? StoreHost<Feature.State, Feature.Action> else { return false }
+    guard let host = host.store as? StoreHost<Feature.State, Feature.Action> else { return false }
     // Cast here, where the store's types are known: in the catalog's generic factory the cast
     // looked up their metadata on every activation.
     let state = parkedState.map { $0 as? Feature.State } ?? nil
@@ -188,10 +189,11 @@ extension StoreDefinition where Feature.State: FieldwiseEncodable {
   @StoreActor
   public static func _makeHostedStore(
     options: Options, services: Services, output: StoreOutput, initialState: Feature.State
-  ) -> any HostedStore {
-    StoreHost(
-      store: makeStore(options, services, initialState), descriptor: hostDescriptor,
-      output: output)
+  ) -> AnyHostedStore {
+    AnyHostedStore(
+      StoreHost(
+        store: makeStore(options, services, initialState), descriptor: hostDescriptor,
+        output: output))
   }
 }
 

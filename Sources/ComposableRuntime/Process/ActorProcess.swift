@@ -11,10 +11,10 @@ import Storage
 
 /// Runs the process on one libuv loop: builds the stores, feeds them stdin, writes stdout, and
 /// decides when and how the process ends.
-public enum Runtime {
+package enum Runtime {
   /// Runs `stores` until the input ends, `quit`, a signal or a closed stdout; returns the exit
   /// code. Throws when the loop or the standard streams cannot be set up.
-  public static func run(_ stores: StoreCatalog, _ options: RunConfiguration) throws -> Int32 {
+  package static func run(_ stores: StoreCatalog, _ options: RunConfiguration) throws -> Int32 {
     occupyClosedStandardDescriptors()
     let logger = Logger.stderr(label: options.name, level: options.logLevel)
     SignalWatcher.ignoreSIGPIPE()

@@ -9,7 +9,7 @@ import Synchronization
 ///
 ///     gate.setOpen(false)         // the writer is back-pressured
 ///     await gate.waitUntilOpen()  // returns once it is open again, or the task is cancelled
-public final class OutputGate: Sendable {
+package final class OutputGate: Sendable {
   private struct State {
     var isOpen = true
     var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -18,9 +18,9 @@ public final class OutputGate: Sendable {
 
   private let state = Mutex(State())
 
-  public init() {}
+  package init() {}
 
-  public func setOpen(_ isOpen: Bool) {
+  package func setOpen(_ isOpen: Bool) {
     let released = state.withLock { state in
       state.isOpen = isOpen
       guard isOpen else { return [CheckedContinuation<Void, Never>]() }
@@ -30,7 +30,7 @@ public final class OutputGate: Sendable {
     for waiter in released { waiter.resume() }
   }
 
-  public func waitUntilOpen() async {
+  package func waitUntilOpen() async {
     let id: UInt64? = state.withLock { state in
       guard !state.isOpen else { return nil }
       state.lastWaiter += 1

@@ -2,56 +2,56 @@ import Logging
 import Protocol
 
 /// How `run` runs: what its command line said, parsed.
-public struct RunConfiguration: Sendable {
+package struct RunConfiguration: Sendable {
   /// The binary's name: its default data folder's, and the HTTP client's user agent's.
-  public var name: String
+  package var name: String
   /// The version `ready` and recordings name.
-  public var version: String
+  package var version: String
   /// Longest input line accepted, in bytes.
-  public var maxLineBytes = 1_048_576
+  package var maxLineBytes = 1_048_576
   /// After end of input, how long running effects get before they are cancelled, in seconds.
-  public var linger: Double = 10
-  public var emit: EmitMode = .actions
-  public var logLevel: Logger.Level = .warning
+  package var linger: Double = 10
+  package var emit: EmitMode = .actions
+  package var logLevel: Logger.Level = .warning
   /// Where stores keep files; `DataDirectory.defaultPath(for: name)` when nil.
-  public var dataDirectory: String?
+  package var dataDirectory: String?
   /// Deepest nesting of arrays and objects accepted in an input line.
-  public var maxDepth = 64
+  package var maxDepth = 64
   /// The most named instances of one store in memory (`--max-instances`).
-  public var maxInstances = Session.defaultMaxInstances
+  package var maxInstances = Session.defaultMaxInstances
   /// Where instances are stored (`--state-dir` or `--state-url`): nil keeps every state in
   /// memory only.
-  public var stateLocation: StateLocation?
+  package var stateLocation: StateLocation?
   /// How long a commit waits for the disk (`--fsync`, SQLite's).
-  public var fsync: FsyncPolicy = .batch
+  package var fsync: FsyncPolicy = .batch
   /// With `stateLocation`: how long an instance stays in memory with no action and no effect
   /// running, in seconds (`--passivate-after`); nil keeps it until `maxActiveInstances` needs
   /// the room.
-  public var passivateAfter: Double?
+  package var passivateAfter: Double?
   /// The most named instances of one store kept in memory while idle (`--max-active`).
-  public var maxActiveInstances = Session.defaultMaxActiveInstances
+  package var maxActiveInstances = Session.defaultMaxActiveInstances
   /// PEM file of the certificate authorities trusted for https; the system's when nil.
-  public var caFile: String?
+  package var caFile: String?
   /// Timeout of each HTTP request, in seconds.
-  public var httpTimeout: Double = 10
+  package var httpTimeout: Double = 10
   /// Seed of every random choice; random when nil.
-  public var seed: UInt64?
-  public var clock: ClockMode = .live
+  package var seed: UInt64?
+  package var clock: ClockMode = .live
   /// Under the virtual clock: the most deadlines one `advance` wakes sleepers at.
-  public var maxAdvanceWakeUps = VirtualTimeControl.defaultMaximumWakeUps
+  package var maxAdvanceWakeUps = VirtualTimeControl.defaultMaximumWakeUps
   /// Whether a host may send the actions only effects send (`--allow-effect-actions`).
-  public var allowEffectActions = false
+  package var allowEffectActions = false
   /// What stdout traces besides the actions (`--trace`).
-  public var traces: Set<TraceKind> = []
+  package var traces: Set<TraceKind> = []
   /// Where to record every reduced action, for `replay`.
-  public var record: String?
+  package var record: String?
   /// The arguments a recording keeps, to rebuild the stores as they were.
-  public var recordedArguments: [String] = []
-  public var storeOptions: StoreOptionValues
+  package var recordedArguments: [String] = []
+  package var storeOptions: StoreOptionValues
   /// Set by `mcp`: stdin and stdout speak the Model Context Protocol instead of JSON lines.
-  public var mcp: MCPConfiguration?
+  package var mcp: MCPConfiguration?
 
-  public init(name: String, version: String, storeOptions: StoreOptionValues) {
+  package init(name: String, version: String, storeOptions: StoreOptionValues) {
     self.name = name
     self.version = version
     self.storeOptions = storeOptions
@@ -59,18 +59,18 @@ public struct RunConfiguration: Sendable {
 
   /// Every setting at its default, for the command line's options to take theirs from: a run
   /// with no arguments starts from `init` without parsing them.
-  public static let defaults = RunConfiguration(
+  package static let defaults = RunConfiguration(
     name: "", version: "", storeOptions: StoreOptionValues(names: [], values: []))
 }
 
 /// What `run --trace` may add to stdout.
-public enum TraceKind: String, Sendable, CaseIterable {
+package enum TraceKind: String, Sendable, CaseIterable {
   /// An `effect` line as each effect starts, finishes, fails or is cancelled.
   case effects
 }
 
 /// Where stores' time comes from.
-public enum ClockMode: String, Sendable, CaseIterable {
+package enum ClockMode: String, Sendable, CaseIterable {
   case live
   /// Time starts at 0 and moves only on `{"cmd":"advance"}`.
   case virtual
@@ -78,7 +78,7 @@ public enum ClockMode: String, Sendable, CaseIterable {
 
 /// `arguments` without the options named, each with its value (`--name value` or
 /// `--name=value`).
-public func removingOptions(_ names: Set<String>, from arguments: [String]) -> [String] {
+package func removingOptions(_ names: Set<String>, from arguments: [String]) -> [String] {
   var kept: [String] = []
   var skipNext = false
   for argument in arguments {
@@ -94,7 +94,7 @@ public func removingOptions(_ names: Set<String>, from arguments: [String]) -> [
 }
 
 /// Where durable instances are kept.
-public enum StateLocation: Sendable, Equatable {
+package enum StateLocation: Sendable, Equatable {
   /// SQLite in a folder, which one process holds whole (`--state-dir`).
   case folder(String)
   /// PostgreSQL, shared by processes that claim instances one by one (`--state-url`): `process`
@@ -102,7 +102,7 @@ public enum StateLocation: Sendable, Equatable {
   case database(url: String, process: String, lease: Duration)
 
   /// The option that gave it, as messages name it.
-  public var option: String {
+  package var option: String {
     switch self {
     case .folder: "--state-dir"
     case .database: "--state-url"

@@ -10,21 +10,21 @@ import Protocol
 /// each, so everything a wake-up starts (new sleeps inside the same advance included) runs
 /// before the next deadline. One advance wakes sleepers at `maximumWakeUps` deadlines at most.
 @StoreActor
-public final class VirtualTimeControl: TimeControl {
+package final class VirtualTimeControl: TimeControl {
   /// Small enough that an advance ends, and the reader reads the `quit` or the end of input
   /// behind it, within about half a second: the input waits while an advance runs, and a
   /// wake-up costs about 100 µs (randomTodo's timer and fetch). 1,000,000 made that a minute.
-  public nonisolated static let defaultMaximumWakeUps = 5_000
+  package nonisolated static let defaultMaximumWakeUps = 5_000
 
-  public let clock: VirtualClock
+  package let clock: VirtualClock
   /// The most deadlines one advance wakes sleepers at before it stops short of its target.
-  public let maximumWakeUps: Int
+  package let maximumWakeUps: Int
   private let quiescence: LoopQuiescence
   /// Called before each move of the clock within an advance: a durable session stores what was
   /// reduced so far with the time it was reduced at, not the time the advance moves on to.
-  public var willMoveClock: () -> Void = {}
+  package var willMoveClock: () -> Void = {}
 
-  public init(
+  package init(
     clock: VirtualClock, loop: EventLoop, maximumWakeUps: Int = defaultMaximumWakeUps
   ) throws(LoopError) {
     self.clock = clock
@@ -32,11 +32,11 @@ public final class VirtualTimeControl: TimeControl {
     quiescence = try LoopQuiescence(loop: loop)
   }
 
-  public func settle(completion: @escaping () -> Void) {
+  package func settle(completion: @escaping () -> Void) {
     quiescence.whenQuiescent { StoreActor.assumeIsolated { completion() } }
   }
 
-  public func advance(byMilliseconds ms: Int, completion: @escaping (AdvanceOutcome) -> Void) {
+  package func advance(byMilliseconds ms: Int, completion: @escaping (AdvanceOutcome) -> Void) {
     let target = clock.now.advanced(by: .milliseconds(ms))
     var wakeUps = 0
     func step() {
@@ -56,7 +56,7 @@ public final class VirtualTimeControl: TimeControl {
     settle(completion: step)
   }
 
-  public func close() {
+  package func close() {
     quiescence.close()
   }
 }
@@ -65,5 +65,5 @@ extension VirtualClock {
   /// Whole milliseconds since the clock started: what `advanced` reports and reducers see.
   /// Rounded: a scenario may order answers due in one millisecond a few microseconds apart
   /// (`Scenario` delays with a fraction), and reducers should still see that millisecond.
-  public var elapsedMilliseconds: Int { now.offset.wholeMilliseconds(rounded: true) }
+  package var elapsedMilliseconds: Int { now.offset.wholeMilliseconds(rounded: true) }
 }

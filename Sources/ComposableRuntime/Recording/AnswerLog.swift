@@ -16,23 +16,23 @@ import JSON
 ///  "status":200,"body":"{\"id\":57,…}","t":812}
 /// ```
 @StoreActor
-public final class AnswerLog {
+package final class AnswerLog {
   private let write: (JSONObject) -> Void
   private let lastSeq: () -> Int
 
   /// `write` adds the time and writes the line; `lastSeq` is the seq of the last reduced
   /// action.
-  public init(write: @escaping (JSONObject) -> Void, lastSeq: @escaping () -> Int) {
+  package init(write: @escaping (JSONObject) -> Void, lastSeq: @escaping () -> Int) {
     self.write = write
     self.lastSeq = lastSeq
   }
 
   /// The seq of the action whose reduction started the effect asking now (the last reduced
   /// action, for a task no store started).
-  public var position: Int { TracedEffect.current?.cause ?? lastSeq() }
+  package var position: Int { TracedEffect.current?.cause ?? lastSeq() }
 
   /// Writes one answer of `dependency`.
-  public func record(_ dependency: String, after position: Int? = nil, _ fields: JSONObject) {
+  package func record(_ dependency: String, after position: Int? = nil, _ fields: JSONObject) {
     var line: JSONObject = ["type": "answer", "dependency": .string(dependency)]
     if let position { line["after"] = .int(position) }
     for (key, value) in fields { line[key] = value }

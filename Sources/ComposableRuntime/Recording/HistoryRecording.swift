@@ -9,11 +9,11 @@ import Protocol
 /// read. A history that starts at a stored snapshot gives that state to the header's
 /// `initialStates`, since no recorded action leads to it. What storage does not keep stays as a
 /// replay takes it when absent: no arguments, seed 0, no dependencies' answers.
-public enum HistoryRecording {
+package enum HistoryRecording {
   /// The recording of `store`'s instance whose history this is, made by `binary` over `stores`.
   /// Throws when the history cannot be one: it holds `state` lines (`--emit ticks`), which
   /// carry no actions to replay, or it is damaged.
-  public static func bytes(
+  package static func bytes(
     of history: StoredHistory, store: String, binary: String, stores: StoreCatalog
   ) throws(RecordingError) -> [UInt8] {
     var initialStates: [String: JSONValue] = [:]

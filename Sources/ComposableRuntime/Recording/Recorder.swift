@@ -12,17 +12,17 @@ import Protocol
 /// The bytes are the ones stdout gets, so recording costs a copy and a buffered write per
 /// action; the file is flushed once per loop iteration and at exit. See `RecordingFile` for
 /// the format.
-public final class Recorder {
+package final class Recorder {
   private let file: UnsafeMutablePointer<FILE>
   private let path: String
   /// `,"t":N}` and the newline, reused for every action.
   private var tail: [UInt8] = []
   /// Why writing stopped (a full disk, say); nil while every write succeeded. The run goes on
   /// without the recording.
-  public private(set) var failure: String?
+  package private(set) var failure: String?
 
   /// Creates or empties the file at `path` and writes `header` as its first line.
-  public init(path: String, header: RecordingHeader) throws(RecorderError) {
+  package init(path: String, header: RecordingHeader) throws(RecorderError) {
     guard let file = fopen(path, "w") else {
       throw RecorderError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
     }
@@ -35,7 +35,7 @@ public final class Recorder {
   }
 
   /// `action` is one `action` line, newline included.
-  public func record(_ action: ArraySlice<UInt8>, elapsed: Int) {
+  package func record(_ action: ArraySlice<UInt8>, elapsed: Int) {
     guard failure == nil, action.count > 2 else { return }
     tail.removeAll(keepingCapacity: true)
     Self.appendTime(elapsed, to: &tail)
@@ -45,14 +45,14 @@ public final class Recorder {
 
   /// How a recording's action line ends where the printed one has its `}` and newline: `t`,
   /// then those. A recording kept in memory (a scenario's own, to replay it) is written so too.
-  public static func appendTime(_ elapsed: Int, to bytes: inout [UInt8]) {
+  package static func appendTime(_ elapsed: Int, to bytes: inout [UInt8]) {
     bytes.append(contentsOf: #","t":"#.utf8)
     JSONWriter.writeInt(elapsed, into: &bytes)
     bytes.append(contentsOf: "}\n".utf8)
   }
 
   /// One line of `object`'s members and then `t`.
-  public func record(_ object: JSONObject, elapsed: Int) {
+  package func record(_ object: JSONObject, elapsed: Int) {
     var line = object
     line["t"] = .int(elapsed)
     var bytes = JSONValue.object(line).serialized
@@ -61,18 +61,18 @@ public final class Recorder {
   }
 
   /// `line` is one line that carries its own `t`, newline included.
-  public func record(line: ArraySlice<UInt8>) {
+  package func record(line: ArraySlice<UInt8>) {
     write(line)
   }
 
   /// Writes out what is buffered.
-  public func flush() {
+  package func flush() {
     guard failure == nil else { return }
     if fflush(file) != 0 { fail() }
   }
 
   /// Flushes and closes; returns the error that stopped the recording, if one did.
-  public func close() -> String? {
+  package func close() -> String? {
     flush()
     if fclose(file) != 0 && failure == nil { fail() }
     return failure
@@ -90,8 +90,8 @@ public final class Recorder {
 }
 
 /// Why a recording could not be started.
-public struct RecorderError: Error, CustomStringConvertible {
+package struct RecorderError: Error, CustomStringConvertible {
   /// What failed, naming the file.
-  public let message: String
-  public var description: String { message }
+  package let message: String
+  package var description: String { message }
 }

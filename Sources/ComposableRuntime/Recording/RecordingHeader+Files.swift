@@ -2,7 +2,7 @@ import Logging
 
 extension RecordingHeader {
   /// The most a recording keeps of one file of the data folder.
-  public static let maximumFileBytes = 1 << 20
+  package static let maximumFileBytes = 1 << 20
 
   /// The files of the data folder at `path` (not its folders, hidden files or a save's
   /// temporary files), by name: what a run's effects may read, so that a scenario made from

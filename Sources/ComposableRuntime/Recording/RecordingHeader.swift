@@ -16,36 +16,36 @@ import JSON
 /// `export`) has the state each instance of a store starts from, when the history begins at a
 /// stored snapshot rather than at the store's initial state. Every later line is an
 /// `action` line as the run printed it, plus `t`: milliseconds since `startTime`.
-public struct RecordingHeader: Sendable {
+package struct RecordingHeader: Sendable {
   /// The format version this binary writes and reads.
-  public static let version = 1
+  package static let version = 1
 
   /// The version of the binary that recorded.
-  public var binary: String
+  package var binary: String
   /// The names of the stores the run hosted.
-  public var stores: [String]
+  package var stores: [String]
   /// The run's options, without `--record` and `--seed`.
-  public var arguments: [String]
+  package var arguments: [String]
   /// The seed of the run's random choices.
-  public var seed: UInt64
+  package var seed: UInt64
   /// Whether the run's clock was live or virtual.
-  public var clock: ClockMode
+  package var clock: ClockMode
   /// When the run started, in milliseconds since the Unix epoch; 0 under the virtual
   /// clock.
-  public var startTime: Int
+  package var startTime: Int
   /// Each store's interface as the recording binary had it; empty in older recordings.
-  public var fingerprints: [String: StoreFingerprint]
+  package var fingerprints: [String: StoreFingerprint]
   /// The dependencies' answers are in the recording, as `answer` lines.
-  public var recordsAnswers: Bool
+  package var recordsAnswers: Bool
   /// The data folder's files when the run started, by name: their text.
-  public var files: [String: String]
+  package var files: [String: String]
   /// The state (a JSON object) every instance of a store starts from in a replay, by store,
   /// instead of its definition's: an exported history begins at its base snapshot, which no
   /// recorded action leads to.
-  public var initialStates: [String: JSONValue]
+  package var initialStates: [String: JSONValue]
 
   /// A header with what a replay needs to rebuild the run's stores.
-  public init(
+  package init(
     binary: String, stores: [String], arguments: [String], seed: UInt64, clock: ClockMode,
     startTime: Int, fingerprints: [String: StoreFingerprint] = [:], recordsAnswers: Bool = false,
     files: [String: String] = [:], initialStates: [String: JSONValue] = [:]
@@ -63,7 +63,7 @@ public struct RecordingHeader: Sendable {
   }
 
   /// The header as its line's JSON.
-  public var json: JSONValue {
+  package var json: JSONValue {
     var object: JSONObject = [
       "type": "recording", "version": .int(Self.version), "protocol": 1,
       "binary": .string(binary), "stores": .array(stores.map(JSONValue.string)),
@@ -87,7 +87,7 @@ public struct RecordingHeader: Sendable {
   }
 
   /// The header a recording's first line holds; throws when it is not one this binary reads.
-  public init(_ json: JSONValue) throws(RecordingError) {
+  package init(_ json: JSONValue) throws(RecordingError) {
     guard case .object(let object) = json, object["type"] == "recording" else {
       throw RecordingError(line: 1, "not a recording: the first line must be its header")
     }
@@ -163,17 +163,17 @@ public struct RecordingHeader: Sendable {
 }
 
 /// Why a recording could not be read, and where.
-public struct RecordingError: Error, CustomStringConvertible {
+package struct RecordingError: Error, CustomStringConvertible {
   /// The line of the recording, from 1; nil when the problem is not one line's.
-  public let line: Int?
+  package let line: Int?
   /// What is wrong.
-  public let message: String
+  package let message: String
 
   /// The problem `message` at `line`.
-  public init(line: Int?, _ message: String) {
+  package init(line: Int?, _ message: String) {
     self.line = line
     self.message = message
   }
 
-  public var description: String { line.map { "line \($0): \(message)" } ?? message }
+  package var description: String { line.map { "line \($0): \(message)" } ?? message }
 }

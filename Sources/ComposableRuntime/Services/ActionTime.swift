@@ -7,7 +7,7 @@ import ComposableCore
 /// time, and the recording's time is exactly the one the reducer used. Under the virtual clock
 /// it is the virtual time since the Unix epoch (time starts at 0, or at a scenario's `startTime`). In a replay it is set from
 /// the log before each action. Loop thread only.
-public final class ActionTime: @unchecked Sendable {
+package final class ActionTime: @unchecked Sendable {
   private enum Source {
     case wall
     case virtual(VirtualClock)
@@ -17,15 +17,15 @@ public final class ActionTime: @unchecked Sendable {
   /// The farthest from the Unix epoch a time that a recording or a scenario gives may be, in
   /// milliseconds: JavaScript's `Date` range (the year 275760), which host programs read times
   /// into. Within it, sums and differences of such times cannot overflow, even in microseconds.
-  public static let maximumMilliseconds = 8_640_000_000_000_000
+  package static let maximumMilliseconds = 8_640_000_000_000_000
   /// The `t` (milliseconds since the start) a recording or a scenario may give a line: a live
   /// clock stepped back makes it negative.
-  public static let elapsedRange = -maximumMilliseconds...maximumMilliseconds
+  package static let elapsedRange = -maximumMilliseconds...maximumMilliseconds
 
   private let source: Source
   private var current: Int?
   /// When the process started, in milliseconds since the Unix epoch.
-  public let start: Int
+  package let start: Int
 
   private init(source: Source, start: Int) {
     self.source = source
@@ -33,22 +33,22 @@ public final class ActionTime: @unchecked Sendable {
   }
 
   /// The wall clock's milliseconds, as `run` gives them.
-  public static func wall() -> ActionTime {
+  package static func wall() -> ActionTime {
     ActionTime(source: .wall, start: WallClock.nowMilliseconds())
   }
 
   /// `start` is what reducers see at virtual time 0: the Unix epoch unless a scenario says.
-  public static func virtual(_ clock: VirtualClock, start: Int = 0) -> ActionTime {
+  package static func virtual(_ clock: VirtualClock, start: Int = 0) -> ActionTime {
     ActionTime(source: .virtual(clock), start: start)
   }
 
   /// The times a replay sets from the recording's lines, from `start`.
-  public static func replayed(start: Int) -> ActionTime {
+  package static func replayed(start: Int) -> ActionTime {
     ActionTime(source: .replayed, start: start)
   }
 
   /// The milliseconds since the Unix epoch reducers see now.
-  public func now() -> Int {
+  package func now() -> Int {
     switch source {
     case .virtual(let clock):
       // A scenario or a host may advance the virtual clock past `Int`'s range.
@@ -64,16 +64,16 @@ public final class ActionTime: @unchecked Sendable {
   }
 
   /// Milliseconds since start.
-  public var elapsed: Int { now() - start }
+  package var elapsed: Int { now() - start }
 
   /// Live: the next read takes a new time. Called at the end of each loop iteration.
-  public func endTick() {
+  package func endTick() {
     if case .wall = source { current = nil }
   }
 
   /// Replay: the time of the next action, in milliseconds since start (within
   /// ``elapsedRange``, as recordings and scenarios are checked to be).
-  public func replay(elapsed: Int) {
+  package func replay(elapsed: Int) {
     current = start + elapsed
   }
 }

@@ -4,9 +4,9 @@
 
 /// Where stores keep files when `--data-dir` is not given: a folder named after the binary in
 /// the XDG base directory specification's data home.
-public enum DataDirectory {
+package enum DataDirectory {
   /// `$XDG_DATA_HOME/<binary>`, or `~/.local/share/<binary>` when that is not set.
-  public static func defaultPath(for binary: String) -> String {
+  package static func defaultPath(for binary: String) -> String {
     if let dataHome = environment("XDG_DATA_HOME"), dataHome.hasPrefix("/") {
       return "\(dataHome)/\(binary)"
     }

@@ -6,18 +6,18 @@ import EventLoop
 
 /// Blocking POSIX file operations, for thread-pool work (and the commands that read a whole
 /// file before the loop runs).
-public enum FileIO {
+package enum FileIO {
   /// Why a file operation failed: an `errno`, and a message for people.
-  public struct Failure: Error, CustomStringConvertible {
+  package struct Failure: Error, CustomStringConvertible {
     /// The `errno` of the call that failed, or the closest one for a refusal of ours.
-    public let code: Int32
+    package let code: Int32
     private let message: String?
     /// What failed, for people: the message given, or the system's text for the code.
-    public var reason: String { message ?? String(cString: strerror(code)) }
-    public var description: String { reason }
+    package var reason: String { message ?? String(cString: strerror(code)) }
+    package var description: String { reason }
 
     /// The failure `errno` `code` names.
-    public init(code: Int32) {
+    package init(code: Int32) {
       self.code = code
       message = nil
     }
@@ -31,7 +31,7 @@ public enum FileIO {
   /// The bytes of the regular file at `path`, at most `limit` of them: a FIFO would block the
   /// reading thread until a writer came, and a device or a huge file would fill the memory, so
   /// both are refused with a clear reason.
-  public static func readAll(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
+  package static func readAll(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
     // Non-blocking, so that opening a FIFO does not wait for a writer before it is refused.
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw Failure(code: errno) }
@@ -47,7 +47,7 @@ public enum FileIO {
 
   /// Everything standard input holds until its end, at most `limit` bytes: a scenario file
   /// given as `-`.
-  public static func readStandardInput(limit: Int) throws(Failure) -> [UInt8] {
+  package static func readStandardInput(limit: Int) throws(Failure) -> [UInt8] {
     try readRemaining(0, limit: limit, expected: 0)
   }
 
@@ -79,7 +79,7 @@ public enum FileIO {
   ///
   /// The temporary file is `<path>.tmp-<pid>-<random>`. A process killed while writing leaves
   /// one behind; each write removes those of `path` whose process is gone.
-  public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
+  package static func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
     let directory = parentDirectory(of: path)
     try makeDirectories(directory)
     removeStaleTemporaries(of: path, in: directory)
@@ -116,7 +116,7 @@ public enum FileIO {
   /// created. Returns false, writing nothing, when `path` names anything else (a device such as
   /// `/dev/null`, a FIFO, `/dev/stdout`, a folder): renaming over it would replace the node
   /// itself, and a process running as root would swap `/dev/full` for a plain file.
-  public static func replaceFile(named path: String, with bytes: [UInt8]) throws(Failure) -> Bool {
+  package static func replaceFile(named path: String, with bytes: [UInt8]) throws(Failure) -> Bool {
     var status = stat()
     guard stat(path, &status) == 0 else {
       guard errno == ENOENT else { throw Failure(code: errno) }
@@ -134,7 +134,7 @@ public enum FileIO {
   /// names, keeping what it is: a regular file (or a link to one) is replaced
   /// (``replaceFile(named:with:)``), anything else written in place. The failure's reason
   /// names where the bytes could not go.
-  public static func writeOutput(_ bytes: [UInt8], to path: String?) throws(Failure) {
+  package static func writeOutput(_ bytes: [UInt8], to path: String?) throws(Failure) {
     do throws(Failure) {
       guard let path else { return try writeAll(bytes, to: STDOUT_FILENO) }
       if try !replaceFile(named: path, with: bytes) { try writeInPlace(bytes, to: path) }
@@ -192,7 +192,7 @@ public enum FileIO {
 
   /// The names in a folder but `.` and `..`, each with whether it is a folder itself (a link to
   /// one is not), in no particular order.
-  public static func entries(of directory: String) throws(Failure) -> [(
+  package static func entries(of directory: String) throws(Failure) -> [(
     name: String, isDirectory: Bool
   )] {
     guard let stream = opendir(directory) else { throw Failure(code: errno) }
@@ -213,7 +213,7 @@ public enum FileIO {
 
   /// Writes all of `bytes` to `fd` (`writeFully`: a descriptor another process made
   /// non-blocking, as libuv does to a pipe it is handed, is waited for, not failed).
-  public static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
+  package static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
     let failure = bytes.withUnsafeBytes { buffer -> LoopError? in
       do throws(LoopError) {
         try writeFully(fd, buffer)
@@ -226,7 +226,7 @@ public enum FileIO {
   }
 
   /// The folder `path` is in: `.` for a bare name.
-  public static func parentDirectory(of path: String) -> String {
+  package static func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
   }

@@ -8,18 +8,18 @@
 ///
 /// The file is refused as ``FileIO/readAll(_:limit:)`` refuses it when it is not a regular
 /// file; a line longer than `maximumLineBytes` is refused when it is reached.
-public final class FileLines {
+package final class FileLines {
   /// What a line ends with: its newline, or the end of the file (the last line cut short, or
   /// a file that does not end in a newline).
-  public enum Ending: Sendable {
+  package enum Ending: Sendable {
     /// A newline ended the line, or the file's end did.
     case newline, endOfFile
   }
 
   /// The longest line handed out; a longer one is refused.
-  public let maximumLineBytes: Int
+  package let maximumLineBytes: Int
   /// The file's size when it was opened.
-  public let fileBytes: Int
+  package let fileBytes: Int
   /// -1 for bytes in memory.
   private let fd: Int32
   /// Bytes read and not handed out yet start at `start`.
@@ -32,7 +32,7 @@ public final class FileLines {
 
   /// The lines of the file at `path`, each at most `maximumLineBytes`; throws when the file
   /// cannot be opened or is not a regular file.
-  public init(path: String, maximumLineBytes: Int) throws(FileIO.Failure) {
+  package init(path: String, maximumLineBytes: Int) throws(FileIO.Failure) {
     self.maximumLineBytes = maximumLineBytes
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw FileIO.Failure(code: errno) }
@@ -51,7 +51,7 @@ public final class FileLines {
   }
 
   /// The lines of `bytes`.
-  public init(bytes: [UInt8], maximumLineBytes: Int) {
+  package init(bytes: [UInt8], maximumLineBytes: Int) {
     self.maximumLineBytes = maximumLineBytes
     fd = -1
     fileBytes = bytes.count
@@ -65,7 +65,7 @@ public final class FileLines {
 
   /// The next line without its newline, nil at the end of the file. The bytes are valid until
   /// the next call.
-  public func next() throws(FileIO.Failure) -> (line: ArraySlice<UInt8>, ending: Ending)? {
+  package func next() throws(FileIO.Failure) -> (line: ArraySlice<UInt8>, ending: Ending)? {
     while true {
       let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n"))
       let end = newline ?? buffer.count

@@ -1,7 +1,7 @@
 import JSON
 import Networking
 
-/// Sends HTTP requests and decodes their JSON answers; every failure is a ``RequestFailure``,
+/// Sends HTTP requests and decodes their JSON answers; every failure is a ``/ComposableDependencies/RequestFailure``,
 /// so features see one error type whatever went wrong.
 ///
 /// ```swift
@@ -26,20 +26,20 @@ public struct HTTPService: Sendable {
   }
 
   /// Requests through `client`, each within `timeout`: what `run` builds.
-  public init(client: HTTPClient, timeout: Duration) {
+  package init(client: HTTPClient, timeout: Duration) {
     self.init(timeout: timeout) { request, timeout in
       try await client.send(request, timeout: timeout)
     }
   }
 
-  /// GETs `url` and decodes its JSON body as `T`; throws a ``RequestFailure`` for every
+  /// GETs `url` and decodes its JSON body as `T`; throws a ``/ComposableDependencies/RequestFailure`` for every
   /// failure, the request's or the decoding's.
   public func get<T: Decodable>(_ type: T.Type, from url: String) async throws -> T {
     try await decoding(T.self, HTTPRequest(.get, url))
   }
 
   /// Sends `body` as JSON (`Content-Type: application/json`) with `method`, and decodes the
-  /// JSON answer as `T`; throws a ``RequestFailure`` for every failure, the request's or the
+  /// JSON answer as `T`; throws a ``/ComposableDependencies/RequestFailure`` for every failure, the request's or the
   /// decoding's. The body is encoded as states are: a non-finite number becomes `null`, as
   /// JavaScript's `JSON.stringify` writes it.
   public func send<Body: Encodable, T: Decodable>(
@@ -53,7 +53,7 @@ public struct HTTPService: Sendable {
 
   /// Sends `request` as it is and returns the response whatever its body, for what the JSON
   /// helpers do not cover (a DELETE answered with 204, a body that is not JSON); throws a
-  /// ``RequestFailure`` for every failure of the request, a status outside 2xx included.
+  /// ``/ComposableDependencies/RequestFailure`` for every failure of the request, a status outside 2xx included.
   ///
   /// ```swift
   /// _ = try await http.response(to: HTTPRequest(.delete, "\(baseURL)/todos/7"))

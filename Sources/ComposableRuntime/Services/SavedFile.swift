@@ -8,7 +8,7 @@ import Locks
 /// A JSON file a store keeps in the data directory, read and written on libuv's thread pool so
 /// that a slow disk never holds up the loop.
 ///
-/// Saving is atomic (``FileIO/replaceFile(named:with:)``): a crash or a full disk leaves the old
+/// Saving is atomic (a new file renamed over the old one): a crash or a full disk leaves the old
 /// file or the new one, never half of one, and a symbolic link there stays one: its target is
 /// saved to. A save started later always wins, even when the pool
 /// runs two of them out of order: each save takes a ticket when it starts, and an older one that

@@ -10,15 +10,15 @@ import JSON
 /// A key with no answer is a problem that fails the scenario: like a request nothing canned
 /// answers, it is something the scenario did not foresee.
 @StoreActor
-public final class ScriptedAnswers {
+package final class ScriptedAnswers {
   /// The dependency's name, as the scenario's steps give it.
-  public nonisolated let name: String
+  package nonisolated let name: String
   private var answers: [String: (answer: JSONValue, delay: Duration)] = [:]
   private let clock: any Clock<Duration>
   private let problem: (String) -> Void
 
   /// `clock`: what a delayed answer waits on (the scenario's virtual clock).
-  public init(name: String, clock: any Clock<Duration>, problem: @escaping (String) -> Void) {
+  package init(name: String, clock: any Clock<Duration>, problem: @escaping (String) -> Void) {
     self.name = name
     self.clock = clock
     self.problem = problem
@@ -26,7 +26,7 @@ public final class ScriptedAnswers {
 
   /// Adds the answers of a step: an object from key to answer, each given `delay` after it is
   /// asked for.
-  public func add(_ answers: JSONValue, delay: Duration = .zero) throws(StoreOptionError) {
+  package func add(_ answers: JSONValue, delay: Duration = .zero) throws(StoreOptionError) {
     guard case .object(let object) = answers else {
       throw StoreOptionError("\"\(name)\" maps each key to its answer: {\"key\": answer}")
     }
@@ -35,7 +35,7 @@ public final class ScriptedAnswers {
 
   /// The answer for `key`, after its delay, or nil after noting the problem. Throws
   /// `CancellationError` when the asking effect is cancelled during the delay.
-  public func answer(for key: String) async throws -> JSONValue? {
+  package func answer(for key: String) async throws -> JSONValue? {
     guard let (answer, delay) = answers[key] ?? answers["*"] else {
       problem("unexpected \(name) request for \(key): no answer in \"\(name)\"")
       return nil
@@ -46,7 +46,7 @@ public final class ScriptedAnswers {
 
   /// The answer for `key` decoded as `T`, after its delay; nil, after noting the problem, when
   /// there is none or it is not a `T`.
-  public func answer<T: Decodable>(_ type: T.Type, for key: String) async throws -> T? {
+  package func answer<T: Decodable>(_ type: T.Type, for key: String) async throws -> T? {
     guard let json = try await answer(for: key) else { return nil }
     do {
       return try JSONValueDecoder().decode(T.self, from: json)

@@ -7,7 +7,7 @@ extension Services {
   /// `<data directory>/instances/<key as a file name>/`, so that two sessions of a store never
   /// write each other's files, and its socket ids are its own, so that two instances opening the
   /// socket "main" open two sockets. The default instance sees the services as they are.
-  public func about(_ instance: InstanceKey?) -> Services {
+  package func about(_ instance: InstanceKey?) -> Services {
     guard let instance else { return self }
     var services = self
     services.dataDirectory = "\(dataDirectory)/instances/\(instance.fileName)"

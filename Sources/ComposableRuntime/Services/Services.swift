@@ -12,7 +12,7 @@ import Logging
 /// either, and never knows which it got.
 public struct Services: Sendable {
   /// HTTP(S) requests of any method and body, with JSON answers decoded by our own parser;
-  /// every failure is a ``RequestFailure``.
+  /// every failure is a ``/ComposableDependencies/RequestFailure``.
   public var http: HTTPService
   /// WebSockets, with TCA's `WebSocketClient` interface.
   public var webSocket: WebSocketService
@@ -41,7 +41,7 @@ public struct Services: Sendable {
 
   /// The services as the process (`run`, `test`, `replay`) fills them; a store never builds
   /// them itself.
-  public init(
+  package init(
     http: HTTPService, webSocket: WebSocketService, threadPool: ThreadPool,
     clock: any Clock<Duration>, random: SeededRandom, now: @escaping @Sendable () -> Int,
     dataDirectory: String, log: Logger, actionLogger: ActionLogger = .disabled,

@@ -8,7 +8,7 @@ import ComposableCore
 /// - `run --record`: the live function, each answer also written into the recording, so that
 ///   `replay --to-scenario` scripts it;
 /// - `test`: the answers of the scenario's steps named after the dependency,
-///   `{"nthPrimes": {"6": 13}}`, on the scenario's clock (``ScriptedAnswers``).
+///   `{"nthPrimes": {"6": 13}}`, on the scenario's clock.
 ///
 /// ```swift
 /// static let nthPrimes = StoreDependency<Int, Int?>("nthPrimes")

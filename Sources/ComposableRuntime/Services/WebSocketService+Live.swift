@@ -5,7 +5,7 @@ extension WebSocketService {
   /// The service over the product's WebSocket client on the loop. Each message waits for
   /// `output` to be open before it is taken from the socket, which stops reading once enough
   /// wait: a host that does not read stdout slows the server down instead of filling memory.
-  public static func live(_ client: Networking.WebSocketClient, output: OutputGate) -> Self {
+  package static func live(_ client: Networking.WebSocketClient, output: OutputGate) -> Self {
     Self(
       open: { id, url, protocols in
         let events = await client.open(id: id, url: url, protocols: protocols)

@@ -4,9 +4,9 @@
 ///
 /// A record whose member names are all identifiers (and no keyword) is a class; any other is
 /// written with `TypedDict`'s functional form, which takes any string as a key.
-public enum PythonTypePrinter {
+package enum PythonTypePrinter {
   /// The module's Python source, headed by a comment naming `command` as what generated it.
-  public static func source(of module: TypeModule, generatedBy command: String) -> String {
+  package static func source(of module: TypeModule, generatedBy command: String) -> String {
     var printer = Printer()
     var blocks = module.declarations.map { printer.lines(of: $0).joined(separator: "\n") }
     if !module.stores.isEmpty { blocks += typedView(module.stores, &printer) }

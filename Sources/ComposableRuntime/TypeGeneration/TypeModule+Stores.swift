@@ -13,7 +13,7 @@ extension TypeModule {
   /// `Stores`). A nested record identical to one declared before (the same failure in
   /// several places) is that one, not a copy under a new name. Stores and actions keep the
   /// descriptors' order, so the output changes only when the stores do.
-  public init(stores: [StoreDescriptor]) {
+  package init(stores: [StoreDescriptor]) {
     var translator = SchemaTranslator()
     let storeName = translator.claim("StoreName")
     let storeStates = translator.claim("StoreStates")

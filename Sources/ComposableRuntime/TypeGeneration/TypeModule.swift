@@ -5,34 +5,34 @@
 /// so each printer is a plain walk and the two files cannot describe different types.
 /// Declarations come in the order they may be printed in: a record's nested records before it,
 /// because a Python module evaluates a class's annotations when the class is defined.
-public struct TypeModule: Equatable, Sendable {
+package struct TypeModule: Equatable, Sendable {
   /// The named types, in an order they may be printed in.
-  public let declarations: [TypeDeclaration]
+  package let declarations: [TypeDeclaration]
   /// The stores the declarations describe: what each printer's typed view of a client is made of.
-  public let stores: [StoreTypes]
+  package let stores: [StoreTypes]
 
   /// A module of `declarations`, describing `stores`.
-  public init(_ declarations: [TypeDeclaration], stores: [StoreTypes] = []) {
+  package init(_ declarations: [TypeDeclaration], stores: [StoreTypes] = []) {
     self.declarations = declarations
     self.stores = stores
   }
 }
 
 /// The names of one store's declarations.
-public struct StoreTypes: Equatable, Sendable {
+package struct StoreTypes: Equatable, Sendable {
   /// The store's name on the wire.
-  public let name: String
+  package let name: String
   /// The name of its state's type.
-  public let state: String
+  package let state: String
   /// Every action of the store: what its action lines carry.
-  public let action: String
+  package let action: String
   /// The actions a host sends it: what a typed `send` takes.
-  public let hostAction: String
+  package let hostAction: String
   /// Free for the type of the lines about the store, where a printer declares one.
-  public let line: String
+  package let line: String
 
   /// The names of one store's types.
-  public init(name: String, state: String, action: String, hostAction: String, line: String) {
+  package init(name: String, state: String, action: String, hostAction: String, line: String) {
     self.name = name
     self.state = state
     self.action = action
@@ -42,9 +42,9 @@ public struct StoreTypes: Equatable, Sendable {
 }
 
 /// One named type of a module.
-public struct TypeDeclaration: Equatable, Sendable {
+package struct TypeDeclaration: Equatable, Sendable {
   /// What the name stands for.
-  public enum Body: Equatable, Sendable {
+  package enum Body: Equatable, Sendable {
     /// An object with named members: a `TypedDict`, an `interface`.
     case record([TypeField])
     /// Another name for a type: a union of actions, a literal, a state that is no object.
@@ -52,14 +52,14 @@ public struct TypeDeclaration: Equatable, Sendable {
   }
 
   /// An identifier in both languages, unique in the module.
-  public let name: String
+  package let name: String
   /// A comment printed above the type.
-  public let documentation: String?
+  package let documentation: String?
   /// What the name stands for.
-  public let body: Body
+  package let body: Body
 
   /// The type `name`, standing for `body`.
-  public init(_ name: String, documentation: String? = nil, _ body: Body) {
+  package init(_ name: String, documentation: String? = nil, _ body: Body) {
     self.name = name
     self.documentation = documentation
     self.body = body
@@ -67,18 +67,18 @@ public struct TypeDeclaration: Equatable, Sendable {
 }
 
 /// A member of a record. Its name is the wire name, which need not be an identifier.
-public struct TypeField: Equatable, Sendable {
+package struct TypeField: Equatable, Sendable {
   /// The member's name on the wire.
-  public let name: String
+  package let name: String
   /// The type of its value.
-  public let type: TypeExpression
+  package let type: TypeExpression
   /// A member the JSON object may lack (not in the schema's `required`).
-  public let isRequired: Bool
+  package let isRequired: Bool
   /// A comment printed above the member.
-  public let documentation: String?
+  package let documentation: String?
 
   /// A member `name` of type `type`.
-  public init(
+  package init(
     _ name: String, _ type: TypeExpression, required: Bool = true, documentation: String? = nil
   ) {
     self.name = name
@@ -89,7 +89,7 @@ public struct TypeField: Equatable, Sendable {
 }
 
 /// The type of a value.
-public indirect enum TypeExpression: Equatable, Sendable {
+package indirect enum TypeExpression: Equatable, Sendable {
   /// A string.
   case string
   /// A whole number.
@@ -117,7 +117,7 @@ public indirect enum TypeExpression: Equatable, Sendable {
 
   /// The union of `members`: nested unions flattened, repeats dropped, `null` moved last, and a
   /// single member standing for itself.
-  public static func union(of members: [TypeExpression]) -> TypeExpression {
+  package static func union(of members: [TypeExpression]) -> TypeExpression {
     var flat: [TypeExpression] = []
     for member in members {
       let parts = if case .union(let inner) = member { inner } else { [member] }

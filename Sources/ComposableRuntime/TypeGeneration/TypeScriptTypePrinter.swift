@@ -2,10 +2,10 @@
 /// record, a `type` per alias, every one exported. `tsc --strict` reads them.
 ///
 /// Both JSON number types are `number`; a member name that is no identifier is quoted.
-public enum TypeScriptTypePrinter {
+package enum TypeScriptTypePrinter {
   /// The module's TypeScript declarations, headed by a comment naming `command` as what
   /// generated it.
-  public static func source(of module: TypeModule, generatedBy command: String) -> String {
+  package static func source(of module: TypeModule, generatedBy command: String) -> String {
     let header = "// " + SourceText.generatedBy(command)
     var blocks = module.declarations.map { lines(of: $0).joined(separator: "\n") }
     if !module.stores.isEmpty { blocks.append(stores(module.stores)) }

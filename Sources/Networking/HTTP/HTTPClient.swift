@@ -14,9 +14,9 @@ import EventLoop
 ///
 /// Call `shutdown()` before `EventLoop.shutdown()`: it ends pending requests and closes the
 /// client's handles, which the loop would otherwise close without freeing.
-public actor HTTPClient {
-  public nonisolated let loop: EventLoop
-  public nonisolated let configuration: HTTPConfiguration
+package actor HTTPClient {
+  package nonisolated let loop: EventLoop
+  package nonisolated let configuration: HTTPConfiguration
 
   /// curl's multi handle: created with the first request, cleaned up by `shutdown()`.
   var multi: UnsafeMutableRawPointer?
@@ -29,19 +29,19 @@ public actor HTTPClient {
   private var lastTransferID: UInt64 = 0
   private(set) var isShutDown = false
 
-  public nonisolated var unownedExecutor: UnownedSerialExecutor {
+  package nonisolated var unownedExecutor: UnownedSerialExecutor {
     loop.executor.asUnownedSerialExecutor()
   }
 
   /// Creates a client. It touches neither curl nor the loop before its first request, so it may
   /// be created on any thread, and a process that makes no request never loads libcurl.
-  public init(loop: EventLoop, configuration: HTTPConfiguration = HTTPConfiguration()) {
+  package init(loop: EventLoop, configuration: HTTPConfiguration = HTTPConfiguration()) {
     self.loop = loop
     self.configuration = configuration
   }
 
   /// GETs `url`: ``send(_:timeout:maxBodyBytes:)`` with a GET request.
-  public func get(_ url: String, timeout: Duration, maxBodyBytes: Int? = nil) async throws
+  package func get(_ url: String, timeout: Duration, maxBodyBytes: Int? = nil) async throws
     -> HTTPResponse
   {
     try await send(HTTPRequest(.get, url), timeout: timeout, maxBodyBytes: maxBodyBytes)
@@ -58,7 +58,7 @@ public actor HTTPClient {
   ///   at once, which closes its connection.
   /// - Precondition: the method is a token and the content type holds no line break: both come
   ///   from the calling code, never from a server.
-  public func send(_ request: HTTPRequest, timeout: Duration, maxBodyBytes: Int? = nil)
+  package func send(_ request: HTTPRequest, timeout: Duration, maxBodyBytes: Int? = nil)
     async throws -> HTTPResponse
   {
     try Task.checkCancellation()
@@ -101,7 +101,7 @@ public actor HTTPClient {
   /// Ends pending requests with `CancellationError`, closes every connection and starts closing
   /// the client's loop handles, whose memory is freed by their close callbacks in the loop's
   /// next iteration. Requests made afterwards throw `CancellationError`. Idempotent.
-  public func shutdown() {
+  package func shutdown() {
     guard !isShutDown else { return }
     isShutDown = true
     guard let multi else { return }

@@ -1,24 +1,24 @@
 /// Settings shared by every request of one `HTTPClient`.
-public struct HTTPConfiguration: Sendable, Equatable {
+package struct HTTPConfiguration: Sendable, Equatable {
   /// PEM file of the certificate authorities to trust (the binary's `--ca-file`); `nil` trusts
   /// the system store. Either way curl's CA path is cleared: Debian's libcurl sets one, which
   /// turns off curl's CA cache and makes every new TLS connection re-read the bundle.
-  public var caFile: String?
+  package var caFile: String?
 
   /// Redirects followed before a request fails with `tooManyRedirects`.
-  public var maxRedirects: Int
+  package var maxRedirects: Int
 
   /// Idle connections kept open for reuse (`CURLMOPT_MAXCONNECTS`); bursts of concurrent
   /// requests need more than curl's default to keep their connections alive afterwards.
-  public var maxConnections: Int
+  package var maxConnections: Int
 
   /// Response bodies larger than this fail with `tooLarge`, unless a request sets its own limit.
-  public var maxResponseBytes: Int
+  package var maxResponseBytes: Int
 
   /// The `User-Agent` header; the binary sends `composable-actor/<version>`.
-  public var userAgent: String
+  package var userAgent: String
 
-  public init(
+  package init(
     caFile: String? = nil,
     maxRedirects: Int = 5,
     maxConnections: Int = 64,

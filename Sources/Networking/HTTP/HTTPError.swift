@@ -1,6 +1,6 @@
 /// Why an HTTP request failed; `HTTPClient.get` throws this or `CancellationError`.
-public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
-  public enum Kind: Sendable, Equatable {
+package struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
+  package enum Kind: Sendable, Equatable {
     /// Not an absolute http or https URL.
     case invalidURL
     /// No connection, or the connection broke: refused, unresolvable host, reset, truncated or
@@ -22,32 +22,32 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   /// How much of a non-2xx response's body is kept, enough for an error message.
-  public static let maxStatusBodyBytes = 4096
+  package static let maxStatusBodyBytes = 4096
 
-  public var kind: Kind
+  package var kind: Kind
   /// The URL that was requested.
-  public var url: String
+  package var url: String
   /// Details for people, such as curl's error text.
-  public var message: String
+  package var message: String
 
-  public init(_ kind: Kind, url: String, message: String) {
+  package init(_ kind: Kind, url: String, message: String) {
     self.kind = kind
     self.url = url
     self.message = message
   }
 
   /// For a body that arrived but did not decode, such as JSON of the wrong shape.
-  public static func undecodable(url: String, message: String) -> HTTPError {
+  package static func undecodable(url: String, message: String) -> HTTPError {
     HTTPError(.undecodable, url: url, message: message)
   }
 
   /// The status of a non-2xx response, else `nil`.
-  public var status: Int? {
+  package var status: Int? {
     if case .status(let code, _) = kind { return code }
     return nil
   }
 
-  public var description: String {
+  package var description: String {
     let summary =
       switch kind {
       case .invalidURL: "invalid URL"
@@ -66,14 +66,14 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 extension HTTPError.Kind {
   /// The failures a scenario's canned answer can give, by the name it uses
   /// (`{"http":{…,"failure":"timedOut"}}`), which is also how a recording writes them.
-  public static let byName: [String: HTTPError.Kind] = [
+  package static let byName: [String: HTTPError.Kind] = [
     "invalidURL": .invalidURL, "connectionFailed": .connectionFailed, "timedOut": .timedOut,
     "tls": .tls, "tooLarge": .tooLarge(limit: 8 << 20), "tooManyRedirects": .tooManyRedirects,
   ]
 
   /// The name of a failure that is not a status (nor a body that did not decode, which the
   /// layers above the transport report).
-  public var name: String? {
+  package var name: String? {
     switch self {
     case .invalidURL: "invalidURL"
     case .connectionFailed: "connectionFailed"

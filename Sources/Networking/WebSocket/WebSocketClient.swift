@@ -27,8 +27,8 @@ import EventLoop
 /// lets the loop end. When the libraries cannot be loaded, each socket reports why in its
 /// `didClose` reason. Call `shutdown()` before `EventLoop.shutdown()` unless the loop ended by
 /// itself.
-public actor WebSocketClient {
-  public let configuration: WebSocketConfiguration
+package actor WebSocketClient {
+  package let configuration: WebSocketConfiguration
   private let loop: EventLoop
   private let resolver: Resolver
   /// Sockets by the caller's id; one leaves when it ends, or when its id is reused or its event
@@ -69,7 +69,7 @@ public actor WebSocketClient {
   /// loop iterations) before it gives up and leaks the context.
   static let teardownChecks = 5_000
 
-  public init(loop: EventLoop, configuration: WebSocketConfiguration = WebSocketConfiguration()) {
+  package init(loop: EventLoop, configuration: WebSocketConfiguration = WebSocketConfiguration()) {
     self.init(loop: loop, configuration: configuration, resolver: HostResolver.addresses)
   }
 
@@ -83,7 +83,7 @@ public actor WebSocketClient {
     self.resolver = resolver
   }
 
-  public nonisolated var unownedExecutor: UnownedSerialExecutor {
+  package nonisolated var unownedExecutor: UnownedSerialExecutor {
     loop.executor.asUnownedSerialExecutor()
   }
 
@@ -95,7 +95,7 @@ public actor WebSocketClient {
   /// Cancelling the task that iterates the stream closes the socket (1000, or an abort while
   /// still connecting), as cancelling TCA's connect effect does. Opening an id that is in use
   /// closes the socket it named first (1001).
-  public func open<ID: Hashable & Sendable>(id: ID, url: String, protocols: [String] = [])
+  package func open<ID: Hashable & Sendable>(id: ID, url: String, protocols: [String] = [])
     -> AsyncStream<WebSocketEvent>
   {
     let key = AnyHashable(id)
@@ -150,7 +150,7 @@ public actor WebSocketClient {
   /// The socket stops reading while more than `WebSocketConfiguration.maximumWaitingBytes` of
   /// messages wait to be taken from the stream, so a receiver that falls behind slows the
   /// server down (through TCP) rather than making the process hold everything it sent.
-  public func receive<ID: Hashable & Sendable>(id: ID)
+  package func receive<ID: Hashable & Sendable>(id: ID)
     -> AsyncStream<Result<WebSocketMessage, WebSocketError>>
   {
     let (messages, continuation) = AsyncStream.makeStream(
@@ -185,7 +185,7 @@ public actor WebSocketClient {
   /// throws `WebSocketError.notOpen` unless the socket is open, or `.closed` if it closes first.
   /// Messages go out in call order; a queued message is written even if the caller is
   /// cancelled.
-  public func send<ID: Hashable & Sendable>(id: ID, message: WebSocketMessage) async throws {
+  package func send<ID: Hashable & Sendable>(id: ID, message: WebSocketMessage) async throws {
     guard let connection = sockets[AnyHashable(id)], connection.state == .open else {
       throw WebSocketError.notOpen
     }
@@ -197,7 +197,7 @@ public actor WebSocketClient {
   /// Sends a ping and returns when its pong arrives; throws `WebSocketError.notOpen` unless the
   /// socket is open, `.closed` if it closes first, `CancellationError` if the caller is
   /// cancelled.
-  public func sendPing<ID: Hashable & Sendable>(id: ID) async throws {
+  package func sendPing<ID: Hashable & Sendable>(id: ID) async throws {
     guard let connection = sockets[AnyHashable(id)], connection.state == .open else {
       throw WebSocketError.notOpen
     }
@@ -220,7 +220,7 @@ public actor WebSocketClient {
   /// UTF-8; a code a close frame may not carry becomes 1000), after the messages already
   /// queued. `didClose` follows when the server answered. Closing a socket that is still
   /// connecting aborts it (1006).
-  public func close<ID: Hashable & Sendable>(
+  package func close<ID: Hashable & Sendable>(
     id: ID, code: Int = WebSocketCloseCode.normalClosure, reason: String = ""
   ) {
     guard let connection = sockets[AnyHashable(id)] else { return }
@@ -230,7 +230,7 @@ public actor WebSocketClient {
   /// Closes every socket (1001), waits up to `gracePeriod` for their close handshakes, aborts
   /// the rest and destroys the libwebsockets context, so that no handle of it is left on the
   /// loop. Later `open`s report `didClose` at once.
-  public func shutdown(gracePeriod: Duration = .seconds(1)) async {
+  package func shutdown(gracePeriod: Duration = .seconds(1)) async {
     isShutDown = true
     // An idle teardown still waiting out `idleContextLifetime` would keep its timer, and so
     // the loop, alive that long; one already destroying (context `.destroying`) must finish.

@@ -1,16 +1,16 @@
 /// The close codes of RFC 6455 section 7.4.1 that this client sends or reports.
-public enum WebSocketCloseCode {
-  public static let normalClosure = 1000
-  public static let goingAway = 1001
-  public static let protocolError = 1002
+package enum WebSocketCloseCode {
+  package static let normalClosure = 1000
+  package static let goingAway = 1001
+  package static let protocolError = 1002
   /// Reported, never sent: the close frame had no code.
-  public static let noStatusReceived = 1005
+  package static let noStatusReceived = 1005
   /// Reported, never sent: the connection ended without a close handshake.
-  public static let abnormalClosure = 1006
+  package static let abnormalClosure = 1006
   /// Sent when a text message is not UTF-8.
-  public static let invalidFramePayloadData = 1007
+  package static let invalidFramePayloadData = 1007
   /// Sent when a message exceeds `WebSocketConfiguration.maximumMessageSize`.
-  public static let messageTooBig = 1009
+  package static let messageTooBig = 1009
 
   /// Whether a close frame may carry `code` (RFC 6455 7.4: 1000–1003, 1007–1011, 3000–4999).
   static func isAllowedInCloseFrame(_ code: Int) -> Bool {

@@ -1,5 +1,5 @@
 /// Why a send, a ping or a received message failed.
-public enum WebSocketError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WebSocketError: Error, Sendable, Equatable, CustomStringConvertible {
   /// `send` or `sendPing` for a socket that is not open: an unknown id, or a socket still
   /// connecting, closing or closed.
   case notOpen
@@ -10,7 +10,7 @@ public enum WebSocketError: Error, Sendable, Equatable, CustomStringConvertible 
   /// The socket closed before a queued message was written or a ping was answered.
   case closed(code: Int, reason: String)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .notOpen: "the WebSocket is not open"
     case .invalidUTF8: "a text message was not valid UTF-8"

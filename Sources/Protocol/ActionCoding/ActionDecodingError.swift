@@ -1,6 +1,6 @@
 /// Why an input action was rejected.
-public struct ActionDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
-  public enum Kind: Sendable, Hashable {
+package struct ActionDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+  package enum Kind: Sendable, Hashable {
     /// The type path names no case: `"counter.nope"`, `"nope"`, `"counter"` where `counter`
     /// needs a child action, or `"counter.incrTapped.more"` past a leaf.
     case unknownAction
@@ -9,15 +9,15 @@ public struct ActionDecodingError: Error, Sendable, Hashable, CustomStringConver
     case invalidAction
   }
 
-  public let kind: Kind
+  package let kind: Kind
   /// One line for people, naming the action type and the field at fault:
   /// `counter.nthPrimeResponse: field "value": expected an integer or null, got "x"`.
-  public let message: String
+  package let message: String
 
   init(_ kind: Kind, _ message: String) {
     self.kind = kind
     self.message = message
   }
 
-  public var description: String { message }
+  package var description: String { message }
 }

@@ -4,16 +4,16 @@
 /// MCPResource(uri: "composable-actor://primes/state")                  // .state("primes", nil)
 /// MCPResource(uri: "composable-actor://primes/instances/user%2042/state")  // key "user 42"
 /// ```
-public enum MCPResource: Equatable, Sendable {
+package enum MCPResource: Equatable, Sendable {
   case describe
   case state(store: String, instance: InstanceKey?)
 
-  public static let scheme = "composable-actor://"
-  public static let describeURI = scheme + "describe"
+  package static let scheme = "composable-actor://"
+  package static let describeURI = scheme + "describe"
 
   /// Nil for a URI that names nothing of this form (the store and key are checked by the
   /// caller, against the session).
-  public init?(uri: String) {
+  package init?(uri: String) {
     guard uri.hasPrefix(Self.scheme) else { return nil }
     let path = uri.dropFirst(Self.scheme.count).split(
       separator: "/", omittingEmptySubsequences: false)
@@ -33,7 +33,7 @@ public enum MCPResource: Equatable, Sendable {
     }
   }
 
-  public var uri: String {
+  package var uri: String {
     switch self {
     case .describe:
       Self.describeURI
@@ -46,7 +46,7 @@ public enum MCPResource: Equatable, Sendable {
   }
 
   /// The template a client fills with an instance's key.
-  public static func instanceTemplate(store: String) -> String {
+  package static func instanceTemplate(store: String) -> String {
     scheme + percentEncoded(store) + "/instances/{instance}/state"
   }
 

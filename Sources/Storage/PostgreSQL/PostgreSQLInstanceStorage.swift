@@ -8,7 +8,7 @@ import Protocol
 /// Every call is one round trip on the loop thread, bounded by a timeout: a commit sends its
 /// changes as one pipeline, which the server runs as one transaction. What is committed is
 /// durable as the server's own settings make it (`synchronous_commit`): `--fsync` is SQLite's.
-public final class PostgreSQLInstanceStorage: InstanceStorage {
+package final class PostgreSQLInstanceStorage: InstanceStorage {
   /// A process that keeps instances: its `--process-id`, the incarnation this start got, and
   /// how long its claims outlive its last sign of life.
   struct Process {
@@ -17,8 +17,8 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
     let lease: Duration
   }
 
-  public private(set) var lastSequence: Int = 0
-  public var claimsInstances: Bool { process != nil }
+  package private(set) var lastSequence: Int = 0
+  package var claimsInstances: Bool { process != nil }
   private let connection: PostgresConnection
   /// Nil for a reader (`export`), which claims nothing and commits nothing.
   private let process: Process?
@@ -30,14 +30,14 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
 
   /// How long a statement may go unanswered before the call fails and the connection is
   /// dropped (the next call opens a new one).
-  public static let timeout = Duration.seconds(5)
+  package static let timeout = Duration.seconds(5)
 
   /// Connects to `url` and makes or checks the tables. With `processID`, starts that process:
   /// its incarnation goes up by one, which fences off an earlier one still running, and its
   /// instances are its own again at once; `seq` goes on from its last one. Without it, the
   /// storage only reads, and creates nothing. Throws `.unavailable` when the server cannot be reached, `.readOnly`
   /// when the role may not create the tables, and `.other` when a newer version made them.
-  public init(url: String, processID: String?, lease: Duration = .seconds(10))
+  package init(url: String, processID: String?, lease: Duration = .seconds(10))
     throws(InstanceStorageError)
   {
     connection = try PostgresConnection(url: url, timeout: Self.timeout)
@@ -162,14 +162,14 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
     }
   }
 
-  public func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
+  package func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
     guard hasTables else { return nil }
     return try read(address, after: [], "load \(address) from \(connection.server)")
   }
 
   /// Claims the instance and reads it in one round trip and one transaction: a claim refused
   /// reads nothing.
-  public func activate(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
+  package func activate(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
     let process = owner("activate \(address)")
     return try read(
       address,
@@ -180,7 +180,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
       ], "activate \(address) in \(connection.server)")
   }
 
-  public func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError) {
+  package func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError) {
     let process = owner("commit")
     let me = ownerParameters(process)
     var statements: [PostgresConnection.Statement] = []
@@ -227,7 +227,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
     renewed = ContinuousClock.now
   }
 
-  public func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)
+  package func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)
     -> [InstanceKey]
   {
     guard limit > 0, hasTables else { return [] }
@@ -249,7 +249,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
   }
 
   /// As SQLite's (see `Database.history`).
-  public func history(_ address: StoredAddress) throws(InstanceStorageError) -> StoredHistory? {
+  package func history(_ address: StoredAddress) throws(InstanceStorageError) -> StoredHistory? {
     guard hasTables else { return nil }
     let key = Self.addressParameters(address)
     let rows = try connection.run(
@@ -276,7 +276,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
     return StoredHistory(base: base?.1, batches: batches)
   }
 
-  public func stateFingerprint(of store: String) throws(InstanceStorageError) -> String? {
+  package func stateFingerprint(of store: String) throws(InstanceStorageError) -> String? {
     guard hasTables else { return nil }
     let rows = try connection.run(
       [
@@ -291,7 +291,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
   /// about once a second while the process is idle. A renewal that fails is not reported here:
   /// the commits that follow report what is wrong, and a lease that ran out only lets another
   /// process claim the instances, whose commits here then fail.
-  public func periodicWork() -> (@Sendable () -> Void)? {
+  package func periodicWork() -> (@Sendable () -> Void)? {
     guard let process, !closed, ContinuousClock.now - renewed >= .seconds(1) else { return nil }
     let renewal = PostgresConnection.Statement(
       "SELECT composable_actor.renew($1, $2)", parameters: ownerParameters(process))
@@ -302,7 +302,7 @@ public final class PostgreSQLInstanceStorage: InstanceStorage {
   }
 
   /// Releases every instance this process holds, so that others claim them at once.
-  public func close() throws(InstanceStorageError) {
+  package func close() throws(InstanceStorageError) {
     guard !closed else { return }
     closed = true
     guard let process else { return }

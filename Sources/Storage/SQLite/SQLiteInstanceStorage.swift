@@ -15,13 +15,13 @@ import Protocol
 /// Under `.always` and `.never`, checkpoints run only to keep the log short. Under every policy a
 /// power loss leaves a consistent database, losing at most the commits the policy allows, and a
 /// commit may wait for a checkpoint only when the log grew long (see `Checkpointer`).
-public final class SQLiteInstanceStorage: InstanceStorage {
+package final class SQLiteInstanceStorage: InstanceStorage {
   /// The write-ahead log's length, in pages (of 4 KiB), past which `.always` and `.never` fold
   /// it into the database, and a checkpoint makes sure it restarts: a long log takes disk
   /// space, and time to read back after a crash.
   static let walPagesBound = 1000
 
-  public private(set) var lastSequence: Int
+  package private(set) var lastSequence: Int
   private let folder: String
   private let fsync: FsyncPolicy
   /// Nil once closed, which closes its connection.
@@ -39,7 +39,7 @@ public final class SQLiteInstanceStorage: InstanceStorage {
   /// if missing. Throws `.busy` when another process or storage holds the folder, `.corrupt`
   /// when the database is damaged, `.readOnly` when the folder cannot be written, and `.other`
   /// when a newer version wrote it, or libsqlite3 cannot be loaded.
-  public init(folder: String, fsync: FsyncPolicy) throws(InstanceStorageError) {
+  package init(folder: String, fsync: FsyncPolicy) throws(InstanceStorageError) {
     let lock = try FolderLock(folder: folder)
     let database = try Database(folder: folder, fsync: fsync)
     self.folder = folder
@@ -57,11 +57,11 @@ public final class SQLiteInstanceStorage: InstanceStorage {
     return database
   }
 
-  public func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
+  package func load(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
     try opened().load(address)
   }
 
-  public func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError) {
+  package func commit(_ changes: [StoredChange], lastSequence: Int) throws(InstanceStorageError) {
     let database = try opened()
     try commits.locked { () throws(InstanceStorageError) in
       try database.commit(changes, lastSequence: lastSequence)
@@ -70,24 +70,24 @@ public final class SQLiteInstanceStorage: InstanceStorage {
     committedSinceJob = true
   }
 
-  public func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)
+  package func keys(of store: String, after: InstanceKey?, limit: Int) throws(InstanceStorageError)
     -> [InstanceKey]
   {
     try opened().keys(of: store, after: after, limit: limit)
   }
 
-  public func history(_ address: StoredAddress) throws(InstanceStorageError) -> StoredHistory? {
+  package func history(_ address: StoredAddress) throws(InstanceStorageError) -> StoredHistory? {
     try opened().history(address)
   }
 
-  public func stateFingerprint(of store: String) throws(InstanceStorageError) -> String? {
+  package func stateFingerprint(of store: String) throws(InstanceStorageError) -> String? {
     try opened().stateFingerprint(of: store)
   }
 
   /// A checkpoint: under `.batch` when anything was committed since the last one started,
   /// otherwise when the log grew past `walPagesBound`; never two at once. It fails only into
   /// the next call that can throw.
-  public func periodicWork() -> (@Sendable () -> Void)? {
+  package func periodicWork() -> (@Sendable () -> Void)? {
     guard let database else { return nil }
     let due = fsync == .batch ? committedSinceJob : database.walPages > Self.walPagesBound
     guard due, let job = checkpointer.job() else { return nil }
@@ -100,7 +100,7 @@ public final class SQLiteInstanceStorage: InstanceStorage {
   /// Waits for a running checkpoint, then, under `.batch` and `.always`, checkpoints what is
   /// left on this thread, reporting its failure (under `.never`, SQLite still folds the log
   /// when its last connection closes, but nothing is promised). Closing again does nothing.
-  public func close() throws(InstanceStorageError) {
+  package func close() throws(InstanceStorageError) {
     guard database != nil else { return }
     var failure = checkpointer.close()
     if fsync != .never {

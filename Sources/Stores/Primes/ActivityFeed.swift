@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 extension Reducer where State == PrimesState, Action == PrimesAction {
   /// Records favourites added and removed in the activity feed, PrimeTime's `activityFeed`

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// The counter screen: a number, and a button asking for the nth prime where n is the number.
 @ComposableAction

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// The favourite primes list, saved to and loaded from storage.
 @ComposableAction

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// The prime modal: whether the current count is prime, and a button to add it to or remove it
 /// from the favourites.

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// Every action of the PrimeTime app; on the wire `counter.incrTapped`,
 /// `primeModal.saveFavoritePrimeTapped`, `favoritePrimes.deleteFavoritePrimes`, …

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// Everything the primes feature needs from the world, as values of closures: the live ones
 /// compute on libuv's thread pool and use real files; tests pass their own.

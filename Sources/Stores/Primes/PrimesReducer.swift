@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// The PrimeTime app, composed as in the original: three features pulled back into the app
 /// state, wrapped by the activity feed and by logging.

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// The whole PrimeTime app: the counter, its prime modal, the favourites and the activity feed.
 public struct PrimesState: Equatable, Sendable {

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// The random todo screen's actions; on the wire `viewDidAppear`, `fetchResult.success`, …
 @ComposableAction

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// What the random todo screen needs from the world.
 public struct RandomTodoDependencies: Sendable {

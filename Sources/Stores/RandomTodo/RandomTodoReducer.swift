@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// A random todo, fetched on demand and refreshed automatically every few seconds.
 public struct RandomTodoReducer: Reducer {

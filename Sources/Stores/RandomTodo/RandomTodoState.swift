@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 public struct RandomTodoState: Equatable, Sendable {
   /// The last todo fetched; cleared by a failed fetch, so the screen shows one or the other.

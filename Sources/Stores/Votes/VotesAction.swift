@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// The votes screen's actions, named as in the original; on the wire `onAppear`,
 /// `task.willRun`, `inner.updateVoteItems.success`, `isLoading`, …

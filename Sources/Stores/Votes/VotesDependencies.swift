@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// The votes API, as the screen uses it. Each call throws a ``RequestFailure``.
 public struct VotesDependencies: Sendable {

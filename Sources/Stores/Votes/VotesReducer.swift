@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// Three lists loaded in parallel behind one loading flag.
 ///

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 public struct VotesState: Equatable, Codable, Sendable {
   public var hasAppeared = false

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 extension OrderBookCoding {
   /// Upbit's order-book JSON, read and written with the product's JSON parser.

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// TCA's WebSocket case study, plus the order-book stream; on the wire `connectButtonTapped`,
 /// `webSocket.didOpen`, `receivedSocketMessage.success`, …

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// Reads and writes the order-book stream's JSON, which features leave to the live side.
 public struct OrderBookCoding: Sendable {

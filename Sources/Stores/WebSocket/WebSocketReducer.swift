@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 /// An echo chat over one WebSocket, with pings, as in TCA's case study; frames holding an order
 /// book update `orderBook` instead of the message list.

@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 
 public struct WebSocketState: Equatable, Codable, Sendable {
   public enum ConnectivityState: String, Codable, CaseIterable, Sendable {

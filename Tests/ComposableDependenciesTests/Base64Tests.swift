@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import ComposableRuntime
+@testable import ComposableDependencies
 
 final class Base64Tests: XCTestCase {
   func testBase64FollowsRFC4648() {

@@ -29,7 +29,7 @@ public struct RequestFailure: Error, Equatable, Codable, Sendable, CustomStringC
   /// The URL that failed.
   public var url: String
   /// For people: a summary of the kind, the URL, and the details (curl's error text, a
-  /// status's body); <doc:HTTPRequests> lists the texts.
+  /// status's body); the runtime's article on HTTP requests lists the texts.
   public var message: String
 
   /// A failure as a test or a dependency of the store's own states it.
