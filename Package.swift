@@ -89,13 +89,26 @@ let package = Package(
       dependencies: ["Locks", .product(name: "DequeModule", package: "swift-collections")],
       swiftSettings: strict),
 
-    // The macros a feature's types are declared with; they run in the compiler, never in the
-    // binary.
+    // The macros a feature's types are declared with, as the compiler plugin that runs them;
+    // they never reach a binary.
     .macro(
       name: "ComposableMacros",
       dependencies: [
-        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        "ComposableMacroExpansions",
         .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ],
+      swiftSettings: strict),
+    // What those macros write, apart from the plugin: the tests depend on this and not on the
+    // macro, since a test bundle holding a macro target is built as a build-machine tool, with
+    // every module it links built a second time.
+    .target(
+      name: "ComposableMacroExpansions",
+      dependencies: [
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ],
       swiftSettings: strict),
 
@@ -244,7 +257,7 @@ let package = Package(
     .testTarget(
       name: "ComposableMacrosTests",
       dependencies: [
-        "ComposableMacros",
+        "ComposableMacroExpansions",
         .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
       ],

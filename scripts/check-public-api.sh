@@ -7,9 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 bin=$("$SWIFT" build --show-bin-path)
+# The action enums' macro runs as the compiler plugin the build made.
+macros=(-load-plugin-executable "$bin/ComposableMacros-tool#ComposableMacros")
 flags=(-typecheck -swift-version 6 -parse-as-library -warnings-as-errors -package-name outside
-  -I "$bin/Modules")
+  -I "$bin/Modules" "${macros[@]}")
 for map in "$bin"/*.build/module.modulemap Sources/C*/module.modulemap; do
+  # The build machine's copies, made for a compiler plugin, define the same modules.
+  case $map in *-tool.build/*) continue ;; esac
   flags+=(-Xcc "-fmodule-map-file=$map")
 done
 for include in Sources/C*/include; do flags+=(-Xcc -I -Xcc "$include"); done
@@ -42,7 +46,7 @@ for store in Sources/Stores/*/; do
   mapfile -t feature < <(grep -L '^import ComposableRuntime$' "$store"*.swift)
   echo "==> $(basename "$store")Feature without the loop: ${#feature[@]} files"
   swiftc -typecheck -swift-version 6 -parse-as-library -warnings-as-errors \
-    -package-name outside -I "$loop_free" -module-name "$(basename "$store")Feature" \
+    -package-name outside -I "$loop_free" "${macros[@]}" -module-name "$(basename "$store")Feature" \
     "${feature[@]}"
 done
 echo "public API: every store type-checks as another package's code, its feature without the loop"

@@ -20,7 +20,7 @@ import ComposableRuntime
 /// ```
 public struct ComposableActorCommand: ParsableCommand {
   /// The framework's version: a binary's own unless `main` is given another.
-  public static let version = "0.2.0"
+  public static let version = "0.3.0"
 
   // Every command names itself: otherwise the parser derives each name from the type's name,
   // which costs start-up time in the runtime's type metadata. Computed: the name and version

@@ -1,7 +1,10 @@
-import ComposableMacros
+import ComposableMacroExpansions
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosTestSupport
 import XCTest
+
+private struct ComposableActionMacro: ActionListExpansion {}
+private struct SentByEffectMacro: SentByEffectExpansion {}
 
 final class ComposableActionMacroTests: XCTestCase {
   /// As the compiler calls them: the enum does not conform yet.

@@ -6,7 +6,9 @@ import SwiftSyntaxMacros
 /// `@ComposableAction`: conforms an enum to `ComposableAction` and lists its cases with who
 /// sends each and what it does, read from the case's declaration, so that a store's action list
 /// is never written out by hand.
-public struct ComposableActionMacro: ExtensionMacro {
+public protocol ActionListExpansion: ExtensionMacro {}
+
+extension ActionListExpansion {
   public static func expansion(
     of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
     providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
@@ -94,8 +96,10 @@ public struct ComposableActionMacro: ExtensionMacro {
   }
 }
 
-/// `@SentByEffect`: only marks a case; ``ComposableActionMacro`` reads it.
-public struct SentByEffectMacro: PeerMacro {
+/// `@SentByEffect`: only marks a case; ``ActionListExpansion`` reads it.
+public protocol SentByEffectExpansion: PeerMacro {}
+
+extension SentByEffectExpansion {
   public static func expansion(
     of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
     in context: some MacroExpansionContext
