@@ -14,7 +14,7 @@ TEST_STEP_SECONDS ?= 600
 ## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
 DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
-.PHONY: demo demo-deps build deps test test-deps unit e2e clients example asan tsan fuzz bench schemas types format docs docs-check
+.PHONY: demo demo-deps build deps test test-deps unit api-check e2e clients example asan tsan fuzz bench schemas types format docs docs-check
 
 demo: build demo-deps
 	scripts/demo.sh $(BIN)
@@ -38,7 +38,7 @@ test-deps:
 ## the package outside the framework that hosts a store of its own, the API documentation with
 ## its warnings as errors, and AddressSanitizer over the WebSocket client's unit tests and the
 ## whole end-to-end suite (scripts/asan.sh).
-test: test-deps build unit docs-check fuzz e2e clients example asan
+test: test-deps build unit api-check docs-check fuzz e2e clients example asan
 
 ## The stores type-check as another package's code (scripts/check-public-api.sh): they use only
 ## the public API. The test bundle runs directly because `swift test` would start it in a
@@ -47,6 +47,11 @@ unit:
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/check-public-api.sh
 	$(DEADLINE) "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest"
+
+## The library products' public API against the last release's (api/RELEASE), kept in
+## api/baseline: a break fails unless api/allowed-breaks.txt lists it (scripts/api-check.sh).
+api-check:
+	$(DEADLINE) scripts/api-check.sh
 
 ## The API reference and its articles (Sources/*/*.docc) for the modules a store is written
 ## against, as one archive whose pages link across them; the plugin prints where it is
