@@ -3,7 +3,7 @@
 /// Most strings are plain ASCII without quotes, backslashes or control characters; testing a
 /// whole 64-bit word per step (the classic "has zero byte" bit trick) skips them several times
 /// faster than a byte loop. Each test is exact: nonzero if and only if some byte matches.
-package enum ByteScan {
+public enum ByteScan {
   private static let ones: UInt64 = 0x0101_0101_0101_0101
   private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
@@ -48,7 +48,7 @@ package enum ByteScan {
   /// The position of the first byte at or after `start` that a JSON string cannot hold as it
   /// is (a `"`, a `\\` or a control character) or that is not ASCII; `count` if there is none.
   /// Whole words first, then single bytes.
-  package static func plainASCIIEnd(_ bytes: UnsafePointer<UInt8>, from start: Int, count: Int)
+  public static func plainASCIIEnd(_ bytes: UnsafePointer<UInt8>, from start: Int, count: Int)
     -> Int
   {
     var position = start

@@ -20,32 +20,32 @@
 /// Array elements are aligned the way ``JSONPatch/diff(from:to:)`` aligns them (a common
 /// prefix and suffix, then elements with the same `id`, then a shortest edit script), so an
 /// insertion shows as one `+` line rather than as every later element changed.
-package struct JSONDifference: Sendable, Equatable {
+public struct JSONDifference: Sendable, Equatable {
   /// One value that differs, by its JSON Pointer: `expected` is nil where something was added,
   /// `actual` where something was removed. A removed array element's index is its index in
   /// the expected array; every other index is in the actual one.
-  package struct Change: Sendable, Equatable {
-    package let path: String
-    package let expected: JSONValue?
-    package let actual: JSONValue?
+  public struct Change: Sendable, Equatable {
+    public let path: String
+    public let expected: JSONValue?
+    public let actual: JSONValue?
 
-    package init(path: String, expected: JSONValue?, actual: JSONValue?) {
+    public init(path: String, expected: JSONValue?, actual: JSONValue?) {
       self.path = path
       self.expected = expected
       self.actual = actual
     }
   }
 
-  package private(set) var changes: [Change] = []
+  public private(set) var changes: [Change] = []
   /// The report, without a trailing newline on any line; empty when the values are equal.
-  package private(set) var lines: [String] = []
+  public private(set) var lines: [String] = []
 
-  package var isEmpty: Bool { changes.isEmpty }
+  public var isEmpty: Bool { changes.isEmpty }
 
   /// Longest value shown on one line, in characters; a longer one is cut with `…`.
-  package static let maximumShownCharacters = 120
+  public static let maximumShownCharacters = 120
 
-  package init(expected: JSONValue, actual: JSONValue) {
+  public init(expected: JSONValue, actual: JSONValue) {
     guard expected != actual else { return }
     compare(expected, actual, label: nil, path: "", depth: 0)
   }

@@ -3,7 +3,7 @@ extension JSONPatch {
   ///
   /// The first failing operation stops the patch; the error carries its position. The input is
   /// never modified, so a failed patch leaves nothing half applied.
-  package static func apply(
+  public static func apply(
     _ patch: [JSONPatchOperation], to document: JSONValue
   ) throws(JSONPatchError) -> JSONValue {
     var document = document

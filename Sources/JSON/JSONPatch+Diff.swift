@@ -17,7 +17,7 @@ extension JSONPatch {
   ///
   /// Cost: linear in the sizes of the two values, and O(n log n) for identified elements that
   /// moved.
-  package static func diff(from old: JSONValue, to new: JSONValue) -> [JSONPatchOperation] {
+  public static func diff(from old: JSONValue, to new: JSONValue) -> [JSONPatchOperation] {
     var operations: [JSONPatchOperation] = []
     diff(from: old, to: new, at: "", into: &operations)
     return operations
@@ -25,7 +25,7 @@ extension JSONPatch {
 
   /// Appends to `operations` the patch that turns the value at `pointer` (a JSON Pointer text)
   /// from `old` into `new`: for diffing one member of a larger document.
-  package static func diff(
+  public static func diff(
     from old: JSONValue, to new: JSONValue, at pointer: String,
     into operations: inout [JSONPatchOperation]
   ) {

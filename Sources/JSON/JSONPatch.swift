@@ -1,7 +1,7 @@
 /// RFC 6902 JSON Patch: computing a patch between two documents, and applying one.
-package enum JSONPatch {
+public enum JSONPatch {
   /// Appends a patch as a JSON array of operation objects.
-  package static func write(_ patch: [JSONPatchOperation], into buffer: inout [UInt8]) {
+  public static func write(_ patch: [JSONPatchOperation], into buffer: inout [UInt8]) {
     buffer.append(UInt8(ascii: "["))
     for (position, operation) in patch.enumerated() {
       if position > 0 {

@@ -1,6 +1,6 @@
 /// Why a patch could not be read or applied.
-package struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible {
-  package enum Kind: Sendable, Hashable {
+public struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible {
+  public enum Kind: Sendable, Hashable {
     /// An operation object is malformed: unknown `op`, missing or mistyped member.
     case invalidOperation
     /// A `path` or `from` is not a valid JSON Pointer.
@@ -11,8 +11,8 @@ package struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertibl
     case testFailed
   }
 
-  package let kind: Kind
-  package let message: String
+  public let kind: Kind
+  public let message: String
   /// The position of the failing operation in the patch, when applying one.
   package internal(set) var operationIndex: Int?
 
@@ -21,7 +21,7 @@ package struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertibl
     self.message = message
   }
 
-  package var description: String {
+  public var description: String {
     operationIndex.map { "operation \($0): \(message)" } ?? message
   }
 }

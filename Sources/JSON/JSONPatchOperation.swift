@@ -1,5 +1,5 @@
 /// One operation of an RFC 6902 JSON Patch. Paths are JSON Pointer texts (``JSONPointer``).
-package enum JSONPatchOperation: Sendable, Hashable {
+public enum JSONPatchOperation: Sendable, Hashable {
   case add(path: String, value: JSONValue)
   case remove(path: String)
   case replace(path: String, value: JSONValue)
@@ -8,7 +8,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
   case test(path: String, value: JSONValue)
 
   /// The `op` member.
-  package var name: String {
+  public var name: String {
     switch self {
     case .add: "add"
     case .remove: "remove"
@@ -20,7 +20,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
   }
 
   /// The `path` member.
-  package var path: String {
+  public var path: String {
     switch self {
     case .add(let path, _), .remove(let path), .replace(let path, _), .move(_, let path),
       .copy(_, let path), .test(let path, _):
@@ -29,7 +29,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
   }
 
   /// The `from` member of `move` and `copy`.
-  package var from: String? {
+  public var from: String? {
     switch self {
     case .move(let from, _), .copy(let from, _): from
     default: nil
@@ -37,7 +37,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
   }
 
   /// The `value` member of `add`, `replace` and `test`.
-  package var value: JSONValue? {
+  public var value: JSONValue? {
     switch self {
     case .add(_, let value), .replace(_, let value), .test(_, let value): value
     default: nil
@@ -45,7 +45,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
   }
 
   /// The operation as a JSON object with members in the order `op`, `from`, `path`, `value`.
-  package var jsonValue: JSONValue {
+  public var jsonValue: JSONValue {
     var object = JSONObject()
     object.reserveCapacity(3)
     object.appendNewKey("op", .string(name))
@@ -60,7 +60,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
   }
 
   /// Appends the JSON text of ``jsonValue`` without building it.
-  package func write(into buffer: inout [UInt8]) {
+  public func write(into buffer: inout [UInt8]) {
     // Static text up to the path, appended as one buffer: a patch of a book is dozens of
     // operations, and appending a `String`'s bytes goes through its generic view.
     let opening: StaticString
@@ -91,7 +91,7 @@ package enum JSONPatchOperation: Sendable, Hashable {
 
   /// Reads an operation object. As RFC 6902 requires, members that the operation does not
   /// use are ignored; a missing required member or an unknown `op` is an error.
-  package init(json: JSONValue) throws(JSONPatchError) {
+  public init(json: JSONValue) throws(JSONPatchError) {
     guard case .object(let object) = json else {
       throw JSONPatchError(
         .invalidOperation, "an operation must be an object, got \(json.briefDescription)")

@@ -2,16 +2,16 @@
 ///
 /// In the text form each reference token follows a `/`, with `~` written `~0` and `/` written
 /// `~1`; the empty pointer names the whole document.
-package struct JSONPointer: Sendable, Hashable {
+public struct JSONPointer: Sendable, Hashable {
   /// The unescaped reference tokens, outermost first.
-  package var tokens: [String]
+  public var tokens: [String]
 
-  package init(tokens: [String]) {
+  public init(tokens: [String]) {
     self.tokens = tokens
   }
 
   /// Parses the text form.
-  package init(_ text: String) throws(JSONPointerError) {
+  public init(_ text: String) throws(JSONPointerError) {
     guard !text.isEmpty else {
       tokens = []
       return
@@ -32,20 +32,20 @@ package struct JSONPointer: Sendable, Hashable {
   }
 
   /// Whether this pointer names the whole document.
-  package var isRoot: Bool { tokens.isEmpty }
+  public var isRoot: Bool { tokens.isEmpty }
 
   /// The pointer to the value that contains this one; nil for the root.
-  package var parent: JSONPointer? {
+  public var parent: JSONPointer? {
     isRoot ? nil : JSONPointer(tokens: Array(tokens.dropLast()))
   }
 
   /// Whether `self` names a value strictly inside the value that `other` names.
-  package func isStrictlyInside(_ other: JSONPointer) -> Bool {
+  public func isStrictlyInside(_ other: JSONPointer) -> Bool {
     tokens.count > other.tokens.count && tokens.starts(with: other.tokens)
   }
 
   /// Writes a token in its escaped form: `~` as `~0`, `/` as `~1`.
-  package static func escape(_ token: String) -> String {
+  public static func escape(_ token: String) -> String {
     guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else {
       return token
     }
@@ -61,7 +61,7 @@ package struct JSONPointer: Sendable, Hashable {
   }
 
   /// Reads an escaped token; nil when a `~` is not followed by `0` or `1`.
-  package static func unescape(_ escaped: Substring) -> String? {
+  public static func unescape(_ escaped: Substring) -> String? {
     guard escaped.utf8.contains(UInt8(ascii: "~")) else {
       return String(escaped)
     }
@@ -87,20 +87,20 @@ package struct JSONPointer: Sendable, Hashable {
 
 extension JSONPointer: CustomStringConvertible {
   /// The text form, e.g. `/a~1b/0`.
-  package var description: String {
+  public var description: String {
     tokens.map { "/" + Self.escape($0) }.joined()
   }
 }
 
 /// A pointer text that does not follow RFC 6901.
-package struct JSONPointerError: Error, Sendable, Hashable, CustomStringConvertible {
-  package let pointer: String
-  package let message: String
+public struct JSONPointerError: Error, Sendable, Hashable, CustomStringConvertible {
+  public let pointer: String
+  public let message: String
 
   init(pointer: String, problem: String) {
     self.pointer = pointer
     self.message = "JSON pointer \"\(pointer)\" \(problem)"
   }
 
-  package var description: String { message }
+  public var description: String { message }
 }

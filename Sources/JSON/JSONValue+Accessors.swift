@@ -60,7 +60,7 @@ extension JSONValue {
   }
 
   /// The value `pointer` points to, if there is one.
-  package func value(at pointer: JSONPointer) -> JSONValue? {
+  public func value(at pointer: JSONPointer) -> JSONValue? {
     try? resolve(pointer)
   }
 }

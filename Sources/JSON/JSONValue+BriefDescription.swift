@@ -1,7 +1,7 @@
 extension JSONValue {
   /// The value as error messages quote it: scalars in full (long strings cut short), containers
   /// by kind, so that a message stays one short line whatever the input was.
-  package var briefDescription: String {
+  public var briefDescription: String {
     switch self {
     case .null, .bool, .int, .number:
       return jsonString

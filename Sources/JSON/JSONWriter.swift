@@ -4,23 +4,23 @@
 /// ``JSONValue`` for the envelope. Each helper sizes its output first and appends it to the
 /// caller's buffer in one step, because every separate `append` pays for a uniqueness and
 /// capacity check.
-package enum JSONWriter {
+public enum JSONWriter {
   /// Appends `string` as a quoted JSON string. `"` and `\` are escaped, as is every control
   /// character below U+0020 (the short forms where JSON has one, `\u00XX` otherwise); all other
   /// characters, non-ASCII included, pass through as UTF-8.
-  package static func writeString(_ string: String, into buffer: inout [UInt8]) {
+  public static func writeString(_ string: String, into buffer: inout [UInt8]) {
     writeQuoted(string, before: nil, after: nil, into: &buffer)
   }
 
   /// Appends an object key with its colon, preceded by a comma unless it is the first member:
   /// `,"key":`.
-  package static func writeKey(_ key: String, isFirst: Bool, into buffer: inout [UInt8]) {
+  public static func writeKey(_ key: String, isFirst: Bool, into buffer: inout [UInt8]) {
     writeQuoted(
       key, before: isFirst ? nil : UInt8(ascii: ","), after: UInt8(ascii: ":"), into: &buffer)
   }
 
   /// Appends the decimal digits of `value`, without going through `String`.
-  package static func writeInt(_ value: Int, into buffer: inout [UInt8]) {
+  public static func writeInt(_ value: Int, into buffer: inout [UInt8]) {
     // The magnitude, so that Int.min needs no special case.
     var remaining = value.magnitude
     var length = value < 0 ? 2 : 1
@@ -53,7 +53,7 @@ package enum JSONWriter {
   /// JavaScript's `JSON.stringify`. The digits are written by the function behind
   /// `description` straight into the buffer: a `String` per number was an allocation and a
   /// copy for every price of an order book.
-  package static func writeDouble(_ value: Double, into buffer: inout [UInt8]) {
+  public static func writeDouble(_ value: Double, into buffer: inout [UInt8]) {
     guard value.isFinite else {
       buffer.append(contentsOf: "null".utf8)
       return

@@ -7,7 +7,7 @@ extension JSONParser {
   /// ```swift
   /// JSONParser.memberText("id", in: #"{"id": 1E2, "cmd": "quit"}"#)  // the bytes of 1E2
   /// ```
-  package static func memberText(
+  public static func memberText(
     _ key: String, in bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth
   ) -> UnsafeRawBufferPointer? {
     guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }

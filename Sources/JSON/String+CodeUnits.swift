@@ -6,7 +6,7 @@
 /// compared by their UTF-8 bytes. That is also faster: no normalization, and two keys of
 /// different lengths differ after one comparison.
 extension String {
-  package func hasSameUTF8(as other: String) -> Bool {
+  public func hasSameUTF8(as other: String) -> Bool {
     // A string value is its two words: equal words mean equal contents (the same small-string
     // payload, or the same storage). This catches keys from string literals and copies at once.
     if unsafeBitCast(self, to: (UInt64, UInt64).self)

@@ -22,22 +22,22 @@ import JSON
 ///
 /// The store's name and a payload-free action's type stay bytes of the line: a store that has
 /// seen the type before finds its action by them, and no string is made.
-package struct CompactActionLine {
+public struct CompactActionLine {
   /// The store's name: bytes of the line, valid while the line is.
-  package let store: UnsafeRawBufferPointer
-  package let action: Action
+  public let store: UnsafeRawBufferPointer
+  public let action: Action
   /// Nil for the store's default instance.
-  package let instance: InstanceKey?
-  package let id: MessageID?
+  public let instance: InstanceKey?
+  public let id: MessageID?
 
-  package init?(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+  public init?(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
     var reader = CompactReader(bytes: bytes)
     guard let line = reader.readAction(maxDepth: maxDepth) else { return nil }
     self = line
   }
 
   /// A line's action.
-  package enum Action {
+  public enum Action {
     /// A payload-free action's type: bytes of the line, valid while the line is; `isObject`
     /// when it came as `{"type":…}` rather than as the bare type string.
     case type(UnsafeRawBufferPointer, isObject: Bool)
@@ -55,7 +55,7 @@ package struct CompactActionLine {
   }
 
   /// The message the general path reads from the same line.
-  package var message: InputMessage {
+  public var message: InputMessage {
     let value: JSONValue
     switch action {
     case .type(let bytes, let isObject):

@@ -1,5 +1,5 @@
 /// The stable `code` of an `error` line; hosts branch on these, so they never change meaning.
-package enum ErrorCode: String, Sendable, CaseIterable {
+public enum ErrorCode: String, Sendable, CaseIterable {
   /// The line is not JSON.
   case invalidJSON = "invalid_json"
   /// The line has bytes that are not UTF-8.
@@ -59,14 +59,14 @@ package enum ErrorCode: String, Sendable, CaseIterable {
 }
 
 /// A line the session refused: it changed nothing.
-package struct ProtocolError: Error, Sendable {
-  package let code: ErrorCode
-  package let message: String
+public struct ProtocolError: Error, Sendable {
+  public let code: ErrorCode
+  public let message: String
   /// The `--process-id` of the process that has the instance (`instance_elsewhere`), which the
   /// line's `owner` gives.
-  package let owner: String?
+  public let owner: String?
 
-  package init(_ code: ErrorCode, _ message: String, owner: String? = nil) {
+  public init(_ code: ErrorCode, _ message: String, owner: String? = nil) {
     self.code = code
     self.message = message
     self.owner = owner

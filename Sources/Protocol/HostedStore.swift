@@ -3,7 +3,7 @@ import JSON
 
 /// What the session needs from a store, whatever its state and action types.
 @StoreActor
-package protocol HostedStore: AnyObject {
+public protocol HostedStore: AnyObject {
   var descriptor: StoreDescriptor { get }
   /// Which instance of the store this is: nil for the default one.
   var instance: InstanceKey? { get }
@@ -39,9 +39,9 @@ package protocol HostedStore: AnyObject {
 /// A store as a definition's `_makeHostedStore` makes it for the process: opaque outside the
 /// framework, whose session alone drives it.
 public struct AnyHostedStore {
-  package let store: any HostedStore
+  public let store: any HostedStore
 
-  package init(_ store: any HostedStore) {
+  public init(_ store: any HostedStore) {
     self.store = store
   }
 }
@@ -52,11 +52,11 @@ public struct AnyHostedStore {
 /// 0.1 to 0.5 ms each here, most of it before `ready` otherwise. Built on demand, `ready`
 /// waits for none of it, and a host that drives one store never pays for the others. Nothing a
 /// host sees changes: a store is built in its initial state, and building runs no effect.
-package struct StoreFactory {
-  package let name: String
+public struct StoreFactory {
+  public let name: String
   private let description: DescriptionCache
   /// How the store's state is read back from storage: nil for a store that cannot be durable.
-  package let storedState: StoredStateCoding?
+  public let storedState: StoredStateCoding?
   /// Builds an instance of the store (the default one for a nil key), in the store's initial
   /// state or, for an instance that was parked, in the state it was parked in.
   let make: @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
@@ -67,7 +67,7 @@ package struct StoreFactory {
 
   /// `describe` runs the first time the description is asked for: one derived from the store's
   /// types walks them (about 10 ms for the four seed stores), which `ready` need not wait for.
-  package init(
+  public init(
     name: String, describe: @escaping () -> StoreDescriptor,
     storedState: StoredStateCoding? = nil,
     make: @escaping @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore,
@@ -82,28 +82,28 @@ package struct StoreFactory {
     self.reuse = reuse
   }
 
-  package init(
+  public init(
     descriptor: StoreDescriptor,
     make: @escaping @StoreActor (InstanceKey?, _ parkedState: Any?) -> any HostedStore
   ) {
     self.init(name: descriptor.name, describe: { descriptor }, make: make)
   }
 
-  package var descriptor: StoreDescriptor { description.value }
+  public var descriptor: StoreDescriptor { description.value }
 }
 
 /// How a durable session reads a store's state back: the three things it needs of the store's
 /// types, made where they are concrete.
-package struct StoredStateCoding {
+public struct StoredStateCoding {
   /// The JSON of the store's initial state: what a journal without a snapshot applies to.
-  package let initialState: () -> JSONValue?
+  public let initialState: () -> JSONValue?
   /// The state's JSON Schema, whose fingerprint tells a folder written by a binary whose
   /// state differs.
-  package let stateSchema: () -> JSONValue
+  public let stateSchema: () -> JSONValue
   /// The state `json` holds, as `StoreFactory.make` takes it; the error says why it is none.
-  package let decode: (_ json: JSONValue) throws -> Any
+  public let decode: (_ json: JSONValue) throws -> Any
 
-  package init(
+  public init(
     initialState: @escaping () -> JSONValue?, stateSchema: @escaping () -> JSONValue,
     decode: @escaping (_ json: JSONValue) throws -> Any
   ) {
@@ -133,25 +133,25 @@ private final class DescriptionCache {
 /// Where every store of a session writes: the output lines, the `seq` they share, and whether
 /// a reduction makes an action line or joins the loop iteration's state line.
 public struct StoreOutput {
-  package let lines: OutputLines
-  package let sequence: ActionSequence
-  package let mode: EmitMode
+  public let lines: OutputLines
+  public let sequence: ActionSequence
+  public let mode: EmitMode
   /// Whether a host may send the actions only effects send (`--allow-effect-actions`): for
   /// tools that inject what effects would have sent, such as load tests and scenarios.
-  package let acceptsEffectActions: Bool
+  public let acceptsEffectActions: Bool
   /// Set to write an `effect` line as each effect starts and ends (`--trace effects`): the
   /// time to give them, in milliseconds since the start (virtual under the virtual clock).
-  package let effectTraceTime: (() -> Int)?
+  public let effectTraceTime: (() -> Int)?
   /// Whether effects carry their cause for the dependencies to read (`--record`): see
   /// ``Store/labelsEffects``.
-  package let labelsEffects: Bool
+  public let labelsEffects: Bool
   /// The instance whose lines these are: nil for a store's default instance.
-  package private(set) var instance: InstanceKey?
+  public private(set) var instance: InstanceKey?
   /// What every host of one store shares (see ``sharingHostState()``); nil, each host has its
   /// own.
-  package private(set) var hostState: SharedHostState?
+  public private(set) var hostState: SharedHostState?
 
-  package init(
+  public init(
     lines: OutputLines, sequence: ActionSequence, mode: EmitMode,
     acceptsEffectActions: Bool = false, effectTraceTime: (() -> Int)? = nil,
     labelsEffects: Bool = false
@@ -167,14 +167,14 @@ public struct StoreOutput {
   /// The same output, for hosts that share what is the same for every instance of one store
   /// (the actions decoded so far, who may send which): call it once per store, so that
   /// activating an instance does not decode and describe them again.
-  package func sharingHostState() -> StoreOutput {
+  public func sharingHostState() -> StoreOutput {
     var output = self
     output.hostState = SharedHostState()
     return output
   }
 
   /// The same output, for the lines of the instance `key`.
-  package func about(_ key: InstanceKey?) -> StoreOutput {
+  public func about(_ key: InstanceKey?) -> StoreOutput {
     var output = self
     output.instance = key
     return output
@@ -184,14 +184,14 @@ public struct StoreOutput {
 /// What the hosts of one store share, made by the first of them: a box, because the hosts'
 /// types are generic and this module's `StoreOutput` is not.
 @StoreActor
-package final class SharedHostState {
+public final class SharedHostState {
   var value: AnyObject?
 
   nonisolated init() {}
 }
 
 /// How reductions reach the host.
-package enum EmitMode: String, Sendable, CaseIterable {
+public enum EmitMode: String, Sendable, CaseIterable {
   /// One `action` line per reduced action, with its patch.
   case actions
   /// One `state` line per loop iteration and store, with the merged patch of all the actions
@@ -201,11 +201,11 @@ package enum EmitMode: String, Sendable, CaseIterable {
 
 /// Numbers every reduced action, across all stores, in reduction order.
 @StoreActor
-package final class ActionSequence {
-  package private(set) var last: Int
+public final class ActionSequence {
+  public private(set) var last: Int
 
   /// `last`: the `seq` numbering goes on from, such as the last one a durable folder stored.
-  package init(last: Int = 0) {
+  public init(last: Int = 0) {
     self.last = last
   }
 

@@ -8,14 +8,14 @@ import JSON
 /// {"store":"todos","instance":"user-42","action":"addTapped"}
 /// {"cmd":"snapshot","store":"primes"}
 /// ```
-package enum InputMessage: Sendable, Equatable {
+public enum InputMessage: Sendable, Equatable {
   /// `instance` is nil for the store's default instance.
   case action(store: String, instance: InstanceKey? = nil, action: JSONValue, id: MessageID?)
   case command(name: String, arguments: JSONObject, id: MessageID?)
 
   /// Reads the envelope of `value`, parsed from `line`. On failure the error carries the `id`
   /// when it could be read, so the error line can still be matched to its request.
-  package init(_ value: JSONValue, line: UnsafeRawBufferPointer) throws(InputError) {
+  public init(_ value: JSONValue, line: UnsafeRawBufferPointer) throws(InputError) {
     guard case .object(let object) = value else {
       throw InputError(
         id: nil, ProtocolError(.invalidMessage, "a message must be a JSON object"))
@@ -58,7 +58,7 @@ package enum InputMessage: Sendable, Equatable {
 
   /// The `instance` member of a message (or another `member` holding a key): absent for the
   /// default instance, else a valid key.
-  package static func instance(_ value: JSONValue?, member: String = "instance")
+  public static func instance(_ value: JSONValue?, member: String = "instance")
     throws(ProtocolError) -> InstanceKey?
   {
     guard let value else { return nil }
@@ -91,13 +91,13 @@ package enum InputMessage: Sendable, Equatable {
 /// Why an input line was refused, with its `id` if it had a readable one, and the store and
 /// instance it named when it named an instance (an error line about a named instance says
 /// which).
-package struct InputError: Error, Sendable {
-  package let id: MessageID?
-  package let error: ProtocolError
-  package let store: String?
-  package let instance: InstanceKey?
+public struct InputError: Error, Sendable {
+  public let id: MessageID?
+  public let error: ProtocolError
+  public let store: String?
+  public let instance: InstanceKey?
 
-  package init(
+  public init(
     id: MessageID?, _ error: ProtocolError, store: String? = nil, instance: InstanceKey? = nil
   ) {
     self.id = id

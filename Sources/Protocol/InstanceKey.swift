@@ -8,14 +8,14 @@
 /// ```swift
 /// let key = try InstanceKey(validating: "user-42")
 /// ```
-package struct InstanceKey: Sendable, Hashable, Comparable, CustomStringConvertible {
-  package let value: String
+public struct InstanceKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+  public let value: String
 
   /// The longest key, in bytes of UTF-8.
-  package static let maxBytes = 256
+  public static let maxBytes = 256
 
   /// Checks `value`; the error says what is wrong with it, naming it as the message's `member`.
-  package init(validating value: String, member: String = "instance") throws(ProtocolError) {
+  public init(validating value: String, member: String = "instance") throws(ProtocolError) {
     if let problem = Self.problem(with: value) {
       throw ProtocolError(.invalidMessage, "\"\(member)\" \(problem)")
     }
@@ -53,10 +53,10 @@ package struct InstanceKey: Sendable, Hashable, Comparable, CustomStringConverti
     return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 
-  package var description: String { value }
+  public var description: String { value }
 
   /// Keys are listed in the order of their UTF-8 bytes, which is what `after` pages through.
-  package static func < (lhs: Self, rhs: Self) -> Bool {
+  public static func < (lhs: Self, rhs: Self) -> Bool {
     lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8)
   }
 }

@@ -8,7 +8,7 @@ import JSON
 /// let id = MessageID(text: Array("1E2".utf8))  // echoed as "id":1E2
 /// MessageID("req-1").text                           // the bytes of "\"req-1\""
 /// ```
-package struct MessageID: Sendable, Hashable, CustomStringConvertible {
+public struct MessageID: Sendable, Hashable, CustomStringConvertible {
   /// The id's JSON text: a quoted string, or a number token. A `String`, because one of up to
   /// 15 bytes (most ids) is stored inline: an id on every line then costs no allocation.
   private let json: String
@@ -16,21 +16,21 @@ package struct MessageID: Sendable, Hashable, CustomStringConvertible {
   /// The longest id, as written (a string's quotes and escapes included): every id within it
   /// is echoed byte for byte, and every host's JSON reader takes it (Python's refuses integers
   /// of more than 4,300 digits).
-  package static let maxBytes = 256
+  public static let maxBytes = 256
 
   /// The id's JSON text, as bytes.
-  package var text: [UInt8] { Array(json.utf8) }
+  public var text: [UInt8] { Array(json.utf8) }
 
   /// The length of the id's JSON text.
-  package var byteCount: Int { json.utf8.count }
+  public var byteCount: Int { json.utf8.count }
 
   /// A string id.
-  package init(_ string: String) {
+  public init(_ string: String) {
     json = JSONValue.string(string).jsonString
   }
 
   /// An id from its JSON text in the input, a string or a number token, already checked.
-  package init(text: some Collection<UInt8>) {
+  public init(text: some Collection<UInt8>) {
     json = String(decoding: text, as: UTF8.self)
   }
 
@@ -46,7 +46,7 @@ package struct MessageID: Sendable, Hashable, CustomStringConvertible {
 
   /// An id from a parsed value, for a string or a number; nil for any other kind. A number
   /// parsed from text loses how it was written: prefer ``init(text:)`` with that text.
-  package init?(_ value: JSONValue) {
+  public init?(_ value: JSONValue) {
     switch value {
     case .string, .int, .number: json = value.jsonString
     default: return nil
@@ -58,7 +58,7 @@ package struct MessageID: Sendable, Hashable, CustomStringConvertible {
   /// (`1E2` and `100`, or `18446744073709551617` and the Double nearest it), so its text is read
   /// from the line; an integer other than 0 can only have been written one way, and is not
   /// looked for again.
-  package init?(_ value: JSONValue, in line: UnsafeRawBufferPointer) {
+  public init?(_ value: JSONValue, in line: UnsafeRawBufferPointer) {
     switch value {
     case .string(let string):
       self.init(string)
@@ -76,19 +76,19 @@ package struct MessageID: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The id as a JSON value (a number as the nearest Double when no integer holds it).
-  package var value: JSONValue {
+  public var value: JSONValue {
     (try? JSONParser.parse(json)) ?? .null
   }
 
-  package var description: String { json }
+  public var description: String { json }
 }
 
 extension MessageID: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
-  package init(stringLiteral value: String) {
+  public init(stringLiteral value: String) {
     self.init(value)
   }
 
-  package init(integerLiteral value: Int) {
+  public init(integerLiteral value: Int) {
     json = String(value)
   }
 }

@@ -7,33 +7,33 @@ import JSON
 /// per loop iteration. Lines are written by hand rather than through a `JSONValue` because
 /// this is the hottest path of the product.
 @StoreActor
-package final class OutputLines {
-  package private(set) var bytes: [UInt8] = []
+public final class OutputLines {
+  public private(set) var bytes: [UInt8] = []
   /// Gets each `action` line (newline included) as it is written: for `--record`.
-  package var didWriteActionLine: ((ArraySlice<UInt8>) -> Void)?
+  public var didWriteActionLine: ((ArraySlice<UInt8>) -> Void)?
   /// Gets each `stopped` line (newline included) as it is written: for `--record`, whose
   /// replay starts a stopped instance again from its initial state, as the run did.
-  package var didWriteStoppedLine: ((ArraySlice<UInt8>) -> Void)?
+  public var didWriteStoppedLine: ((ArraySlice<UInt8>) -> Void)?
   /// Gets each `effect` line (newline included) as it is written: for `--record`.
-  package var didWriteEffectLine: ((ArraySlice<UInt8>) -> Void)?
+  public var didWriteEffectLine: ((ArraySlice<UInt8>) -> Void)?
   private var actionLineStart: Int?
   /// The named instances that reduced actions in this loop iteration under `--emit ticks`, in
   /// the order they began to: their `state` lines are due. (The default instances' are written
   /// store by store, as they were before instances existed.)
   private var instancesWithStateLines: [any HostedStore] = []
 
-  package init() {
+  public init() {
     bytes.reserveCapacity(64 * 1024)
   }
 
   /// Hands the pending bytes to `sink` and starts a new batch, keeping the buffer's capacity.
-  package func drain(into sink: (UnsafeRawBufferPointer) -> Void) {
+  public func drain(into sink: (UnsafeRawBufferPointer) -> Void) {
     guard !bytes.isEmpty else { return }
     bytes.withUnsafeBytes(sink)
     bytes.removeAll(keepingCapacity: true)
   }
 
-  package func ready(protocolVersion: Int, stores: [String], version: String) {
+  public func ready(protocolVersion: Int, stores: [String], version: String) {
     raw(#"{"type":"ready","protocol":"#)
     JSONWriter.writeInt(protocolVersion, into: &bytes)
     raw(#","stores":["#)
@@ -158,7 +158,7 @@ package final class OutputLines {
     }
   }
 
-  package func snapshot(
+  public func snapshot(
     store: String, instance: InstanceKey? = nil, seq: Int, id: MessageID?, state: JSONValue
   ) {
     raw(#"{"type":"snapshot""#)
@@ -171,7 +171,7 @@ package final class OutputLines {
     raw("}\n")
   }
 
-  package func describe(id: MessageID?, stores: [JSONValue]) {
+  public func describe(id: MessageID?, stores: [JSONValue]) {
     raw(#"{"type":"describe","protocol":1"#)
     optionalID(id)
     raw(#","stores":"#)
@@ -180,7 +180,7 @@ package final class OutputLines {
   }
 
   /// Ends an `advance`: `now` is the virtual time since start, in milliseconds.
-  package func advanced(ms: Int, now: Int, id: MessageID?) {
+  public func advanced(ms: Int, now: Int, id: MessageID?) {
     raw(#"{"type":"advanced","ms":"#)
     JSONWriter.writeInt(ms, into: &bytes)
     raw(#","now":"#)
@@ -189,7 +189,7 @@ package final class OutputLines {
     raw("}\n")
   }
 
-  package func settled(id: MessageID?) {
+  public func settled(id: MessageID?) {
     raw(#"{"type":"settled""#)
     optionalID(id)
     raw("}\n")
@@ -197,7 +197,7 @@ package final class OutputLines {
 
   /// `line` is the input line number, or nil for errors no input line caused. A line that
   /// named an instance is answered with its store and instance.
-  package func error(
+  public func error(
     _ error: ProtocolError, line: Int?, id: MessageID?, store: String? = nil,
     instance: InstanceKey? = nil
   ) {
@@ -308,7 +308,7 @@ package final class OutputLines {
     raw("}\n")
   }
 
-  package func exit(reason: String, cancelledEffects: Int, signal: String? = nil) {
+  public func exit(reason: String, cancelledEffects: Int, signal: String? = nil) {
     raw(#"{"type":"exit","reason":"#)
     JSONWriter.writeString(reason, into: &bytes)
     if let signal {
@@ -323,7 +323,7 @@ package final class OutputLines {
   /// `{"type":"error","code":…,"store":…,"instance":…,"action":…,"id":…,"message":…}`: not a
   /// refused line but something that went wrong with an action the store reduced, such as an
   /// effect of `action` that failed with an error nothing caught (`effect_failed`).
-  package func actionError(
+  public func actionError(
     _ code: ErrorCode, store: String, instance: InstanceKey?, action: JSONValue, id: MessageID?,
     message: String, owner: String? = nil
   ) {
@@ -340,7 +340,7 @@ package final class OutputLines {
   }
 
   /// `{"type":"effect",…}`: a moment in an effect's life, when effects are traced.
-  package func effect(store: String, instance: InstanceKey?, _ event: EffectEvent, t: Int) {
+  public func effect(store: String, instance: InstanceKey?, _ event: EffectEvent, t: Int) {
     let start = bytes.count
     defer { didWriteEffectLine?(bytes[start...]) }
     raw(#"{"type":"effect""#)

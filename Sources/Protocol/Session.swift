@@ -3,7 +3,7 @@ import JSON
 
 /// Moves a virtual clock on behalf of the `advance` and `settle` commands.
 @StoreActor
-package protocol TimeControl: AnyObject {
+public protocol TimeControl: AnyObject {
   /// Moves time forward by `ms`, letting everything due run and settle on the way; then calls
   /// `completion` with how far it went.
   func advance(byMilliseconds ms: Int, completion: @escaping (AdvanceOutcome) -> Void)
@@ -12,15 +12,15 @@ package protocol TimeControl: AnyObject {
 }
 
 /// Where an advance ended.
-package struct AdvanceOutcome: Sendable, Equatable {
+public struct AdvanceOutcome: Sendable, Equatable {
   /// The virtual time since start, in milliseconds.
-  package let now: Int
+  public let now: Int
   /// Set when the advance stopped before its target, after this many wake-ups: a timer that
   /// fires every millisecond, advanced by a century, must not hold the process (and a `quit`
   /// behind it) for hours.
-  package let stoppedAfterWakeUps: Int?
+  public let stoppedAfterWakeUps: Int?
 
-  package init(now: Int, stoppedAfterWakeUps: Int? = nil) {
+  public init(now: Int, stoppedAfterWakeUps: Int? = nil) {
     self.now = now
     self.stoppedAfterWakeUps = stoppedAfterWakeUps
   }
@@ -29,26 +29,26 @@ package struct AdvanceOutcome: Sendable, Equatable {
 /// Reads input lines and dispatches them: actions to their stores, commands to their handlers,
 /// and a refused line to an `error` line that leaves every state as it was.
 @StoreActor
-package final class Session {
-  package let output: OutputLines
-  package let maxDepth: Int
+public final class Session {
+  public let output: OutputLines
+  public let maxDepth: Int
   /// Called when the host sends `{"cmd":"quit"}`; later lines are ignored.
-  package var didRequestQuit: (() -> Void)?
+  public var didRequestQuit: (() -> Void)?
   /// Moves virtual time for `advance` and `settle`; nil under the live clock, where both are
   /// refused.
-  package var timeControl: (any TimeControl)?
+  public var timeControl: (any TimeControl)?
   /// Called with true when an `advance` or `settle` starts, and with false when it ended: no
   /// line may be handed in between, as the lines after it must see its end. The caller pauses
   /// its reader, which keeps what it read.
-  package var isHoldingInputChanged: ((Bool) -> Void)?
+  public var isHoldingInputChanged: ((Bool) -> Void)?
 
   /// Each store's instances, in the order `ready` lists the stores: each instance is built by
   /// the first line that needs it.
   private let stores: [StoreInstances]
   /// The most named instances a store may have in memory (`--max-instances`).
-  package let maxInstances: Int
+  public let maxInstances: Int
   /// The stores' names, in the order `ready` lists them.
-  package let storeNames: [String]
+  public let storeNames: [String]
   /// The names' UTF-8, for finding a store from the bytes of a compact action line.
   private let storeNameBytes: [[UInt8]]
   private let sequence: ActionSequence
@@ -57,7 +57,7 @@ package final class Session {
   private var hasQuit = false
   private var isHoldingInput = false
 
-  package init(
+  public init(
     stores: [StoreFactory], output: OutputLines, sequence: ActionSequence, maxDepth: Int = 64,
     maxInstances: Int = Session.defaultMaxInstances,
     maxActiveInstances: Int = Session.defaultMaxActiveInstances, durability: Durability? = nil
@@ -76,36 +76,36 @@ package final class Session {
     self.maxDepth = maxDepth
   }
 
-  package func writeReady(version: String) {
+  public func writeReady(version: String) {
     output.ready(protocolVersion: 1, stores: storeNames, version: version)
   }
 
   /// At least a million, as the instances issue asks: far more than a host keeps busy, and
   /// still a bound on what a host naming ever new keys can make the process hold.
-  package nonisolated static let defaultMaxInstances = 1_000_000
+  public nonisolated static let defaultMaxInstances = 1_000_000
   /// How many named instances of a store keep their hosts while idle: about 7 KB each for the
   /// primes store, against its state alone for a parked one.
-  package nonisolated static let defaultMaxActiveInstances = 1024
+  public nonisolated static let defaultMaxActiveInstances = 1024
 
   /// The store named `name`'s instance `key` (its default instance for nil), activated now if
   /// it is not in memory; nil for an unknown store, past `maxInstances`, or when a durable
   /// instance cannot be read back.
-  package func store(named name: String, instance key: InstanceKey? = nil) -> (any HostedStore)? {
+  public func store(named name: String, instance key: InstanceKey? = nil) -> (any HostedStore)? {
     storeNames.firstIndex(of: name).flatMap { try? instance(key, ofStoreAt: $0) }
   }
 
   /// What the `stop` command does, without its line: stops the store's instance `key` and
   /// takes it out of memory; the number of its effects cancelled, or nil when it is not in
   /// memory (or there is no such store).
-  package func stop(store name: String, instance key: InstanceKey) -> Int? {
+  public func stop(store name: String, instance key: InstanceKey) -> Int? {
     storeNames.firstIndex(of: name).flatMap { stores[$0].stop(key) }
   }
 
   /// Each store's description, in the order `ready` lists the stores.
-  package var descriptors: [StoreDescriptor] { stores.map(\.factory.descriptor) }
+  public var descriptors: [StoreDescriptor] { stores.map(\.factory.descriptor) }
 
   /// The keys of the store's named instances in memory, in byte order: the first `limit`.
-  package func instanceKeys(of name: String, limit: Int = .max) -> [InstanceKey] {
+  public func instanceKeys(of name: String, limit: Int = .max) -> [InstanceKey] {
     guard let index = storeNames.firstIndex(of: name) else { return [] }
     return stores[index].page(after: nil, limit: limit).keys
   }
@@ -120,13 +120,13 @@ package final class Session {
 
   /// One sweep of `--passivate-after` (in a durable session): the instances of every store not
   /// used in the last `sweeps` sweeps, with no effect running, leave memory.
-  package func passivateIdleInstances(unusedForSweeps sweeps: Int) {
+  public func passivateIdleInstances(unusedForSweeps sweeps: Int) {
     for instances in stores { instances.passivateIdleInstances(unusedForSweeps: sweeps) }
   }
 
   /// Stores what the loop iteration changed (in a durable session), before its lines are
   /// written: a failure takes the lines back, and the instances they showed leave memory.
-  package func commitChanges() {
+  public func commitChanges() {
     guard let durability else { return }
     for address in durability.commit(output, lastSequence: sequence.last) {
       if let index = storeNames.firstIndex(of: address.store) {
@@ -137,32 +137,32 @@ package final class Session {
 
   private var builtStores: [any HostedStore] { stores.flatMap(\.active) }
 
-  package var effectsInFlight: Int {
+  public var effectsInFlight: Int {
     builtStores.reduce(0) { $0 + $1.effectsInFlight }
   }
 
   /// Cancels every store's effects for `reason` (`quit`, `eof`, …); returns how many were in
   /// flight.
-  package func cancelAllEffects(because reason: String) -> Int {
+  public func cancelAllEffects(because reason: String) -> Int {
     builtStores.reduce(0) { $0 + $1.cancelAllEffects(because: reason) }
   }
 
   /// Called every time a store's last effect finished.
-  package func onStoreIdle(_ handler: @escaping () -> Void) {
+  public func onStoreIdle(_ handler: @escaping () -> Void) {
     for instances in stores { instances.didBecomeIdle = handler }
   }
 
   /// Writes the loop iteration's `state` lines (`--emit ticks`): the default instances' in the
   /// order of the stores, then the named instances' that reduced actions, in the order they
   /// began to.
-  package func endTick() {
+  public func endTick() {
     // Not `stores.map(\.defaultInstance)`: an array made at every loop iteration was a quarter
     // of what a round trip's iteration cost around its line.
     for instances in stores { instances.defaultInstance?.endTick() }
     for store in output.takeInstancesWithStateLines() { store.endTick() }
   }
 
-  package func handleLine(_ bytes: UnsafeRawBufferPointer, lineNumber: Int) {
+  public func handleLine(_ bytes: UnsafeRawBufferPointer, lineNumber: Int) {
     precondition(!isHoldingInput, "a line was handed in while an advance or settle runs")
     guard !hasQuit, !Self.isBlank(bytes) else { return }
     if let line = CompactActionLine(bytes, maxDepth: maxDepth) {
@@ -210,7 +210,7 @@ package final class Session {
     }
   }
 
-  package func rejectOverlongLine(lineNumber: Int, limit: Int) {
+  public func rejectOverlongLine(lineNumber: Int, limit: Int) {
     guard !hasQuit else { return }
     output.error(
       ProtocolError(
@@ -454,7 +454,7 @@ package final class Session {
   static let defaultInstancesPage = 1000
 
   /// A century: more than any test needs, and far from overflowing a `Duration`.
-  package nonisolated static let maxAdvance = 100 * 366 * 86_400_000
+  public nonisolated static let maxAdvance = 100 * 366 * 86_400_000
 
   private func virtualTime(_ command: String, id: MessageID?) throws(InputError) -> any TimeControl
   {

@@ -9,11 +9,11 @@ import JSON
 /// ```
 /// Each action's digest covers who sends it and its payload's fields and schemas; each state
 /// field's, its schema. Summaries are left out: a reworded description changes no behaviour.
-package struct StoreFingerprint: Equatable, Sendable {
-  package var actions: [String: String]
-  package var state: [String: String]
+public struct StoreFingerprint: Equatable, Sendable {
+  public var actions: [String: String]
+  public var state: [String: String]
 
-  package init(_ descriptor: StoreDescriptor) {
+  public init(_ descriptor: StoreDescriptor) {
     var actions: [String: String] = [:]
     for action in descriptor.actions {
       let payload: [JSONValue] = action.payload.map {
@@ -28,7 +28,7 @@ package struct StoreFingerprint: Equatable, Sendable {
 
   /// Each field of a state schema's digest: the part of the fingerprint a stored state must
   /// match to be read back (see ``stateDifferences(from:to:)``).
-  package static func stateDigests(_ stateSchema: JSONValue) -> [String: String] {
+  public static func stateDigests(_ stateSchema: JSONValue) -> [String: String] {
     var state: [String: String] = [:]
     if case .object(let properties)? = stateSchema["properties"] {
       for (name, schema) in properties { state[name] = digest(schema) }
@@ -37,25 +37,25 @@ package struct StoreFingerprint: Equatable, Sendable {
   }
 
   /// Reads what `json` wrote; nil for anything else.
-  package init?(json: JSONValue) {
+  public init?(json: JSONValue) {
     guard let actions = Self.digests(json["actions"]), let state = Self.digests(json["state"])
     else { return nil }
     self.actions = actions
     self.state = state
   }
 
-  package var json: JSONValue {
+  public var json: JSONValue {
     ["actions": Self.object(actions), "state": Self.object(state)]
   }
 
   /// ``stateDigests(_:)`` as the text a state folder keeps of them.
-  package static func stateText(_ digests: [String: String]) -> String {
+  public static func stateText(_ digests: [String: String]) -> String {
     String(decoding: object(digests).serialized, as: UTF8.self)
   }
 
   /// What differs between the state digests a folder keeps as `text` (``stateText(_:)``) and
   /// `current`, one phrase each; empty when they match. Text that holds no digests differs.
-  package static func stateDifferences(stored text: String, current: [String: String])
+  public static func stateDifferences(stored text: String, current: [String: String])
     -> [String]
   {
     guard let recorded = digests(try? JSONParser.parse(text)) else {
@@ -80,13 +80,13 @@ package struct StoreFingerprint: Equatable, Sendable {
 
   /// What differs in `current` from this recorded fingerprint, one phrase each, in a stable
   /// order: the actions, then the state's fields.
-  package func differences(from current: StoreFingerprint) -> [String] {
+  public func differences(from current: StoreFingerprint) -> [String] {
     Self.compare(actions, current.actions, "action")
       + Self.stateDifferences(from: state, to: current.state)
   }
 
   /// What differs between two ``stateDigests(_:)``, one phrase per state field.
-  package static func stateDifferences(
+  public static func stateDifferences(
     from recorded: [String: String], to current: [String: String]
   ) -> [String] {
     compare(recorded, current, "state field")

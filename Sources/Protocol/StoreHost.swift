@@ -8,10 +8,10 @@ import JSON
 /// correct by construction whatever the reducer did; hosts that apply every patch to the first
 /// snapshot hold the same state as the store.
 @StoreActor
-package final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
-  package let descriptor: StoreDescriptor
+public final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
+  public let descriptor: StoreDescriptor
   /// Which instance of the store this is: nil for the default one.
-  package private(set) var instance: InstanceKey?
+  public private(set) var instance: InstanceKey?
   private let store: Store<State, Action>
   private let output: OutputLines
   private let sequence: ActionSequence
@@ -49,7 +49,7 @@ package final class StoreHost<State: Encodable, Action: ComposableAction>: Hoste
   private let sendKnownFromHost: (StoreHost, UnsafeRawBufferPointer, MessageID?) -> Bool
 
   /// Called where `State` is concrete, so that a fieldwise state gets the other initializer.
-  package convenience init(
+  public convenience init(
     store: Store<State, Action>, descriptor: StoreDescriptor, output: StoreOutput
   ) {
     self.init(
@@ -58,7 +58,7 @@ package final class StoreHost<State: Encodable, Action: ComposableAction>: Hoste
   }
 
   /// For a state that lists its fields: each action encodes only the fields it changed.
-  package convenience init(
+  public convenience init(
     store: Store<State, Action>, descriptor: StoreDescriptor, output: StoreOutput
   ) where State: FieldwiseEncodable {
     self.init(
@@ -127,7 +127,7 @@ package final class StoreHost<State: Encodable, Action: ComposableAction>: Hoste
   /// rather than freed as one instance leaves memory and made again as the next one comes in,
   /// which was most of what activating an instance cost. The host must be its state alone
   /// (``parkableState()``).
-  package func reuse<R: Reducer>(from state: State, reducer: R, output: StoreOutput)
+  public func reuse<R: Reducer>(from state: State, reducer: R, output: StoreOutput)
   where R.State == State, R.Action == Action {
     precondition(tick.actions == 0, "reusing a host with a state line pending")
     store.restart(from: state, reducer: reducer)
@@ -140,20 +140,20 @@ package final class StoreHost<State: Encodable, Action: ComposableAction>: Hoste
     stateJSON.reset(state)
   }
 
-  package var journal: InstanceJournal?
+  public var journal: InstanceJournal?
 
-  package var effectsInFlight: Int { store.effectsInFlight }
+  public var effectsInFlight: Int { store.effectsInFlight }
 
-  package var didBecomeIdle: (() -> Void)? {
+  public var didBecomeIdle: (() -> Void)? {
     get { store.didBecomeIdle }
     set { store.didBecomeIdle = newValue }
   }
 
-  package func cancelAllEffects(because reason: String) -> Int {
+  public func cancelAllEffects(because reason: String) -> Int {
     store.cancelAllEffects(because: reason)
   }
 
-  package func stop() -> Int {
+  public func stop() -> Int {
     let cancelled = store.cancelAllEffects(because: "stop")
     // The store lives on until its cancelled effects' tasks end; nothing it reports then may
     // reach this host, which the session is about to free.
@@ -164,15 +164,15 @@ package final class StoreHost<State: Encodable, Action: ComposableAction>: Hoste
     return cancelled
   }
 
-  package func send(_ action: JSONValue, id: MessageID?) throws(ProtocolError) {
+  public func send(_ action: JSONValue, id: MessageID?) throws(ProtocolError) {
     try sendFromHost(self, action, id)
   }
 
-  package func sendKnownAction(type: UnsafeRawBufferPointer, id: MessageID?) -> Bool {
+  public func sendKnownAction(type: UnsafeRawBufferPointer, id: MessageID?) -> Bool {
     sendKnownFromHost(self, type, id)
   }
 
-  package func replay(_ action: JSONValue, source: ActionSource, id: MessageID?)
+  public func replay(_ action: JSONValue, source: ActionSource, id: MessageID?)
     throws(ProtocolError)
   {
     let (decoded, echo) = try decode(action)
@@ -194,19 +194,19 @@ package final class StoreHost<State: Encodable, Action: ComposableAction>: Hoste
     sendingWireAction = nil
   }
 
-  package func snapshot() -> JSONValue {
+  public func snapshot() -> JSONValue {
     endTick()
     return stateJSON.current(store.state)
   }
 
-  package func parkableState() -> Any? {
+  public func parkableState() -> Any? {
     guard store.isOnlyItsState, tick.actions == 0, journal?.hasPendingChanges != true else {
       return nil
     }
     return store.state
   }
 
-  package func endTick() {
+  public func endTick() {
     guard tick.actions > 0 else { return }
     let lineStart = output.bytes.count
     output.beginStateLine(

@@ -15,7 +15,7 @@
 /// try encoder.writePatch(member: 0, to: 1, into: &bytes, isFirstOperation: &isFirst)
 /// // {"op":"replace","path":"/count","value":1}
 /// ```
-package final class JSONMemberPatchEncoder {
+public final class JSONMemberPatchEncoder {
   private let walk: PatchWalk
   private let members: [PatchNode]
   /// The first values of the members not patched yet (`Released` for the others). Not an
@@ -26,7 +26,7 @@ package final class JSONMemberPatchEncoder {
   private var isPending: [Bool]
 
   /// Keys are unique.
-  package init(keys: [String], values: [any Encodable]) {
+  public init(keys: [String], values: [any Encodable]) {
     let root = PatchNode(key: "", parent: nil, json: .object(JSONObject()))
     let members = keys.map { PatchNode(key: $0, parent: root, json: .object(JSONObject())) }
     root.members = members
@@ -40,7 +40,7 @@ package final class JSONMemberPatchEncoder {
   /// patched before; each is walked when its member is first patched again, from what the
   /// member held. (Asked for one at a time, into the array the encoder has: a host reused for
   /// each instance activated would otherwise allocate a new one every time.)
-  package func reset(values value: (_ member: Int) -> any Encodable) {
+  public func reset(values value: (_ member: Int) -> any Encodable) {
     for index in firstValues.indices {
       firstValues[index] = value(index)
       isPending[index] = true
@@ -49,7 +49,7 @@ package final class JSONMemberPatchEncoder {
 
   /// Appends the operations that bring member `index` to `value`, each after a comma unless
   /// `isFirstOperation`, which is false afterwards if one was written.
-  package func writePatch(
+  public func writePatch(
     member index: Int, to value: any Encodable, into bytes: inout [UInt8],
     isFirstOperation: inout Bool
   ) throws {

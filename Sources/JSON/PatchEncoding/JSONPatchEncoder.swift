@@ -23,22 +23,22 @@ import StateCollections
 /// What a value must be: its encoding depends on its value alone (derived members, such as
 /// `isPrime` computed from `count`, are fine), and a class it holds never changes. After an
 /// error the encoder is of no further use.
-package final class JSONPatchEncoder<Value: Encodable> {
+public final class JSONPatchEncoder<Value: Encodable> {
   private let walk: PatchWalk
 
   /// Remembers `initial` as the value the first patch starts from.
-  package init(_ initial: Value) throws {
+  public init(_ initial: Value) throws {
     walk = PatchWalk(root: PatchNode(key: "", parent: nil, json: .object(JSONObject())))
     try walk.remember(initial)
   }
 
   /// Appends the patch from the last value to `value`, as a JSON array, and remembers `value`.
   /// Remembers `value` as the value the next patch starts from, whatever was patched before.
-  package func reset(to value: Value) throws {
+  public func reset(to value: Value) throws {
     try walk.remember(value)
   }
 
-  package func writePatch(to value: Value, into bytes: inout [UInt8]) throws {
+  public func writePatch(to value: Value, into bytes: inout [UInt8]) throws {
     try walk.writePatch(to: value, into: &bytes)
   }
 }

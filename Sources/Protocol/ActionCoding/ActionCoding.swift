@@ -24,13 +24,13 @@ import JSON
 /// That machinery costs a microsecond or two per action, mostly in the standard library's
 /// generic containers; a payload-free action always decodes to the same value, so callers on a
 /// hot path can remember those by type path.
-package enum ActionCoding {
+public enum ActionCoding {
   /// Reads an action from its wire form: an object with `"type"` and payload fields, or, for a
   /// payload-free action, the bare type string (`"counter.incrTapped"`).
   ///
   /// Strict: every field of the object must belong to the case, and every value must have the
   /// type the case declares.
-  package static func decode<A: ComposableAction>(
+  public static func decode<A: ComposableAction>(
     _ type: A.Type, from action: JSONValue
   ) throws(ActionDecodingError) -> A {
     try decodeNoting(A.self, from: action).action
@@ -40,7 +40,7 @@ package enum ActionCoding {
   /// stands: the same members in the same order, each value of the same kind, so that written
   /// out the two are the same bytes. Where they are, a line can show the action the host sent
   /// rather than encode it again.
-  package static func decodeNoting<A: ComposableAction>(
+  public static func decodeNoting<A: ComposableAction>(
     _ type: A.Type, from action: JSONValue
   ) throws(ActionDecodingError) -> (action: A, roundTrips: Bool) {
     let typePath: String
@@ -81,7 +81,7 @@ package enum ActionCoding {
   }
 
   /// The wire form of `action`: `"type"` first, then the payload fields in declaration order.
-  package static func encode<A: ComposableAction>(_ action: A) -> JSONValue {
+  public static func encode<A: ComposableAction>(_ action: A) -> JSONValue {
     let encoder = ActionEncoder.run(action, collectingFields: true)
     var object = JSONObject()
     object.reserveCapacity(encoder.fields.count + 1)
@@ -93,7 +93,7 @@ package enum ActionCoding {
   }
 
   /// Appends the JSON text of ``encode(_:)`` to `buffer`, without building the object.
-  package static func encode<A: ComposableAction>(_ action: A, into buffer: inout [UInt8]) {
+  public static func encode<A: ComposableAction>(_ action: A, into buffer: inout [UInt8]) {
     let encoder = ActionEncoder.run(action, collectingFields: true)
     buffer.append(UInt8(ascii: "{"))
     JSONWriter.writeKey("type", isFirst: true, into: &buffer)
@@ -107,7 +107,7 @@ package enum ActionCoding {
 
   /// The dotted case path of `action`, such as `"counter.nthPrimeResponse"`; its payload is not
   /// encoded.
-  package static func typePath<A: ComposableAction>(of action: A) -> String {
+  public static func typePath<A: ComposableAction>(of action: A) -> String {
     ActionEncoder.run(action, collectingFields: false).typePath
   }
 }

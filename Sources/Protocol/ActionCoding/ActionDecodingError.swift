@@ -1,6 +1,6 @@
 /// Why an input action was rejected.
-package struct ActionDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
-  package enum Kind: Sendable, Hashable {
+public struct ActionDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+  public enum Kind: Sendable, Hashable {
     /// The type path names no case: `"counter.nope"`, `"nope"`, `"counter"` where `counter`
     /// needs a child action, or `"counter.incrTapped.more"` past a leaf.
     case unknownAction
@@ -9,15 +9,15 @@ package struct ActionDecodingError: Error, Sendable, Hashable, CustomStringConve
     case invalidAction
   }
 
-  package let kind: Kind
+  public let kind: Kind
   /// One line for people, naming the action type and the field at fault:
   /// `counter.nthPrimeResponse: field "value": expected an integer or null, got "x"`.
-  package let message: String
+  public let message: String
 
   init(_ kind: Kind, _ message: String) {
     self.kind = kind
     self.message = message
   }
 
-  package var description: String { message }
+  public var description: String { message }
 }

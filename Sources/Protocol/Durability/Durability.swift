@@ -11,8 +11,8 @@ import JSON
 /// (its effects cancelled), and an error line says so; the next line that names it reads it
 /// back as it was last stored.
 @StoreActor
-package final class Durability {
-  package let storage: any InstanceStorage
+public final class Durability {
+  public let storage: any InstanceStorage
   /// Milliseconds since the Unix epoch (since start under the virtual clock): a batch's time.
   private let now: () -> Int
   /// The journals with changes since the last commit, in the order they began to change.
@@ -41,13 +41,13 @@ package final class Durability {
   /// this many states' worth of lines.
   static let journalToStateRatio = 4
 
-  package init(storage: any InstanceStorage, now: @escaping () -> Int) {
+  public init(storage: any InstanceStorage, now: @escaping () -> Int) {
     self.storage = storage
     self.now = now
   }
 
   /// The `seq` the session's numbering goes on from.
-  package var lastSequence: Int { storage.lastSequence }
+  public var lastSequence: Int { storage.lastSequence }
 
   func journalHasChanges(_ journal: InstanceJournal) {
     changed.append(journal)

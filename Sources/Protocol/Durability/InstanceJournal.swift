@@ -8,7 +8,7 @@ import ComposableCore
 /// Copying the line is what durability costs an action: the commit stores the copies once per
 /// loop iteration.
 @StoreActor
-package final class InstanceJournal {
+public final class InstanceJournal {
   let address: StoredAddress
   private unowned let durability: Durability
   /// The host the journal belongs to, while it has changes to commit: the commit reads its

@@ -9,7 +9,7 @@
 ///
 /// Every change of a loop iteration is committed at once, before its lines are written to
 /// stdout: all of them or none. Calls come from the loop thread only, one at a time.
-package protocol InstanceStorage: AnyObject {
+public protocol InstanceStorage: AnyObject {
   /// The last `seq` committed: a new process goes on numbering from it.
   var lastSequence: Int { get }
 
@@ -52,40 +52,40 @@ package protocol InstanceStorage: AnyObject {
 }
 
 extension InstanceStorage {
-  package var claimsInstances: Bool { false }
+  public var claimsInstances: Bool { false }
 
-  package func activate(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
+  public func activate(_ address: StoredAddress) throws(InstanceStorageError) -> StoredInstance? {
     try load(address)
   }
 }
 
 /// One instance of one store: `instance` is nil for the store's default instance.
-package struct StoredAddress: Hashable, Sendable, CustomStringConvertible {
-  package let store: String
-  package let instance: InstanceKey?
+public struct StoredAddress: Hashable, Sendable, CustomStringConvertible {
+  public let store: String
+  public let instance: InstanceKey?
 
-  package init(store: String, instance: InstanceKey?) {
+  public init(store: String, instance: InstanceKey?) {
     self.store = store
     self.instance = instance
   }
 
   /// `primes` for a default instance, `primes "user-42"` for a named one: as messages name it.
-  package var description: String {
+  public var description: String {
     instance.map { "\(store) \"\($0)\"" } ?? store
   }
 }
 
 /// What resuming an instance reads.
-package struct StoredInstance: Sendable, Equatable {
+public struct StoredInstance: Sendable, Equatable {
   /// The state at the latest snapshot, as JSON text; nil when the instance has none yet (it
   /// began in the store's initial state).
-  package var snapshot: [UInt8]?
+  public var snapshot: [UInt8]?
   /// The batches after the snapshot, oldest first.
-  package var batches: [StoredBatch]
+  public var batches: [StoredBatch]
   /// The number the instance's next batch takes.
-  package var nextBatch: Int
+  public var nextBatch: Int
 
-  package init(snapshot: [UInt8]?, batches: [StoredBatch], nextBatch: Int) {
+  public init(snapshot: [UInt8]?, batches: [StoredBatch], nextBatch: Int) {
     self.snapshot = snapshot
     self.batches = batches
     self.nextBatch = nextBatch
@@ -93,16 +93,16 @@ package struct StoredInstance: Sendable, Equatable {
 }
 
 /// The lines one loop iteration wrote about an instance.
-package struct StoredBatch: Sendable, Equatable {
+public struct StoredBatch: Sendable, Equatable {
   /// Numbered from 0 for each instance, one more for each batch.
-  package var number: Int
+  public var number: Int
   /// When the iteration ran: milliseconds since the Unix epoch (since start under the virtual
   /// clock).
-  package var time: Int
+  public var time: Int
   /// The lines, each ended by a newline, as stdout got them.
-  package var lines: [UInt8]
+  public var lines: [UInt8]
 
-  package init(number: Int, time: Int, lines: [UInt8]) {
+  public init(number: Int, time: Int, lines: [UInt8]) {
     self.number = number
     self.time = time
     self.lines = lines
@@ -110,19 +110,19 @@ package struct StoredBatch: Sendable, Equatable {
 }
 
 /// What `history` reads: where the instance's history starts, and the batches since.
-package struct StoredHistory: Sendable, Equatable {
+public struct StoredHistory: Sendable, Equatable {
   /// The state the first batch applies to, as JSON text; nil for the store's initial state.
-  package var base: [UInt8]?
-  package var batches: [StoredBatch]
+  public var base: [UInt8]?
+  public var batches: [StoredBatch]
 
-  package init(base: [UInt8]?, batches: [StoredBatch]) {
+  public init(base: [UInt8]?, batches: [StoredBatch]) {
     self.base = base
     self.batches = batches
   }
 }
 
 /// One change a commit stores.
-package enum StoredChange: Sendable, Equatable {
+public enum StoredChange: Sendable, Equatable {
   /// Adds a batch to the instance's journal; batch 0 stores the instance, which a later batch
   /// finds stored.
   case append(StoredAddress, StoredBatch)
@@ -140,8 +140,8 @@ package enum StoredChange: Sendable, Equatable {
 }
 
 /// Why storage failed: the message names the folder or the instance and the cause.
-package struct InstanceStorageError: Error, Sendable, CustomStringConvertible {
-  package enum Kind: Sendable, Equatable {
+public struct InstanceStorageError: Error, Sendable, CustomStringConvertible {
+  public enum Kind: Sendable, Equatable {
     /// The disk or the database is full.
     case full
     /// The database is damaged (a corrupt or truncated file).
@@ -161,23 +161,23 @@ package struct InstanceStorageError: Error, Sendable, CustomStringConvertible {
     case other
   }
 
-  package let kind: Kind
-  package let message: String
+  public let kind: Kind
+  public let message: String
   /// The instance whose change failed, when the failure is that instance's alone (`.elsewhere`
   /// in a commit): the commit's other changes can be stored without it.
-  package var address: StoredAddress?
+  public var address: StoredAddress?
 
-  package init(_ kind: Kind, _ message: String, address: StoredAddress? = nil) {
+  public init(_ kind: Kind, _ message: String, address: StoredAddress? = nil) {
     self.kind = kind
     self.message = message
     self.address = address
   }
 
-  package var description: String { message }
+  public var description: String { message }
 }
 
 /// How much a commit waits for the disk, as Redis's `appendfsync` (`--fsync`).
-package enum FsyncPolicy: String, Sendable, CaseIterable {
+public enum FsyncPolicy: String, Sendable, CaseIterable {
   /// Every commit reaches the disk before its lines are written: power loss loses nothing a
   /// host read.
   case always

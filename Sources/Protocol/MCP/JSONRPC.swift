@@ -1,9 +1,9 @@
 import JSON
 
 /// JSON-RPC 2.0 as MCP frames it: one message per line, no batches.
-package enum JSONRPC {
+public enum JSONRPC {
   /// The error codes JSON-RPC 2.0 and MCP give.
-  package enum ErrorCode: Int, Sendable {
+  public enum ErrorCode: Int, Sendable {
     case parseError = -32700
     case invalidRequest = -32600
     case methodNotFound = -32601
@@ -13,13 +13,13 @@ package enum JSONRPC {
     case resourceNotFound = -32002
   }
 
-  package struct Failure: Error, Equatable, Sendable {
-    package let code: ErrorCode
-    package let message: String
+  public struct Failure: Error, Equatable, Sendable {
+    public let code: ErrorCode
+    public let message: String
     /// The request's id when it could be read: the error answers it.
-    package let id: JSONValue
+    public let id: JSONValue
 
-    package init(_ code: ErrorCode, _ message: String, id: JSONValue = .null) {
+    public init(_ code: ErrorCode, _ message: String, id: JSONValue = .null) {
       self.code = code
       self.message = message
       self.id = id
@@ -27,7 +27,7 @@ package enum JSONRPC {
   }
 
   /// One message read from a line.
-  package enum Message: Equatable, Sendable {
+  public enum Message: Equatable, Sendable {
     /// Expects a response with the same `id` (a string or a number).
     case request(id: JSONValue, method: String, params: JSONObject)
     /// Expects nothing.
@@ -37,7 +37,7 @@ package enum JSONRPC {
   }
 
   /// Reads one parsed line as a message; the failure says which error answers it.
-  package static func message(_ value: JSONValue) throws(Failure) -> Message {
+  public static func message(_ value: JSONValue) throws(Failure) -> Message {
     guard case .object(let object) = value else {
       if case .array = value {
         throw Failure(.invalidRequest, "batches are not supported: send one message per line")
@@ -77,12 +77,12 @@ package enum JSONRPC {
   }
 
   /// `{"jsonrpc":"2.0","id":…,"result":…}` and its newline.
-  package static func result(_ result: JSONValue, id: JSONValue) -> [UInt8] {
+  public static func result(_ result: JSONValue, id: JSONValue) -> [UInt8] {
     line(["jsonrpc": "2.0", "id": id, "result": result])
   }
 
   /// `{"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…}}` and its newline.
-  package static func error(_ failure: Failure) -> [UInt8] {
+  public static func error(_ failure: Failure) -> [UInt8] {
     line([
       "jsonrpc": "2.0", "id": failure.id,
       "error": ["code": .int(failure.code.rawValue), "message": .string(failure.message)],
@@ -90,7 +90,7 @@ package enum JSONRPC {
   }
 
   /// `{"jsonrpc":"2.0","method":…,"params":…}` and its newline.
-  package static func notification(_ method: String, _ params: JSONValue) -> [UInt8] {
+  public static func notification(_ method: String, _ params: JSONValue) -> [UInt8] {
     line(["jsonrpc": "2.0", "method": .string(method), "params": params])
   }
 

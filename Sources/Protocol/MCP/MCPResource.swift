@@ -4,16 +4,16 @@
 /// MCPResource(uri: "composable-actor://primes/state")                  // .state("primes", nil)
 /// MCPResource(uri: "composable-actor://primes/instances/user%2042/state")  // key "user 42"
 /// ```
-package enum MCPResource: Equatable, Sendable {
+public enum MCPResource: Equatable, Sendable {
   case describe
   case state(store: String, instance: InstanceKey?)
 
-  package static let scheme = "composable-actor://"
-  package static let describeURI = scheme + "describe"
+  public static let scheme = "composable-actor://"
+  public static let describeURI = scheme + "describe"
 
   /// Nil for a URI that names nothing of this form (the store and key are checked by the
   /// caller, against the session).
-  package init?(uri: String) {
+  public init?(uri: String) {
     guard uri.hasPrefix(Self.scheme) else { return nil }
     let path = uri.dropFirst(Self.scheme.count).split(
       separator: "/", omittingEmptySubsequences: false)
@@ -33,7 +33,7 @@ package enum MCPResource: Equatable, Sendable {
     }
   }
 
-  package var uri: String {
+  public var uri: String {
     switch self {
     case .describe:
       Self.describeURI
@@ -46,7 +46,7 @@ package enum MCPResource: Equatable, Sendable {
   }
 
   /// The template a client fills with an instance's key.
-  package static func instanceTemplate(store: String) -> String {
+  public static func instanceTemplate(store: String) -> String {
     scheme + percentEncoded(store) + "/instances/{instance}/state"
   }
 

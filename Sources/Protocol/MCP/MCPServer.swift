@@ -2,20 +2,20 @@ import ComposableCore
 import JSON
 
 /// How `mcp` answers tool calls.
-package struct MCPConfiguration: Sendable {
+public struct MCPConfiguration: Sendable {
   /// The longest a tool call waits for the effects its action started (`--call-wait`).
-  package var callWait: Duration = .seconds(5)
+  public var callWait: Duration = .seconds(5)
   /// A result's state is given whole up to this many bytes of JSON, and summarized past it.
-  package var maxStateBytes = 65_536
+  public var maxStateBytes = 65_536
   /// A result lists at most this many lines, of at most this many bytes together; it counts
   /// the rest.
-  package var maxResultLines = 1000
-  package var maxResultLineBytes = 262_144
+  public var maxResultLines = 1000
+  public var maxResultLineBytes = 262_144
   /// Calls waiting for their effects at once; one more is a tool error until one answers.
   /// With the bounds above, what waiting calls hold stays within 64 MiB.
-  package var maxPendingCalls = 256
+  public var maxPendingCalls = 256
 
-  package init() {}
+  public init() {}
 }
 
 /// The stores over the Model Context Protocol: JSON-RPC 2.0 lines in, JSON-RPC lines out, and
@@ -27,15 +27,15 @@ package struct MCPConfiguration: Sendable {
 /// sorted by that id. So a call is refused with the very message an `error` line gives, and the
 /// process around the session (clock, services, storage, back-pressure) is `run`'s.
 @StoreActor
-package final class MCPServer {
+public final class MCPServer {
   /// The protocol versions the official SDKs negotiate, newest last.
-  package nonisolated static let protocolVersions = ["2024-11-05", "2025-03-26", "2025-06-18"]
+  public nonisolated static let protocolVersions = ["2024-11-05", "2025-03-26", "2025-06-18"]
 
   /// MCP's log levels, in order of severity.
-  package enum LogLevel: String, CaseIterable, Sendable, Comparable {
+  public enum LogLevel: String, CaseIterable, Sendable, Comparable {
     case debug, info, notice, warning, error, critical, alert, emergency
 
-    package static func < (lhs: Self, rhs: Self) -> Bool {
+    public static func < (lhs: Self, rhs: Self) -> Bool {
       allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
   }
@@ -69,10 +69,10 @@ package final class MCPServer {
   private let version: String
   private let configuration: MCPConfiguration
   /// The MCP lines to write, handed to stdout by ``drain(into:)``.
-  package private(set) var bytes: [UInt8] = []
+  public private(set) var bytes: [UInt8] = []
   /// Starts a timer of real time (also under the virtual clock): calls the closure after the
   /// duration unless the returned function cancelled it first.
-  package var startTimer: (Duration, @escaping @StoreActor () -> Void) -> () -> Void = { _, _ in
+  public var startTimer: (Duration, @escaping @StoreActor () -> Void) -> () -> Void = { _, _ in
     {}
   }
   private var isInitialized = false
@@ -87,7 +87,7 @@ package final class MCPServer {
   /// answered, and are not logged.
   private var refusedCalls = Set<String>()
 
-  package init(session: Session, name: String, version: String, configuration: MCPConfiguration) {
+  public init(session: Session, name: String, version: String, configuration: MCPConfiguration) {
     self.session = session
     self.name = name
     self.version = version
@@ -95,7 +95,7 @@ package final class MCPServer {
   }
 
   /// Hands the lines written so far to `sink` and starts a new batch.
-  package func drain(into sink: (UnsafeRawBufferPointer) -> Void) {
+  public func drain(into sink: (UnsafeRawBufferPointer) -> Void) {
     guard !bytes.isEmpty else { return }
     bytes.withUnsafeBytes(sink)
     bytes.removeAll(keepingCapacity: true)
@@ -105,7 +105,7 @@ package final class MCPServer {
 
   /// One line from the client. Whatever it holds, the server answers as JSON-RPC says and goes
   /// on.
-  package func handleLine(_ line: UnsafeRawBufferPointer, lineNumber: Int) {
+  public func handleLine(_ line: UnsafeRawBufferPointer, lineNumber: Int) {
     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
     let value: JSONValue
     do {
@@ -128,7 +128,7 @@ package final class MCPServer {
   }
 
   /// A line past `--max-line-bytes`, skipped unread.
-  package func rejectOverlongLine(lineNumber: Int, limit: Int) {
+  public func rejectOverlongLine(lineNumber: Int, limit: Int) {
     fail(
       JSONRPC.Failure(
         .invalidRequest,
@@ -386,7 +386,7 @@ package final class MCPServer {
   /// The session's lines of one loop iteration: each goes to the call it answers, to the
   /// subscribers of the state it changed, or to the log; then the calls whose effects settled
   /// are answered.
-  package func takeSessionOutput(_ output: UnsafeRawBufferPointer) {
+  public func takeSessionOutput(_ output: UnsafeRawBufferPointer) {
     var changed: [String] = []
     let lines = sessionLines(output)
     // An effect's `started` line may come before the line of the action that returned it.
@@ -411,7 +411,7 @@ package final class MCPServer {
   }
 
   /// Answers every waiting call with what happened so far: the process is ending.
-  package func answerWaitingCalls() {
+  public func answerWaitingCalls() {
     for callID in pendingOrder { finish(callID, settled: false) }
   }
 

@@ -7,19 +7,19 @@ import JSON
 /// let tools = MCPTools(stores: session.descriptors)
 /// tools.named["primes__counter_incrTapped"]?.action  // "counter.incrTapped"
 /// ```
-package struct MCPTools: Sendable {
+public struct MCPTools: Sendable {
   /// One tool: the action it sends, to which store, and how a client sees it.
-  package struct Tool: Sendable {
-    package let name: String
-    package let store: String
-    package let action: String
-    package let summary: String
-    package let payload: [ActionDescriptor.Field]
+  public struct Tool: Sendable {
+    public let name: String
+    public let store: String
+    public let action: String
+    public let summary: String
+    public let payload: [ActionDescriptor.Field]
     /// False when the action has a payload field of that name, which then is the payload's.
-    package let takesInstance: Bool
+    public let takesInstance: Bool
 
     /// The `tools/list` entry.
-    package var json: JSONValue {
+    public var json: JSONValue {
       var properties = JSONObject()
       for field in payload { properties[field.name] = field.schema }
       if takesInstance {
@@ -44,15 +44,15 @@ package struct MCPTools: Sendable {
   }
 
   /// The tools in the order of the stores, then of each store's actions.
-  package let tools: [Tool]
-  package let named: [String: Tool]
+  public let tools: [Tool]
+  public let named: [String: Tool]
 
   /// The argument that names an instance.
-  package static let instanceArgument = "instance"
+  public static let instanceArgument = "instance"
   /// The longest name MCP clients accept (`^[A-Za-z0-9_-]{1,64}$`).
-  package static let maxNameLength = 64
+  public static let maxNameLength = 64
 
-  package init(stores: [StoreDescriptor]) {
+  public init(stores: [StoreDescriptor]) {
     var tools: [Tool] = []
     var taken = Set<String>()
     for store in stores {

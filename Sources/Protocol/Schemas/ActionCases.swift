@@ -3,19 +3,19 @@ import JSON
 
 /// One case of an action enum as the wire sees it: its dotted type and its payload fields, in
 /// declaration order, each with the JSON Schema of its type.
-package struct ActionCase: Equatable, Sendable, CustomStringConvertible {
-  package let type: String
-  package let payload: [ActionDescriptor.Field]
+public struct ActionCase: Equatable, Sendable, CustomStringConvertible {
+  public let type: String
+  public let payload: [ActionDescriptor.Field]
 
-  package init(type: String, payload: [ActionDescriptor.Field]) {
+  public init(type: String, payload: [ActionDescriptor.Field]) {
     self.type = type
     self.payload = payload
   }
 
   /// The payload fields' names.
-  package var fields: [String] { payload.map(\.name) }
+  public var fields: [String] { payload.map(\.name) }
 
-  package var description: String {
+  public var description: String {
     fields.isEmpty ? type : "\(type)(\(fields.joined(separator: ", ")))"
   }
 }
@@ -29,7 +29,7 @@ extension ActionCoding {
   /// // {"oneOf":[{"enum":["toggled"]},{"type":"object","properties":{"type":{"const":"toggled"}},
   /// //  "required":["type"],"additionalProperties":false}, …]}
   /// ```
-  package static func wireSchema<A: ComposableAction>(of type: A.Type) -> JSONValue {
+  public static func wireSchema<A: ComposableAction>(of type: A.Type) -> JSONValue {
     let cases = cases(of: type)
     let bareTypes = cases.filter(\.payload.isEmpty).map { JSONValue.string($0.type) }
     let objects = cases.map { ActionDescriptor.objectSchema(type: $0.type, payload: $0.payload) }
@@ -47,7 +47,7 @@ extension ActionCoding {
   /// enum's cases from 0 in declaration order, and the first number past the last case is the
   /// one that `Optional` uses for `nil` (the Swift ABI's extra inhabitants, docs/ABI/
   /// TypeLayout.rst), so loading 0, 1, 2, … as an optional key stops exactly after the last.
-  package static func cases<A: ComposableAction>(of type: A.Type) -> [ActionCase] {
+  public static func cases<A: ComposableAction>(of type: A.Type) -> [ActionCase] {
     var found: [ActionCase] = []
     walk(type, prefix: "", readingPayloads: true, into: &found)
     return found
@@ -56,7 +56,7 @@ extension ActionCoding {
   /// The same cases without their payloads, for checking a store's action list when the store
   /// is built: reading each payload's schema casts its type to the protocols the schema looks
   /// for, and each cast the runtime has not seen scans the binary's conformances.
-  package static func caseTypes<A: ComposableAction>(of type: A.Type) -> [String] {
+  public static func caseTypes<A: ComposableAction>(of type: A.Type) -> [String] {
     var found: [ActionCase] = []
     walk(type, prefix: "", readingPayloads: false, into: &found)
     return found.map(\.type)
