@@ -14,8 +14,14 @@ read -r tag commit < api/RELEASE
 modules=(ComposableCore ComposableDependencies ComposableRuntime ComposableTestSupport
   ComposableActor)
 if [ "${1:-}" = "--baseline" ]; then
-  swift package diagnose-api-breaking-changes "$commit" --baseline-dir api/baseline \
-    --targets "${modules[@]}" --regenerate-baseline
+  # Recording the baseline once left swift-syntax's objects (.o, .d, .dia, .swiftdeps) in the
+  # working directory, so it runs from a scratch folder, not the checkout.
+  root=$PWD
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  (cd "$scratch" && swift package --package-path "$root" diagnose-api-breaking-changes \
+    "$commit" --baseline-dir "$root/api/baseline" --targets "${modules[@]}" \
+    --regenerate-baseline)
   exit
 fi
 # The command reads a baseline from a folder named after the commit it is given. Given HEAD,
