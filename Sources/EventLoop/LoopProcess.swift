@@ -113,7 +113,7 @@ final class LoopProcess: LoopStreamReader, @unchecked Sendable {
     stdio[2].flags = UV_INHERIT_FD
     stdio[2].data.fd = 2
     var argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for argument in argv { free(argument) } }
     var rc: Int32 = 0
     let process = try loop.openHandle(uv_process_t.self, owner: self, operation: "uv_spawn") {
       handle in

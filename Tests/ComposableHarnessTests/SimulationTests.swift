@@ -414,7 +414,7 @@ final class SimulationTests: XCTestCase {
   private func assertScenarioFails(
     _ failure: Simulation.Failure, with message: String, line: UInt = #line
   ) throws {
-    let path = "\(NSTemporaryDirectoryPath())/simulated-\(getpid()).jsonl"
+    let path = "\(temporaryDirectoryPath())/simulated-\(getpid()).jsonl"
     defer { unlink(path) }
     let text = failure.scenario.map { JSONValue.object($0).jsonString }.joined(separator: "\n")
     let file = try XCTUnwrap(fopen(path, "w"))
@@ -426,7 +426,7 @@ final class SimulationTests: XCTestCase {
       outcome.lines.contains { $0.contains(message) }, "\(outcome.lines)", line: line)
   }
 
-  private func NSTemporaryDirectoryPath() -> String {
+  private func temporaryDirectoryPath() -> String {
     getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
   }
 }

@@ -28,7 +28,7 @@ final class ChildProcess {
     if let stdinPipe { posix_spawn_file_actions_adddup2(&actions, stdinPipe.read, 0) }
     if let stdoutPipe { posix_spawn_file_actions_adddup2(&actions, stdoutPipe.write, 1) }
     let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for argument in argv { free(argument) } }
     var pid = pid_t()
     let result = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
     for descriptor in [stdinPipe?.read, stdoutPipe?.write].compactMap({ $0 }) { close(descriptor) }
