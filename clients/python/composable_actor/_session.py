@@ -199,13 +199,7 @@ class Watch:
     @property
     def what(self) -> str:
         """What it waits for, in words (for timeouts; built only then)."""
-        if callable(self.until):
-            text = f"a line matching {getattr(self.until, '__qualname__', None) or repr(self.until)}"
-        else:
-            text = f"action {self.until!r}"
-        if self.store is not None:
-            text += f" in {_where(self.store, self.instance)}"
-        return text if self.own is None else f"{text} caused by input line {self.own}"
+        return _awaited(self.until, self.store, self.instance, self.own)
 
     @property
     def finished(self) -> bool:
@@ -218,8 +212,8 @@ class Call:
     """One written line still waiting for its answer; `lines` collects every line echoing its id.
 
     It ends with an error, or once its own answer arrived (a line of a type in `answers`) and,
-    with a `watch`, the
-    watch matched a line too.
+    with a `watch`, the watch matched a line too, or with `awaits`, one of its lines was an
+    action of that type.
     """
 
     id: int
@@ -232,6 +226,10 @@ class Call:
     answered: bool = False
     finished: bool = False
     watch: Watch | None = None
+    # A send's own `until` on an action type, the most common: matched among its lines in
+    # `receive`, with no `Watch` (whose making cost about a tenth of a round trip).
+    awaits: str | None = None
+    matched: bool = False
     internal: bool = False  # asked by the client itself: its answer stays out of the backlog
     seeds: Instance | None = None  # a snapshot asked to seed that instance's mirror
 
@@ -242,7 +240,20 @@ class Call:
             text = f"the answer to {self.subject} (id {self.id})"
         else:
             text = f"the line of action {self.subject!r} in {_where(self.store, self.instance)} (id {self.id})"
+        if self.awaits is not None:
+            return f"{text} and {_awaited(self.awaits, self.store, self.instance, self.id)}"
         return text if self.watch is None else f"{text} and {self.watch.what}"
+
+
+def _awaited(until: Until, store: str | None, instance: str | None, own: int | None) -> str:
+    """What a wait waits for, in words."""
+    if callable(until):
+        text = f"a line matching {getattr(until, '__qualname__', None) or repr(until)}"
+    else:
+        text = f"action {until!r}"
+    if store is not None:
+        text += f" in {_where(store, instance)}"
+    return text if own is None else f"{text} caused by input line {own}"
 
 
 Waiter = Union[Call, Watch]
@@ -615,13 +626,12 @@ class Session:
         if until is not None:
             if any_id or not isinstance(until, str):
                 watch = self._watch(until, store, instance, self.received, None if any_id else call.id)
-            else:  # the common wait, `_watch`'s own last line inline: a call costs what it does
-                matches = _ACTION_MATCHERS.get((until, store, instance)) or _is_action(until, store, instance)
-                watch = Watch(matches, self.received, until, store, instance, until, call.id)
-            watch.call = call
-            call.watch = watch
-            if any_id:
-                self._register(watch)
+                watch.call = call
+                call.watch = watch
+                if any_id:
+                    self._register(watch)
+            else:
+                call.awaits = until
         if not settle:
             return data, call, call
         settle_data, settled = self.command("settle")
@@ -763,20 +773,22 @@ class Session:
                     call.answered = True
                 watch = call.watch
                 if watch is None:
-                    if call.error or call.answered:
+                    awaits = call.awaits
+                    if awaits is None:
+                        if call.error or call.answered:
+                            finished.append(self._finish(call))
+                        continue
+                    # An action of its type, in its store's instance (as `_is_action` matches).
+                    if (not call.matched and kind == "action" and line["action"]["type"] == awaits
+                            and line["store"] == call.store and line.get("instance") == call.instance):
+                        call.matched = True
+                    if call.error or (call.answered and call.matched):
                         finished.append(self._finish(call))
                     continue
                 # A send's own `until` is offered the lines of its id only: found with its call.
                 if (watch.own is not None and call.error is None and watch.line is None and watch.error is None
                         and index >= watch.start):
-                    if watch.action is not None:
-                        # `watch.matches` inline (a call costs about what this whole test does):
-                        # an action of its type, in its store's instance.
-                        if (kind == "action" and line["action"]["type"] == watch.action and line["store"] == watch.store
-                                and line.get("instance") == watch.instance):
-                            watch.line = line
-                            watch.index = index
-                    elif self._offer(watch, line, index):
+                    if self._offer(watch, line, index):
                         call.error = watch.error
                 if call.error or (call.answered and watch.line is not None):
                     finished.append(self._finish(call))
