@@ -6,8 +6,9 @@ Each sender loops: send `counter.incrTapped`, await its answer, again. The figur
 time (user + system) of the host process itself, Python's or Node's, divided by the actions:
 what a client costs the program it runs in, whatever the binary and the machine's load do to
 wall time. The raw pipes do the least a correct concurrent caller must: write the line with an
-id, read lines, parse each one and hand it to the sender waiting for that id. The clients also
-keep the mirror, the backlog and each call's lines. A third column sends with
+id, read lines, parse each one and hand it to the sender waiting for that id; they set no
+time limit on a wait. The clients also bound every wait (10 s by default) and keep the mirror,
+the backlog and each call's lines. A third column sends with
 `until="counter.incrTapped"` (each send waits for an action type as well), with the 99th
 percentile of those sends' round trips: what a line costs must not grow with the sends waiting.
 
