@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds a release product of a package, its own modules from scratch when a source changed
-# since its last build: release-build.sh PACKAGE_DIR PRODUCT [swift build options...]
+# Builds a release product of a package, from scratch when a source changed since its last
+# build: release-build.sh PACKAGE_DIR PRODUCT [swift build options...]
 #
 # Package.swift turns on cross-module optimization, which copies the core's generic code into
 # the modules that use it. SwiftPM's incremental build does not recompile those modules when
@@ -18,16 +18,8 @@ stamp="$bin/.built-from-sources"
 # The API docs' articles (*.docc) are no part of a binary.
 if [ -e "$stamp" ] && [ -n "$(find "$root/Sources" "$root/Package.swift" "$package/Sources" \
   "$package/Package.swift" -newer "$stamp" -not -path '*.docc/*' -print -quit)" ]; then
-  echo "release-build: sources changed since the last build; building $product's own modules from scratch" >&2
-  # Only this repository's and the package's modules: dependencies (swift-syntax takes minutes
-  # in release) never change under it, and nothing of ours is inlined into them.
-  for dir in "$root" "$package"; do
-    for target in $("$swift" package --package-path "$dir" dump-package | python3 -c \
-      'import json, sys; print(" ".join(t["name"] for t in json.load(sys.stdin)["targets"]))'); do
-      rm -rf "$bin/$target.build" "$bin/$target-tool.build" "$bin/Modules/$target".* \
-        "$bin/Modules-tool/$target".*
-    done
-  done
+  echo "release-build: sources changed since the last build; building $product from scratch" >&2
+  rm -rf "$bin"
   # A package that depends on the framework by path keeps its plan of the framework's targets,
   # which leaves out files added since (see Examples/custom-store/run-checks.sh).
   if [ "$(cd "$package" && pwd)" != "$root" ]; then rm -rf "$package/.build"; fi
