@@ -6,16 +6,20 @@ Each sender loops: send `counter.incrTapped`, await its answer, again. The figur
 time (user + system) of the host process itself, Python's or Node's, divided by the actions:
 what a client costs the program it runs in, whatever the binary and the machine's load do to
 wall time. The raw pipes do the least a correct concurrent caller must: write the line with an
-id, read lines, parse each one and hand it to the sender waiting for that id. The clients also
-keep the mirror, the backlog and each call's lines. A third column sends with
+id, read lines, parse each one and hand it to the sender waiting for that id; they set no
+time limit on a wait. The clients also bound every wait (10 s by default) and keep the mirror,
+the backlog and each call's lines. A third column sends with
 `until="counter.incrTapped"` (each send waits for an action type as well), with the 99th
 percentile of those sends' round trips: what a line costs must not grow with the sends waiting.
 
 Each row first sends WARM_UP actions untimed: what is measured is a client that has been
 running, not Node compiling its code: after 300, Node's raw pipe at 1 sender took 28–32 µs an
 action over 3,000 actions and 14.5 over 20,000 (the compiler's threads are the process's CPU
-time too). The actions timed go past the 10,000 lines a client keeps by default, so that its
-backlog is full, as in a client that has been running.
+time too). The warm-up goes past the 10,000 lines a client keeps by default, so that its
+backlog is full before the timing starts, as in a client that has been running: with a warm-up
+of 3,000 it filled among the actions timed, and Node then dropped the optimized code of the
+client's line handling for the path that drops the oldest line (`--trace-deopt`: #keep and
+#receive) and compiled it again, on the clock of the row.
 
 The sync client is one flow of control: it runs at 1 sender only, beside a blocking raw pipe.
 The rows take turns over several rounds (so a noisy neighbour slows them all alike), and the
@@ -42,7 +46,7 @@ from composable_actor import AsyncClient, Client  # noqa: E402
 from raw_pipe import RawPipe  # noqa: E402
 
 SENDERS = (1, 10, 100)
-WARM_UP = 3000
+WARM_UP = 12_000
 
 # argv: mode ("raw", "client" or "until"), binary, data dir, senders, actions, the client's URL,
 # the actions of the warm-up.

@@ -485,7 +485,8 @@ export class Client extends EventEmitter {
   /** @type {WaitIndex<Wait>} */ #waits = new WaitIndex();
   /** @type {Map<string, Map<string, string>>} the text of a plain action line up to its id, by store and type (no key built per send) */ #plain = new Map();
   #plainKept = 0;
-  /** @type {Map<string, (line: Line) => boolean>} action-type matchers checked already (#matcher) */ #matchers = new Map();
+  /** @type {Map<string | undefined, Map<string | undefined, Map<string, (line: Line) => boolean>>>} action-type matchers checked already, by store, instance and type (#matcher) */ #matchers = new Map();
+  /** how many #matchers holds (bounded) */ #matchersKept = 0;
   /** @type {Set<() => void>} events() iterators waiting for a line */ #readers = new Set();
   /** @type {Map<string, unknown>} each instance's state, by mirrorKey */ #mirror = new Map();
   // Each store's initial state (the first snapshot of its default instance, taken at start before
@@ -1199,8 +1200,7 @@ export class Client extends EventEmitter {
     }
     if (!types) throw new Error('the action types are not known');
     // Checked once per store, instance and type: a client mostly waits for a few, many times.
-    const key = `${store ?? '\u0001'}\0${instance ?? '\u0001'}\0${until}`;
-    const known = this.#matchers.get(key);
+    const known = this.#matchers.get(store)?.get(instance)?.get(until);
     if (known) return known;
     const stores = store === undefined ? [...types.keys()] : [store];
     if (!stores.some((name) => types.get(name)?.has(until))) {
@@ -1214,8 +1214,14 @@ export class Client extends EventEmitter {
     const match = (line) => line.type === 'action' && line.action.type === until && (store === undefined || (line.store === store && line.instance === instance));
     // What the wait is found by: only action lines of this type are offered to it.
     match.actionType = until;
-    if (this.#matchers.size >= 1024) this.#matchers.clear();
-    this.#matchers.set(key, match);
+    // Bounded: the types a program waits for are few, but a string can be anything.
+    if (this.#matchersKept++ >= 1024) {
+      this.#matchers.clear();
+      this.#matchersKept = 1;
+    }
+    const instances = this.#matchers.get(store) ?? new Map();
+    this.#matchers.set(store, instances);
+    instances.set(instance, (instances.get(instance) ?? new Map()).set(until, match));
     return match;
   }
 
@@ -1297,10 +1303,14 @@ export class Client extends EventEmitter {
   #plainSend(store, action, until) {
     let match = null;
     if (until !== null) {
-      try {
-        match = this.#matcher(until, store, undefined, () => `send(${JSON.stringify(store)}, …)`, this.#types);
-      } catch (error) {
-        return Promise.reject(error);
+      // #matcher's own lookup first: what it needs for an error is built only when it checks.
+      match = this.#matchers.get(store)?.get(undefined)?.get(until) ?? null;
+      if (match === null) {
+        try {
+          match = this.#matcher(until, store, undefined, () => `send(${JSON.stringify(store)}, …)`, this.#types);
+        } catch (error) {
+          return Promise.reject(error);
+        }
       }
     }
     const call = this.#plainRequest(store, action);

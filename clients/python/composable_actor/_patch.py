@@ -22,8 +22,28 @@ def apply_patch(document: JSON, patch: list[dict[str, Any]]) -> JSON:
     mirror treats a failed patch as fatal, so it does not pay for a copy per line).
     """
     for operation in patch:
-        if operation.get("op") != "replace" or not _replaced_member(document, operation):
-            document = _apply(document, operation)
+        # The most common operation, a member of objects replaced, is done here without parsing
+        # the pointer each time (and without a call: this runs for every line a client reads);
+        # anything else, or a target not there, takes the general path, which says why.
+        if operation.get("op") == "replace":
+            pointer = operation.get("path")
+            members = _MEMBERS.get(pointer) if type(pointer) is str else None
+            if members is None:
+                members = _members(pointer)
+            if members is not None:
+                parents, key = members
+                parent = document
+                for token in parents:
+                    if type(parent) is not dict or token not in parent:
+                        break
+                    parent = parent[token]
+                else:
+                    if type(parent) is dict and key in parent and "value" in operation:
+                        value = operation["value"]
+                        # The mirror must not share objects with the lines handed to the caller.
+                        parent[key] = copy.deepcopy(value) if type(value) in (dict, list) else value
+                        continue
+        document = _apply(document, operation)
     return document
 
 
@@ -76,30 +96,15 @@ _MEMBERS: dict[str, tuple[tuple[str, ...], str]] = {}
 _MEMBERS_KEPT = 4096
 
 
-def _replaced_member(document: JSON, operation: dict[str, Any]) -> bool:
-    """The most common operation, a member of objects replaced, done without parsing the
-    pointer each time: whether it applied (if not, the general path says why)."""
-    pointer = operation.get("path")
-    members = _MEMBERS.get(pointer) if type(pointer) is str else None
-    if members is None:
-        if not isinstance(pointer, str) or pointer[:1] != "/" or "~" in pointer:
-            return False
-        if len(_MEMBERS) >= _MEMBERS_KEPT:
-            _MEMBERS.clear()
-        *names, last = pointer[1:].split("/")
-        members = _MEMBERS[pointer] = (tuple(names), last)
-    parents, key = members
-    parent = document
-    for token in parents:
-        if type(parent) is not dict or token not in parent:
-            return False
-        parent = parent[token]
-    if type(parent) is not dict or key not in parent or "value" not in operation:
-        return False
-    value = operation["value"]
-    # The mirror must not share objects with the lines handed to the caller.
-    parent[key] = copy.deepcopy(value) if type(value) in (dict, list) else value
-    return True
+def _members(pointer: object) -> tuple[tuple[str, ...], str] | None:
+    """The parents and the last member a pointer without escapes names (kept), else None."""
+    if not isinstance(pointer, str) or pointer[:1] != "/" or "~" in pointer:
+        return None
+    if len(_MEMBERS) >= _MEMBERS_KEPT:
+        _MEMBERS.clear()
+    *names, last = pointer[1:].split("/")
+    members = _MEMBERS[pointer] = (tuple(names), last)
+    return members
 
 
 def _member(operation: dict[str, Any], name: str) -> Any:

@@ -199,13 +199,7 @@ class Watch:
     @property
     def what(self) -> str:
         """What it waits for, in words (for timeouts; built only then)."""
-        if callable(self.until):
-            text = f"a line matching {getattr(self.until, '__qualname__', None) or repr(self.until)}"
-        else:
-            text = f"action {self.until!r}"
-        if self.store is not None:
-            text += f" in {_where(self.store, self.instance)}"
-        return text if self.own is None else f"{text} caused by input line {self.own}"
+        return _awaited(self.until, self.store, self.instance, self.own)
 
     @property
     def finished(self) -> bool:
@@ -218,8 +212,8 @@ class Call:
     """One written line still waiting for its answer; `lines` collects every line echoing its id.
 
     It ends with an error, or once its own answer arrived (a line of a type in `answers`) and,
-    with a `watch`, the
-    watch matched a line too.
+    with a `watch`, the watch matched a line too, or with `awaits`, one of its lines was an
+    action of that type.
     """
 
     id: int
@@ -232,6 +226,10 @@ class Call:
     answered: bool = False
     finished: bool = False
     watch: Watch | None = None
+    # A send's own `until` on an action type, the most common: matched among its lines in
+    # `receive`, with no `Watch` (whose making cost about a tenth of a round trip).
+    awaits: str | None = None
+    matched: bool = False
     internal: bool = False  # asked by the client itself: its answer stays out of the backlog
     seeds: Instance | None = None  # a snapshot asked to seed that instance's mirror
 
@@ -242,7 +240,20 @@ class Call:
             text = f"the answer to {self.subject} (id {self.id})"
         else:
             text = f"the line of action {self.subject!r} in {_where(self.store, self.instance)} (id {self.id})"
+        if self.awaits is not None:
+            return f"{text} and {_awaited(self.awaits, self.store, self.instance, self.id)}"
         return text if self.watch is None else f"{text} and {self.watch.what}"
+
+
+def _awaited(until: Until, store: str | None, instance: str | None, own: int | None) -> str:
+    """What a wait waits for, in words."""
+    if callable(until):
+        text = f"a line matching {getattr(until, '__qualname__', None) or repr(until)}"
+    else:
+        text = f"action {until!r}"
+    if store is not None:
+        text += f" in {_where(store, instance)}"
+    return text if own is None else f"{text} caused by input line {own}"
 
 
 Waiter = Union[Call, Watch]
@@ -395,6 +406,15 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return _ENCODER.encode(message).encode() + b"\n"
 
 
+def _prefix(store: str, instance: str | None, action: str) -> bytes:
+    """The bytes of an action line up to its id (kept in _PREFIXES): the encoded object without
+    its closing brace, then the id member."""
+    if len(_PREFIXES) >= _PREFIXES_KEPT:
+        _PREFIXES.clear()
+    prefix = _PREFIXES[store, instance, action] = encode({**addressed(store, instance), "action": action})[:-2] + b',"id":'
+    return prefix
+
+
 def decode(text: str | bytes) -> Any:
     """One line's value. The scanner itself, not `json.loads`: that detects the encoding and
     matches whitespace around the value with regular expressions, a third of its time on a line
@@ -465,7 +485,8 @@ class Session:
             shown = first_line.strip()[:200]
             raise ValueError(f"expected a ready line first, got {shown!r}")
         self.stores: list[str] = list(self.ready["stores"])
-        self._store_set = frozenset(self.stores)
+        # The same as a set: a send may look its store up here first (`check_store` says why not).
+        self.store_set = frozenset(self.stores)
         self.ticks = ticks
         self.durable = durable
         # Each instance's state, by store and key; a named instance joins with the first line
@@ -489,8 +510,9 @@ class Session:
         self._seeding: set[Instance] = set()
         # Action types by store, from `describe` (fetched once, when an action type is awaited).
         self.actions: dict[str, list[str]] | None = None
-        # The same as sets, by store, and None for every store's: checked on every `until`.
-        self._known: dict[str | None, frozenset[str]] = {}
+        # The same as sets, by store, and None for every store's: checked on every `until` (a
+        # send may look a type up here first, and check it fully only when it is not there).
+        self.known: dict[str | None, frozenset[str]] = {}
         self._calls: dict[int, Call] = {}
         # The waits offered every new line, apart from a send's own `until` (its call holds it):
         # by the action type they wait for, and those on a predicate (ordered sets).
@@ -503,7 +525,7 @@ class Session:
         return self.failure is not None
 
     def check_store(self, store: object) -> str:
-        if not isinstance(store, str) or store not in self._store_set:
+        if not isinstance(store, str) or store not in self.store_set:
             if not isinstance(store, str):
                 raise TypeError(f"store must be a str, not {type(store).__name__}")
             raise UnknownStoreError(store, self.stores)
@@ -520,8 +542,8 @@ class Session:
         self.actions = {
             store["name"]: [action["type"] for action in store["actions"]] for store in description["stores"]
         }
-        self._known = {store: frozenset(types) for store, types in self.actions.items()}
-        self._known[None] = frozenset(itertools.chain(*self.actions.values()))
+        self.known = {store: frozenset(types) for store, types in self.actions.items()}
+        self.known[None] = frozenset(itertools.chain(*self.actions.values()))
 
     def needs_description(self, until: object) -> bool:
         """Whether checking `until` needs the `describe` answer, not fetched yet (and still
@@ -542,8 +564,8 @@ class Session:
             )
         if self.actions is None:  # the process ended before describe could be asked
             return
-        if until not in self._known.get(store or None, ()):
-            known = self.actions.get(store, []) if store else sorted(self._known[None])
+        if until not in self.known.get(store or None, ()):
+            known = self.actions.get(store, []) if store else sorted(self.known[None])
             raise UnknownActionError(until, store, known)
 
     # Writing: each method returns the bytes to write and the calls to wait on.
@@ -561,22 +583,9 @@ class Session:
     def _call(self, answers: frozenset[str], subject: str, internal: bool = False) -> Call:
         if self.failure:
             raise self.failure
-        self._last_id += 1
-        call = Call(self._last_id, answers, subject, internal=internal)
-        self._calls[call.id] = call
+        self._last_id = id = self._last_id + 1
+        call = self._calls[id] = Call(id, answers, subject, internal=internal)
         return call
-
-    def _plain(self, store: str, instance: str | None, action: str, answers: frozenset[str]) -> tuple[bytes, Call]:
-        """`request` of an action given by its type alone, from the bytes kept for it."""
-        key = (store, instance, action)
-        prefix = _PREFIXES.get(key)
-        if prefix is None:
-            if len(_PREFIXES) >= _PREFIXES_KEPT:
-                _PREFIXES.clear()
-            # The encoded object without its closing brace, then the id member.
-            prefix = _PREFIXES[key] = encode({**addressed(store, instance), "action": action})[:-2] + b',"id":'
-        call = self._call(answers, action)
-        return b"%s%d}\n" % (prefix, call.id), call
 
     def send(
         self, store: str, instance: str | None, action: str | Mapping[str, Any], payload: Mapping[str, Any],
@@ -598,21 +607,31 @@ class Session:
             raise TypeError(f"action must be an action type (str) or an action object (dict), not {type(action).__name__}")
         # The host's own line is an `action` line, or under --emit ticks the `state` line naming it.
         answers = _NEVER if settle else _OWN_LINE
-        seed = self.seed(store, instance)
+        seed = self.seed(store, instance) if self.durable else b""
         if message_action is action and isinstance(action, str):
-            data, call = self._plain(store, instance, action, answers)
+            # An action given by its type alone: from the bytes kept for it.
+            prefix = _PREFIXES.get((store, instance, action)) or _prefix(store, instance, action)
+            if self.failure:
+                raise self.failure
+            # `_call` inline: a call costs as much as what it does, on every send.
+            self._last_id = id = self._last_id + 1
+            call = self._calls[id] = Call(id, answers, action, store, instance)
+            data = b"%s%d}\n" % (prefix, id)
         else:
             data, call = self.request({**addressed(store, instance), "action": message_action}, answers, kind)
+            call.store = store
+            call.instance = instance
         if seed:
             data = seed + data
-        call.store = store
-        call.instance = instance
         if until is not None:
-            watch = self._watch(until, store, instance, self.received, None if any_id else call.id)
-            watch.call = call
-            call.watch = watch
-            if any_id:
-                self._register(watch)
+            if any_id or not isinstance(until, str):
+                watch = self._watch(until, store, instance, self.received, None if any_id else call.id)
+                watch.call = call
+                call.watch = watch
+                if any_id:
+                    self._register(watch)
+            else:
+                call.awaits = until
         if not settle:
             return data, call, call
         settle_data, settled = self.command("settle")
@@ -701,7 +720,15 @@ class Session:
     def receive(self, text: str | bytes) -> tuple[Line, list[Waiter]]:
         """Parses one output line, mirrors it, keeps it in the backlog, and returns it with the
         calls and watches it finished."""
-        line: Line = decode(text)
+        # `decode` inline (a line read is almost always one value, nothing around it): this runs
+        # for every line, and a call here is a fair part of what the client adds to a round trip.
+        string = text.decode() if isinstance(text, bytes) else text
+        try:
+            line, end = _SCAN(string, 0)
+        except StopIteration:
+            end = -1
+        if end != len(string):
+            line = decode(string)
         kind = line["type"]
         if kind in ("action", "state"):
             key = (line["store"], line.get("instance"))
@@ -734,7 +761,8 @@ class Session:
             self.backlog.append(text)
         finished: list[Waiter] = []
         if kind != "exit":
-            for id in (line["id"],) if "id" in line else _ids(line):
+            id = line.get("id", _ids)
+            for id in (id,) if id is not _ids else _ids(line):
                 call = self._calls.get(id)
                 if call is None:
                     continue
@@ -745,18 +773,24 @@ class Session:
                     call.answered = True
                 watch = call.watch
                 if watch is None:
-                    if call.error or call.answered:
+                    awaits = call.awaits
+                    if awaits is None:
+                        if call.error or call.answered:
+                            finished.append(self._finish(call))
+                        continue
+                    # An action of its type, in its store's instance (as `_is_action` matches).
+                    if (not call.matched and kind == "action" and line["action"]["type"] == awaits
+                            and line["store"] == call.store and line.get("instance") == call.instance):
+                        call.matched = True
+                    if call.error or (call.answered and call.matched):
                         finished.append(self._finish(call))
                     continue
                 # A send's own `until` is offered the lines of its id only: found with its call.
                 if (watch.own is not None and call.error is None and watch.line is None and watch.error is None
                         and index >= watch.start):
-                    if watch.action is not None:
-                        if watch.matches(line):  # an action type's matcher cannot raise
-                            self._matched(watch, line, index)
-                    elif self._offer(watch, line, index):
+                    if self._offer(watch, line, index):
                         call.error = watch.error
-                if call.error or (call.answered and watch.done):
+                if call.error or (call.answered and watch.line is not None):
                     finished.append(self._finish(call))
         if index >= 0:
             # Every other wait is found by what it waits for: an action line is offered to the
@@ -816,13 +850,13 @@ class Session:
     def forget(self, *waiters: Waiter) -> None:
         """Stops collecting lines for calls and watches nobody waits on any more."""
         for waiter in waiters:
+            if waiter.finished:
+                continue  # `_finish` (or, for a watch, its match) let it go already
             if isinstance(waiter, Call):
                 self._calls.pop(waiter.id, None)
                 watch = waiter.watch
                 if watch is not None:
-                    # A call and its watch point at each other: without this, they (and the
-                    # lines they hold) would wait for the garbage collector to find the cycle.
-                    watch.call = None
+                    watch.call = None  # the cycle, as `_finish` breaks it
             else:
                 watch = waiter
             if watch is not None and watch.own is None:
@@ -844,7 +878,8 @@ class Session:
             ours = about(store, instance)
             matches = until if ours is None else (lambda line: ours(line) and until(line))
             return Watch(matches, start, until, store, instance, None, own)
-        return Watch(_is_action(until, store, instance), start, until, store, instance, until, own)
+        matches = _ACTION_MATCHERS.get((until, store, instance)) or _is_action(until, store, instance)
+        return Watch(matches, start, until, store, instance, until, own)
 
     def _register(self, watch: Watch) -> None:
         """Adds a wait that is not its call's own to those offered new lines."""
@@ -896,8 +931,13 @@ class Session:
         if call.seeds is not None:
             self._seeding.discard(call.seeds)
         self._calls.pop(call.id, None)
-        if call.watch is not None:
-            self._unregister(call.watch)
+        watch = call.watch
+        if watch is not None:
+            if watch.own is None:  # a send's own `until` was never registered
+                self._unregister(watch)
+            # A call and its watch point at each other: without this, they (and the lines they
+            # hold) would wait for the garbage collector to find the cycle.
+            watch.call = None
         return call
 
 

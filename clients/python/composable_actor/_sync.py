@@ -141,6 +141,9 @@ class Client:
         self._texts: collections.deque[bytes] = collections.deque()
         self._stdin = self._process.stdin.fileno()  # type: ignore[union-attr]
         self._stdout = self._process.stdout.fileno()  # type: ignore[union-attr]
+        # Read first, poll only when nothing is there (`_fill`): the answer is usually waiting
+        # by the time the call reads, and a poll before every read costs a system call a line.
+        os.set_blocking(self._stdout, False)
         self._readable = select.poll()
         self._readable.register(self._stdout, select.POLLIN)
         try:
@@ -210,12 +213,15 @@ class Client:
         a whole action object (for payload fields named like these keywords).
         """
         session = self._session
-        session.check_store(store)
-        check_instance(instance, store)
+        if type(store) is not str or store not in session.store_set:
+            session.check_store(store)  # raises the error that says why
+        if instance is not None:
+            check_instance(instance, store)
         if timeout is not None:
             check_timeout(timeout)
         if until is not None:
-            self._check_until(until, store)
+            if type(until) is not str or until not in session.known.get(store, ()):
+                self._check_until(until, store)
             if any_id:
                 # Lines already waiting came before the action: `until` must not see them. (Its
                 # own lines cannot be among them: its id is taken only now.)
@@ -243,7 +249,7 @@ class Client:
         self._check_until(until, store)
         watch = session.wait_for(until, store, instance)
         try:
-            self._wait(watch, self._deadline(timeout), timeout)
+            self._wait(watch, timeout)
         finally:
             session.forget(watch)
         line = Session.watched(watch)
@@ -377,9 +383,10 @@ class Client:
     def _call(self, data: bytes, waited: Call, answer: Call, timeout: float | None) -> list[Line]:
         try:
             self._write(data)
-            self._wait(waited, self._deadline(timeout), timeout)
+            self._wait(waited, timeout)
         finally:
-            self._session.forget(waited, answer)
+            if answer is not waited or not waited.finished:  # a finished call is let go already
+                self._session.forget(waited, answer)
         return Session.result(waited, answer)
 
     def _deadline(self, timeout: float | None) -> float | None:
@@ -390,25 +397,26 @@ class Client:
         try:
             # Straight to the pipe: the buffered writer's write and flush cost more than the
             # system call, and nothing is ever left in it between calls.
-            written = os.write(self._stdin, data)
-            while written < len(data):
+            while (written := os.write(self._stdin, data)) < len(data):
                 data = data[written:]
-                written = os.write(self._stdin, data)
         except BrokenPipeError:
             # Gone: what it wrote last, and how it ended, say why.
             self.poll()
             raise self._session.failure or ProcessExitedError(self._session.exit_line) from None
 
-    def _wait(self, waiter: Waiter, deadline: float | None, timeout: float | None) -> None:
-        """Reads lines until `waiter` is done; a TimeoutError past the deadline."""
+    def _wait(self, waiter: Waiter, timeout: float | None) -> None:
+        """Reads lines until `waiter` is done; a TimeoutError once `timeout` (None: the client's)
+        passed."""
         receive = self._session.receive
         texts = self._texts
+        remaining = self.timeout if timeout is None else timeout
+        deadline = None if remaining is None else time.monotonic() + remaining
+        first = True  # its time is all there: a round trip reads the clock once, not twice
         while not waiter.finished:
             if texts:
                 receive(texts.popleft())
                 continue
-            remaining = None
-            if deadline is not None:
+            if deadline is not None and not first:
                 remaining = deadline - time.monotonic()
                 # Checked before every read, so that lines that keep coming cannot hold a wait
                 # forever; the lines already waiting still count.
@@ -417,6 +425,7 @@ class Client:
                     if waiter.finished:
                         return
                     raise self._session.timed_out(waiter.what, self.timeout if timeout is None else timeout)
+            first = False
             if self._fill(remaining) is None:
                 self._output_ended()
 
@@ -459,10 +468,15 @@ class Client:
     def _fill(self, timeout: float | None) -> bool | None:
         """Reads what stdout has within `timeout` into the lines to receive: whether it read a
         whole line, or None at end of file."""
-        # poll() with the descriptor registered once: select() builds its lists every call.
-        if not self._readable.poll(-1 if timeout is None else math.ceil(timeout * 1000)):
-            return False
-        chunk = os.read(self._stdout, 1 << 16)
+        try:
+            chunk = os.read(self._stdout, 1 << 16)
+        except BlockingIOError:
+            # poll() with the descriptor registered once: select() builds its lists every call.
+            if timeout is None:
+                self._readable.poll(-1)
+            elif timeout <= 0 or not self._readable.poll(math.ceil(timeout * 1000)):
+                return False
+            chunk = os.read(self._stdout, 1 << 16)
         if not chunk:
             if self._partial:
                 self._texts.append(self._partial)

@@ -3,10 +3,12 @@ made from (whose untyped use is unchanged), with the store's name filled in. The
 checked in Tests/e2e/test_types.py, through the module `composable-actor types` generates."""
 
 import asyncio
+import re
+import subprocess
 
 import pytest
 
-from composable_actor import AsyncClient, UnknownStoreError
+from composable_actor import AsyncClient, UnknownStoreError, find_binary
 from composable_actor.typed import AsyncStore, Store, store
 
 
@@ -49,3 +51,29 @@ def test_an_asyncio_store_view_awaits_the_same_calls(tmp_path):
                 await store(actor, "prime").send({"type": "counter.incrTapped"})
 
     asyncio.run(main())
+
+
+def test_the_state_types_say_what_the_states_hold(start):
+    """What `describe` says of a state is what `types` makes of it: members always present are
+    required, one failure shape is one type, and a received message's kind is told by its type."""
+    states = {store["name"]: store["state"] for store in start().describe()["stores"]}
+    errors = states["votes"]["properties"]["errors"]
+    assert sorted(errors["required"]) == sorted(errors["properties"]) == ["categories", "popular", "votes"]
+    message = states["websocket"]["properties"]["receivedMessages"]["items"]["oneOf"]
+    assert message[0] == {"type": "string"}
+    assert message[1]["properties"]["type"] == {"const": "binary"} and message[1]["required"] == ["type", "binary"]
+
+    typescript = subprocess.run(
+        [find_binary(), "types", "--language", "typescript"], capture_output=True, text=True, check=True, timeout=30,
+    ).stdout
+    votes_errors = re.search(r"export interface VotesStateErrors \{(.*?)\}", typescript, re.S)
+    assert votes_errors is not None
+    # Required members (no `?`), each the failure type the other stores' failures share.
+    members = dict(re.findall(r"^\s+(\w+): (\w+) \| null;$", votes_errors.group(1), re.M))
+    assert sorted(members) == ["categories", "popular", "votes"] and len(set(members.values())) == 1
+    failure = members["votes"]
+    assert f"failure: {failure} | null;" in typescript  # randomTodo's
+    assert f"value: {failure};" in typescript  # the failure actions' payloads
+    assert len(re.findall(r"^\s+kind: \"invalidURL\"", typescript, re.M)) == 1, "the HTTP failure is declared once"
+    assert "receivedMessages: (string | BinaryMessage)[];" in typescript
+    assert re.search(r'export interface BinaryMessage \{\s+type: "binary";\s+binary: string;\s+\}', typescript)
