@@ -1,5 +1,6 @@
 import ComposableCore
 import ComposableTestSupport
+import PrimesDefinition
 import PrimesFeature
 import Protocol
 

@@ -1,6 +1,7 @@
 import ComposableCore
 import ComposableTestSupport
 import JSON
+import PrimesDefinition
 import PrimesFeature
 import Protocol
 import Storage
