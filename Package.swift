@@ -326,7 +326,7 @@ let package = Package(
     .testTarget(
       name: "ComposableRuntimeTests",
       dependencies: [
-        "ComposableRuntime", "ComposableTestSupport", "EventLoop", "JSON", "Networking",
+        "ComposableRuntime", "ComposableTestSupport", "EventLoop", "JSON", "Networking", "Protocol",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -3,7 +3,7 @@ import ComposableRuntime
 import JSON
 import PrimesDefinition
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 import RandomTodoDefinition
 import RandomTodoFeature
 import VotesDefinition

@@ -3,7 +3,7 @@ import ComposableTestSupport
 import JSON
 import PrimesDefinition
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 import Storage
 import XCTest
 
