@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The seed stores (Sources/Stores/*) and the example's store type-check against
-# the modules a debug build made, compiled as another package's code: `package` declarations,
-# the process's own parts, are out of their reach as out of any user's. (Inside this package
-# they could see them, so their own build proves nothing about the public API.)
+# The seed stores (Sources/Stores/*) and the example's store with its feature's tests
+# type-check against the modules a debug build made, compiled as another package's code:
+# `package` and `@_spi(Hosting)` declarations, the process's own parts, are out of their reach
+# as out of any user's. (Inside this package they could see the `package` ones, so their own
+# build proves nothing about the public API.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -62,4 +63,7 @@ check_feature TodoListFeature "$example"/TodoListFeature/*.swift
 swiftc -emit-module "${feature_flags[@]}" -module-name TodoListFeature \
   -emit-module-path "$loop_free/TodoListFeature.swiftmodule" "$example"/TodoListFeature/*.swift
 check TodoListStore -I "$loop_free" "$example"/TodoListStore/*.swift
+echo "==> TodoListFeatureTests, without the loop"
+swiftc -typecheck "${feature_flags[@]}" -module-name TodoListFeatureTests \
+  "$example"/../Tests/TodoListFeatureTests/*.swift
 echo "public API: every store type-checks as another package's code, its feature without the loop"
