@@ -286,7 +286,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
-      name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV"],
+      name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV", "CWebSockets"],
       swiftSettings: strict),
     // A feature's tests link the feature and TestStore, not the runtime.
     .testTarget(
@@ -340,7 +340,7 @@ let package = Package(
       name: "ProtocolTests",
       dependencies: [
         "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature",
-        "PrimesDefinition", "Storage",
+        "PrimesDefinition", "StateCollections", "Storage",
       ],
       swiftSettings: strict),
     .testTarget(
