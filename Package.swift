@@ -201,27 +201,43 @@ let package = Package(
       ],
       swiftSettings: strict),
 
-    // The four seed stores, each a folder: its feature (state, actions, reducer, the interfaces
-    // of its dependencies) and its one definition. They use only the public API a user has.
+    // The four seed stores, each two targets. The feature (state, actions, reducer, the
+    // interfaces of its dependencies) depends on ComposableDependencies alone, so it and its
+    // tests build without the loop, libuv or libcurl; the definition (the `StoreDefinition` and
+    // the live dependencies) depends on the feature and the runtime. They use only the public
+    // API a user has.
     .target(
-      name: "PrimesFeature", dependencies: ["ComposableRuntime", "CPrimesieveShim"],
+      name: "PrimesFeature", dependencies: ["ComposableDependencies"],
       path: "Sources/Stores/Primes", swiftSettings: strict),
     .target(
-      name: "RandomTodoFeature", dependencies: ["ComposableRuntime"],
+      name: "PrimesDefinition",
+      dependencies: ["PrimesFeature", "ComposableRuntime", "CPrimesieveShim"],
+      path: "Sources/Stores/PrimesDefinition", swiftSettings: strict),
+    .target(
+      name: "RandomTodoFeature", dependencies: ["ComposableDependencies"],
       path: "Sources/Stores/RandomTodo", swiftSettings: strict),
     .target(
-      name: "VotesFeature", dependencies: ["ComposableRuntime"], path: "Sources/Stores/Votes",
+      name: "RandomTodoDefinition", dependencies: ["RandomTodoFeature", "ComposableRuntime"],
+      path: "Sources/Stores/RandomTodoDefinition", swiftSettings: strict),
+    .target(
+      name: "VotesFeature", dependencies: ["ComposableDependencies"], path: "Sources/Stores/Votes",
       swiftSettings: strict),
     .target(
-      name: "WebSocketFeature", dependencies: ["ComposableRuntime"],
+      name: "VotesDefinition", dependencies: ["VotesFeature", "ComposableRuntime"],
+      path: "Sources/Stores/VotesDefinition", swiftSettings: strict),
+    .target(
+      name: "WebSocketFeature", dependencies: ["ComposableDependencies"],
       path: "Sources/Stores/WebSocket", swiftSettings: strict),
+    .target(
+      name: "WebSocketDefinition", dependencies: ["WebSocketFeature", "ComposableRuntime"],
+      path: "Sources/Stores/WebSocketDefinition", swiftSettings: strict),
 
     // The shipped binary: the command over the four seed stores.
     .executableTarget(
       name: "composable-actor",
       dependencies: [
-        "ComposableActor", "PrimesFeature", "RandomTodoFeature", "VotesFeature",
-        "WebSocketFeature",
+        "ComposableActor", "PrimesDefinition", "RandomTodoDefinition", "VotesDefinition",
+        "WebSocketDefinition",
       ],
       swiftSettings: strict),
 
@@ -247,7 +263,8 @@ let package = Package(
       name: "fuzz",
       dependencies: [
         "ComposableCore", "ComposableRuntime", "ComposableHarness", "JSON", "Protocol",
-        "PrimesFeature", "RandomTodoFeature", "VotesFeature", "WebSocketFeature",
+        "PrimesFeature", "PrimesDefinition", "RandomTodoFeature", "RandomTodoDefinition",
+        "VotesFeature", "VotesDefinition", "WebSocketFeature", "WebSocketDefinition",
       ],
       swiftSettings: strict),
 
@@ -269,44 +286,61 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
-      name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV"],
+      name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV", "CWebSockets"],
       swiftSettings: strict),
+    // A feature's tests link the feature and TestStore, not the runtime.
     .testTarget(
       name: "PrimesFeatureTests",
-      dependencies: ["PrimesFeature", "ComposableTestSupport", "ComposableRuntime", "EventLoop"],
+      dependencies: [
+        "PrimesFeature", "ComposableDependencies", "ComposableTestSupport", "StateCollections",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "PrimesDefinitionTests",
+      dependencies: ["PrimesDefinition", "PrimesFeature", "ComposableRuntime"],
       swiftSettings: strict),
     .testTarget(
       name: "RandomTodoFeatureTests",
-      dependencies: ["RandomTodoFeature", "ComposableRuntime", "ComposableTestSupport"],
+      dependencies: ["RandomTodoFeature", "ComposableDependencies", "ComposableTestSupport"],
       swiftSettings: strict),
     .testTarget(
+      name: "RandomTodoDefinitionTests",
+      dependencies: ["RandomTodoDefinition", "ComposableRuntime"], swiftSettings: strict),
+    .testTarget(
       name: "VotesFeatureTests",
-      dependencies: ["VotesFeature", "ComposableRuntime", "ComposableTestSupport"],
+      dependencies: ["VotesFeature", "ComposableDependencies", "ComposableTestSupport"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "VotesDefinitionTests", dependencies: ["VotesDefinition", "ComposableRuntime"],
       swiftSettings: strict),
     .testTarget(
       name: "WebSocketFeatureTests",
-      dependencies: ["WebSocketFeature", "ComposableRuntime", "ComposableTestSupport"],
+      dependencies: ["WebSocketFeature", "ComposableDependencies", "ComposableTestSupport"],
       swiftSettings: strict),
+    .testTarget(
+      name: "WebSocketDefinitionTests",
+      dependencies: ["WebSocketDefinition", "ComposableRuntime"], swiftSettings: strict),
     .testTarget(
       name: "ComposableDependenciesTests", dependencies: ["ComposableDependencies"],
       swiftSettings: strict),
     .testTarget(
       name: "ComposableRuntimeTests",
       dependencies: [
-        "ComposableRuntime", "ComposableTestSupport", "EventLoop", "JSON", "Networking",
+        "ComposableRuntime", "ComposableTestSupport", "EventLoop", "JSON", "Networking", "Protocol",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "ComposableHarnessTests",
       dependencies: [
         "ComposableHarness", "ComposableRuntime", "ComposableCore", "EventLoop", "JSON",
-        "PrimesFeature",
+        "PrimesFeature", "PrimesDefinition",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "ProtocolTests",
       dependencies: [
-        "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature", "Storage",
+        "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature",
+        "PrimesDefinition", "StateCollections", "Storage",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The seed stores (Sources/Stores/*) and the example's store with its tests type-check against
-# the modules a debug build made, compiled as another package's code: `package` declarations,
-# the process's own parts, are out of their reach as out of any user's. (Inside this package
-# they could see them, so their own build proves nothing about the public API.)
+# The seed stores (Sources/Stores/*) and the example's store with its feature's tests
+# type-check against the modules a debug build made, compiled as another package's code:
+# `package` and `@_spi(Hosting)` declarations, the process's own parts, are out of their reach
+# as out of any user's. (Inside this package they could see the `package` ones, so their own
+# build proves nothing about the public API.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -24,29 +25,45 @@ check() {
   echo "==> $module"
   swiftc "${flags[@]}" -module-name "$module" "$@"
 }
-for store in Sources/Stores/*/; do
-  check "$(basename "$store")Feature" "$store"*.swift
-done
-example=Examples/custom-store
-check TodoListStore "$example"/Sources/TodoListStore/*.swift
 
-# A store's feature (the files that do not import the runtime: state, actions, reducer, the
-# interfaces of its dependencies) type-checks with only the modules ComposableDependencies
-# brings in reach: no loop, HTTP or WebSocket client, storage, nor the runtime.
+# A store's feature (state, actions, reducer, the interfaces of its dependencies) type-checks
+# with only the modules ComposableDependencies brings in reach: no loop, HTTP or WebSocket
+# client, storage, nor the runtime.
 loop_free=$(mktemp -d)
 trap 'rm -rf "$loop_free"' EXIT
 for module in "$bin"/Modules/*.swiftmodule; do
   case $(basename "$module" .swiftmodule) in
     EventLoop | Networking | Storage | ComposableRuntime | ComposableHarness | ComposableActor | \
-      *Feature) ;;
+      *Feature | *Definition | TodoList*) ;;
     *) ln -s "$module" "$loop_free/" ;;
   esac
 done
-for store in Sources/Stores/*/; do
-  mapfile -t feature < <(grep -L '^import ComposableRuntime$' "$store"*.swift)
-  echo "==> $(basename "$store")Feature without the loop: ${#feature[@]} files"
-  swiftc -typecheck -swift-version 6 -parse-as-library -warnings-as-errors \
-    -package-name outside -I "$loop_free" "${macros[@]}" -module-name "$(basename "$store")Feature" \
-    "${feature[@]}"
+feature_flags=(-swift-version 6 -parse-as-library -warnings-as-errors -package-name outside
+  -I "$loop_free" "${macros[@]}")
+check_feature() {
+  local module=$1
+  shift
+  echo "==> $module, without the loop"
+  swiftc -typecheck "${feature_flags[@]}" -module-name "$module" "$@"
+}
+
+# Each seed store: its feature (Sources/Stores/X) without the loop, its definition
+# (Sources/Stores/XDefinition) against everything, importing the feature the build made.
+for feature in Sources/Stores/*/; do
+  store=$(basename "$feature")
+  case $store in *Definition) continue ;; esac
+  check_feature "${store}Feature" "$feature"*.swift
+  check "${store}Definition" "Sources/Stores/${store}Definition/"*.swift
 done
+
+# The example's feature likewise, then its definition against the feature's module, emitted
+# here: the framework's build does not make it.
+example=Examples/custom-store/Sources
+check_feature TodoListFeature "$example"/TodoListFeature/*.swift
+swiftc -emit-module "${feature_flags[@]}" -module-name TodoListFeature \
+  -emit-module-path "$loop_free/TodoListFeature.swiftmodule" "$example"/TodoListFeature/*.swift
+check TodoListStore -I "$loop_free" "$example"/TodoListStore/*.swift
+echo "==> TodoListFeatureTests, without the loop"
+swiftc -typecheck "${feature_flags[@]}" -module-name TodoListFeatureTests \
+  "$example"/../Tests/TodoListFeatureTests/*.swift
 echo "public API: every store type-checks as another package's code, its feature without the loop"

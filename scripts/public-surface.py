@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The public API each module shows a package that depends on this one: the symbols
 `swift package dump-symbol-graph` emits at public access (synthesized members skipped),
-counted per module, with the types among them. Run from the package's root after a debug build;
+counted per module, with the types among them. Declarations marked `@_spi(Hosting)`, the
+process's parts that only this package's own modules import, are not counted: without
+`--include-spi-symbols` the symbol graph leaves them out, as the compiler hides them from a
+package that imports the module plainly. Run from the package's root after a debug build;
 `--types` lists the public types too."""
 import json
 import pathlib

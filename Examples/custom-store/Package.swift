@@ -11,10 +11,18 @@ let package = Package(
     .package(name: "ComposableActor", path: "../..")
   ],
   targets: [
-    // The store: its feature (state, actions, reducer, dependencies) and its definition.
+    // The feature: state, actions, reducer, the interfaces of its dependencies. It depends on
+    // ComposableDependencies alone, so it and its tests build without the loop, libuv or curl.
+    .target(
+      name: "TodoListFeature",
+      dependencies: [.product(name: "ComposableDependencies", package: "ComposableActor")],
+      swiftSettings: strict),
+    // The store's definition and its live dependencies (the file, the sync request).
     .target(
       name: "TodoListStore",
-      dependencies: [.product(name: "ComposableActor", package: "ComposableActor")],
+      dependencies: [
+        "TodoListFeature", .product(name: "ComposableRuntime", package: "ComposableActor"),
+      ],
       swiftSettings: strict),
     // The binary: the framework's command over this one store.
     .executableTarget(
@@ -24,10 +32,17 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
+      name: "TodoListFeatureTests",
+      dependencies: [
+        "TodoListFeature",
+        .product(name: "ComposableDependencies", package: "ComposableActor"),
+        .product(name: "ComposableTestSupport", package: "ComposableActor"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
       name: "TodoListStoreTests",
       dependencies: [
-        "TodoListStore",
-        .product(name: "ComposableTestSupport", package: "ComposableActor"),
+        "TodoListStore", .product(name: "ComposableRuntime", package: "ComposableActor"),
       ],
       swiftSettings: strict),
   ],

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ComposableRuntime
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 import Storage
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import ComposableRuntime
-import Protocol
+@_spi(Hosting) import Protocol
 
 extension ComposableActorCommand {
   /// `run`, over the Model Context Protocol: the same stores, options, clock and services, with

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ComposableRuntime
 import Logging
-import Protocol
+@_spi(Hosting) import Protocol
 
 #if canImport(Glibc)
   import Glibc

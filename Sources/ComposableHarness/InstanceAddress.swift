@@ -1,5 +1,5 @@
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// One instance of one store, as recordings and scenarios name it: `store` and, for a named
 /// instance, its key.

@@ -3,6 +3,7 @@
 /// Most strings are plain ASCII without quotes, backslashes or control characters; testing a
 /// whole 64-bit word per step (the classic "has zero byte" bit trick) skips them several times
 /// faster than a byte loop. Each test is exact: nonzero if and only if some byte matches.
+@_spi(Hosting)
 public enum ByteScan {
   private static let ones: UInt64 = 0x0101_0101_0101_0101
   private static let highBits: UInt64 = 0x8080_8080_8080_8080

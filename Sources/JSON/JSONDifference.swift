@@ -20,6 +20,7 @@
 /// Array elements are aligned the way ``JSONPatch/diff(from:to:)`` aligns them (a common
 /// prefix and suffix, then elements with the same `id`, then a shortest edit script), so an
 /// insertion shows as one `+` line rather than as every later element changed.
+@_spi(Hosting)
 public struct JSONDifference: Sendable, Equatable {
   /// One value that differs, by its JSON Pointer: `expected` is nil where something was added,
   /// `actual` where something was removed. A removed array element's index is its index in

@@ -1,4 +1,5 @@
 /// RFC 6902 JSON Patch: computing a patch between two documents, and applying one.
+@_spi(Hosting)
 public enum JSONPatch {
   /// Appends a patch as a JSON array of operation objects.
   public static func write(_ patch: [JSONPatchOperation], into buffer: inout [UInt8]) {

@@ -1,4 +1,5 @@
 /// Why a patch could not be read or applied.
+@_spi(Hosting)
 public struct JSONPatchError: Error, Sendable, Hashable, CustomStringConvertible {
   public enum Kind: Sendable, Hashable {
     /// An operation object is malformed: unknown `op`, missing or mistyped member.

@@ -1,4 +1,5 @@
 /// One operation of an RFC 6902 JSON Patch. Paths are JSON Pointer texts (``JSONPointer``).
+@_spi(Hosting)
 public enum JSONPatchOperation: Sendable, Hashable {
   case add(path: String, value: JSONValue)
   case remove(path: String)

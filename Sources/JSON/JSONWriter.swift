@@ -4,6 +4,7 @@
 /// ``JSONValue`` for the envelope. Each helper sizes its output first and appends it to the
 /// caller's buffer in one step, because every separate `append` pays for a uniqueness and
 /// capacity check.
+@_spi(Hosting)
 public enum JSONWriter {
   /// Appends `string` as a quoted JSON string. `"` and `\` are escaped, as is every control
   /// character below U+0020 (the short forms where JSON has one, `\u00XX` otherwise); all other

@@ -1,4 +1,4 @@
-import JSON
+@_spi(Hosting) import JSON
 
 #if canImport(Glibc)
   import Glibc
@@ -22,6 +22,7 @@ import JSON
 ///
 /// The store's name and a payload-free action's type stay bytes of the line: a store that has
 /// seen the type before finds its action by them, and no string is made.
+@_spi(Hosting)
 public struct CompactActionLine {
   /// The store's name: bytes of the line, valid while the line is.
   public let store: UnsafeRawBufferPointer

@@ -1,4 +1,5 @@
 /// The stable `code` of an `error` line; hosts branch on these, so they never change meaning.
+@_spi(Hosting)
 public enum ErrorCode: String, Sendable, CaseIterable {
   /// The line is not JSON.
   case invalidJSON = "invalid_json"
@@ -59,6 +60,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
 }
 
 /// A line the session refused: it changed nothing.
+@_spi(Hosting)
 public struct ProtocolError: Error, Sendable {
   public let code: ErrorCode
   public let message: String

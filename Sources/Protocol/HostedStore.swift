@@ -3,6 +3,7 @@ import JSON
 
 /// What the session needs from a store, whatever its state and action types.
 @StoreActor
+@_spi(Hosting)
 public protocol HostedStore: AnyObject {
   var descriptor: StoreDescriptor { get }
   /// Which instance of the store this is: nil for the default one.
@@ -39,8 +40,10 @@ public protocol HostedStore: AnyObject {
 /// A store as a definition's `_makeHostedStore` makes it for the process: opaque outside the
 /// framework, whose session alone drives it.
 public struct AnyHostedStore {
+  @_spi(Hosting)
   public let store: any HostedStore
 
+  @_spi(Hosting)
   public init(_ store: any HostedStore) {
     self.store = store
   }
@@ -52,6 +55,7 @@ public struct AnyHostedStore {
 /// 0.1 to 0.5 ms each here, most of it before `ready` otherwise. Built on demand, `ready`
 /// waits for none of it, and a host that drives one store never pays for the others. Nothing a
 /// host sees changes: a store is built in its initial state, and building runs no effect.
+@_spi(Hosting)
 public struct StoreFactory {
   public let name: String
   private let description: DescriptionCache
@@ -94,6 +98,7 @@ public struct StoreFactory {
 
 /// How a durable session reads a store's state back: the three things it needs of the store's
 /// types, made where they are concrete.
+@_spi(Hosting)
 public struct StoredStateCoding {
   /// The JSON of the store's initial state: what a journal without a snapshot applies to.
   public let initialState: () -> JSONValue?
@@ -133,24 +138,33 @@ private final class DescriptionCache {
 /// Where every store of a session writes: the output lines, the `seq` they share, and whether
 /// a reduction makes an action line or joins the loop iteration's state line.
 public struct StoreOutput {
+  @_spi(Hosting)
   public let lines: OutputLines
+  @_spi(Hosting)
   public let sequence: ActionSequence
+  @_spi(Hosting)
   public let mode: EmitMode
   /// Whether a host may send the actions only effects send (`--allow-effect-actions`): for
   /// tools that inject what effects would have sent, such as load tests and scenarios.
+  @_spi(Hosting)
   public let acceptsEffectActions: Bool
   /// Set to write an `effect` line as each effect starts and ends (`--trace effects`): the
   /// time to give them, in milliseconds since the start (virtual under the virtual clock).
+  @_spi(Hosting)
   public let effectTraceTime: (() -> Int)?
   /// Whether effects carry their cause for the dependencies to read (`--record`): see
   /// ``Store/labelsEffects``.
+  @_spi(Hosting)
   public let labelsEffects: Bool
   /// The instance whose lines these are: nil for a store's default instance.
+  @_spi(Hosting)
   public private(set) var instance: InstanceKey?
   /// What every host of one store shares (see ``sharingHostState()``); nil, each host has its
   /// own.
+  @_spi(Hosting)
   public private(set) var hostState: SharedHostState?
 
+  @_spi(Hosting)
   public init(
     lines: OutputLines, sequence: ActionSequence, mode: EmitMode,
     acceptsEffectActions: Bool = false, effectTraceTime: (() -> Int)? = nil,
@@ -167,6 +181,7 @@ public struct StoreOutput {
   /// The same output, for hosts that share what is the same for every instance of one store
   /// (the actions decoded so far, who may send which): call it once per store, so that
   /// activating an instance does not decode and describe them again.
+  @_spi(Hosting)
   public func sharingHostState() -> StoreOutput {
     var output = self
     output.hostState = SharedHostState()
@@ -174,6 +189,7 @@ public struct StoreOutput {
   }
 
   /// The same output, for the lines of the instance `key`.
+  @_spi(Hosting)
   public func about(_ key: InstanceKey?) -> StoreOutput {
     var output = self
     output.instance = key
@@ -184,6 +200,7 @@ public struct StoreOutput {
 /// What the hosts of one store share, made by the first of them: a box, because the hosts'
 /// types are generic and this module's `StoreOutput` is not.
 @StoreActor
+@_spi(Hosting)
 public final class SharedHostState {
   var value: AnyObject?
 
@@ -191,6 +208,7 @@ public final class SharedHostState {
 }
 
 /// How reductions reach the host.
+@_spi(Hosting)
 public enum EmitMode: String, Sendable, CaseIterable {
   /// One `action` line per reduced action, with its patch.
   case actions
@@ -201,6 +219,7 @@ public enum EmitMode: String, Sendable, CaseIterable {
 
 /// Numbers every reduced action, across all stores, in reduction order.
 @StoreActor
+@_spi(Hosting)
 public final class ActionSequence {
   public private(set) var last: Int
 

@@ -8,6 +8,7 @@ import JSON
 /// {"store":"todos","instance":"user-42","action":"addTapped"}
 /// {"cmd":"snapshot","store":"primes"}
 /// ```
+@_spi(Hosting)
 public enum InputMessage: Sendable, Equatable {
   /// `instance` is nil for the store's default instance.
   case action(store: String, instance: InstanceKey? = nil, action: JSONValue, id: MessageID?)
@@ -91,6 +92,7 @@ public enum InputMessage: Sendable, Equatable {
 /// Why an input line was refused, with its `id` if it had a readable one, and the store and
 /// instance it named when it named an instance (an error line about a named instance says
 /// which).
+@_spi(Hosting)
 public struct InputError: Error, Sendable {
   public let id: MessageID?
   public let error: ProtocolError

@@ -8,6 +8,7 @@
 /// ```swift
 /// let key = try InstanceKey(validating: "user-42")
 /// ```
+@_spi(Hosting)
 public struct InstanceKey: Sendable, Hashable, Comparable, CustomStringConvertible {
   public let value: String
 

@@ -8,6 +8,7 @@ import JSON
 /// let id = MessageID(text: Array("1E2".utf8))  // echoed as "id":1E2
 /// MessageID("req-1").text                           // the bytes of "\"req-1\""
 /// ```
+@_spi(Hosting)
 public struct MessageID: Sendable, Hashable, CustomStringConvertible {
   /// The id's JSON text: a quoted string, or a number token. A `String`, because one of up to
   /// 15 bytes (most ids) is stored inline: an id on every line then costs no allocation.

@@ -1,5 +1,5 @@
 import ComposableCore
-import JSON
+@_spi(Hosting) import JSON
 
 /// Builds output lines straight into bytes, in the field order the schemas document.
 ///
@@ -7,6 +7,7 @@ import JSON
 /// per loop iteration. Lines are written by hand rather than through a `JSONValue` because
 /// this is the hottest path of the product.
 @StoreActor
+@_spi(Hosting)
 public final class OutputLines {
   public private(set) var bytes: [UInt8] = []
   /// Gets each `action` line (newline included) as it is written: for `--record`.

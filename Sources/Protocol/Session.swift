@@ -3,6 +3,7 @@ import JSON
 
 /// Moves a virtual clock on behalf of the `advance` and `settle` commands.
 @StoreActor
+@_spi(Hosting)
 public protocol TimeControl: AnyObject {
   /// Moves time forward by `ms`, letting everything due run and settle on the way; then calls
   /// `completion` with how far it went.
@@ -12,6 +13,7 @@ public protocol TimeControl: AnyObject {
 }
 
 /// Where an advance ended.
+@_spi(Hosting)
 public struct AdvanceOutcome: Sendable, Equatable {
   /// The virtual time since start, in milliseconds.
   public let now: Int
@@ -29,6 +31,7 @@ public struct AdvanceOutcome: Sendable, Equatable {
 /// Reads input lines and dispatches them: actions to their stores, commands to their handlers,
 /// and a refused line to an `error` line that leaves every state as it was.
 @StoreActor
+@_spi(Hosting)
 public final class Session {
   public let output: OutputLines
   public let maxDepth: Int

@@ -9,6 +9,7 @@ import JSON
 /// ```
 /// Each action's digest covers who sends it and its payload's fields and schemas; each state
 /// field's, its schema. Summaries are left out: a reworded description changes no behaviour.
+@_spi(Hosting)
 public struct StoreFingerprint: Equatable, Sendable {
   public var actions: [String: String]
   public var state: [String: String]

@@ -8,6 +8,7 @@ import JSON
 /// correct by construction whatever the reducer did; hosts that apply every patch to the first
 /// snapshot hold the same state as the store.
 @StoreActor
+@_spi(Hosting)
 public final class StoreHost<State: Encodable, Action: ComposableAction>: HostedStore {
   public let descriptor: StoreDescriptor
   /// Which instance of the store this is: nil for the default one.

@@ -1,8 +1,8 @@
 import ComposableActor
-import PrimesFeature
-import RandomTodoFeature
-import VotesFeature
-import WebSocketFeature
+import PrimesDefinition
+import RandomTodoDefinition
+import VotesDefinition
+import WebSocketDefinition
 
 ComposableActorCommand.main(stores: [
   PrimesStore.self, RandomTodoStore.self, VotesStore.self, WebSocketStore.self,

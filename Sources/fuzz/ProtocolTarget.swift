@@ -1,10 +1,14 @@
 import ComposableCore
 import ComposableRuntime
 import JSON
+import PrimesDefinition
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
+import RandomTodoDefinition
 import RandomTodoFeature
+import VotesDefinition
 import VotesFeature
+import WebSocketDefinition
 import WebSocketFeature
 
 // The input path: line → JSON parser → envelope → action decoding → every store's reducer →

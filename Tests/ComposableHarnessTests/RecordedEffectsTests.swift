@@ -1,5 +1,6 @@
 import ComposableRuntime
 import EventLoop
+import PrimesDefinition
 import PrimesFeature
 import XCTest
 

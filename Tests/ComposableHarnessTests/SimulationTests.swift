@@ -1,6 +1,7 @@
 import ComposableCore
 import ComposableRuntime
 import JSON
+import PrimesDefinition
 import PrimesFeature
 import XCTest
 

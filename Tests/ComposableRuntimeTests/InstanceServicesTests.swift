@@ -1,5 +1,5 @@
-import ComposableRuntime
-import Protocol
+@_spi(Hosting) import ComposableRuntime
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// A named instance sees the process's services with files and sockets of its own.

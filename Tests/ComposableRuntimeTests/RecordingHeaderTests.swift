@@ -1,5 +1,6 @@
 import ComposableRuntime
 import JSON
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// The recording header as written and read back, with `initialStates`, which `export` writes

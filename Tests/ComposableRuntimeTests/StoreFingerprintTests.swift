@@ -1,6 +1,6 @@
 import ComposableRuntime
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// A recording's fingerprint of a store: what replay compares to tell what changed since.

@@ -1,4 +1,5 @@
 import ComposableTestSupport
+@_spi(Hosting) import JSON
 import XCTest
 
 @testable import JSON

@@ -1,5 +1,5 @@
 import ComposableTestSupport
-import JSON
+@_spi(Hosting) import JSON
 import XCTest
 
 final class ByteScanTests: XCTestCase {

@@ -1,4 +1,4 @@
-import JSON
+@_spi(Hosting) import JSON
 import XCTest
 
 final class JSONDifferenceTests: XCTestCase {

@@ -1,5 +1,5 @@
 import ComposableTestSupport
-import JSON
+@_spi(Hosting) import JSON
 import XCTest
 
 /// ``JSONPatchEncoder`` must write patches that turn each value's encoding into the next one's,

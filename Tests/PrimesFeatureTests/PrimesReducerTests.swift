@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 import ComposableTestSupport
 import PrimesFeature
 import XCTest
@@ -261,17 +261,12 @@ final class PrimesReducerTests: XCTestCase {
       lines.value[0].hasPrefix("action: counter(PrimesFeature.CounterAction.incrTapped)"),
       lines.value[0])
   }
-
-  /// The store's description lists every case of its action type, with the case's fields.
-  func testTheDescriptionMatchesTheActionType() {
-    XCTAssertEqual(PrimesStore.actionDescriptionProblems, [])
-  }
 }
 
 final class PrimesSchemaTests: XCTestCase {
   /// The state's schema is read from what it encodes: the derived members are in it.
   func testTheStateSchemaListsEveryEncodedMember() {
-    let schema = PrimesStore.stateSchema
+    let schema = TypeSchema.of(value: PrimesState())
     XCTAssertEqual(
       schema["required"]?.arrayValue?.compactMap(\.stringValue),
       PrimesState.encodedFields.map(\.key))

@@ -2,7 +2,7 @@ import ComposableCore
 import ComposableTestSupport
 import JSON
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 // Fixtures: one case of each shape the wire carries, with synthesized Codable.

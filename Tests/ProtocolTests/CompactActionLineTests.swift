@@ -1,6 +1,6 @@
 import ComposableTestSupport
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// The compact reader is a shortcut: wherever it accepts a line, the general parser must read

@@ -2,7 +2,7 @@ import ComposableCore
 import ComposableTestSupport
 import JSON
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// Tool names, resource URIs, JSON-RPC framing, and the server over a real session.

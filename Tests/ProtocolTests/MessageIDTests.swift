@@ -1,5 +1,5 @@
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// An id comes back exactly as the host wrote it: the same text, whatever a parser would make

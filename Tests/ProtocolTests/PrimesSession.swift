@@ -1,7 +1,8 @@
 import ComposableCore
 import ComposableTestSupport
+import PrimesDefinition
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 
 extension Session {
   /// A session of two stores, "primes" and "other", both the primes feature on `dependencies`:

@@ -1,8 +1,9 @@
 import ComposableCore
 import ComposableTestSupport
 import JSON
+import PrimesDefinition
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 import Storage
 import XCTest
 

@@ -2,7 +2,7 @@ import ComposableCore
 import ComposableTestSupport
 import JSON
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// Instances: a line may name one with `"instance"`; each has its own state, effects and lines.

@@ -2,7 +2,7 @@ import ComposableCore
 import ComposableTestSupport
 import JSON
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// The session builds each store when a line first needs it; the host cannot tell.

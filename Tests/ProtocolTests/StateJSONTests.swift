@@ -1,6 +1,6 @@
 import ComposableCore
 import ComposableTestSupport
-import JSON
+@_spi(Hosting) import JSON
 import PrimesFeature
 import XCTest
 

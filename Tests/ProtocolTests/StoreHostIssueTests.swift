@@ -1,6 +1,6 @@
 import ComposableCore
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// What a reducer reports (a `forEach` action for a missing element) reaches the host as an

@@ -1,7 +1,7 @@
 import ComposableCore
 import JSON
 import PrimesFeature
-import Protocol
+@_spi(Hosting) import Protocol
 import XCTest
 
 /// What a host may send: only the actions the descriptor says a host sends, unless the store

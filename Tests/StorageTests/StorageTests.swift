@@ -2,7 +2,7 @@ import CSQLite
 import CSQLiteShim
 import Dispatch
 import Foundation
-import Protocol
+@_spi(Hosting) import Protocol
 import Storage
 import XCTest
 

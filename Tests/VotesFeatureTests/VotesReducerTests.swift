@@ -1,5 +1,4 @@
-import ComposableCore
-import ComposableRuntime
+import ComposableDependencies
 import ComposableTestSupport
 import VotesFeature
 import XCTest
@@ -278,10 +277,5 @@ final class VotesReducerTests: XCTestCase {
     store.receive(.isLoading(false)) { $0.isLoading = false }
     store.finish()
     XCTAssertEqual(votesRequests.value, ["1 all", "1 tech"])
-  }
-
-  /// The store's description lists every case of its action type, with the case's fields.
-  func testTheDescriptionMatchesTheActionType() {
-    XCTAssertEqual(VotesStore.actionDescriptionProblems, [])
   }
 }

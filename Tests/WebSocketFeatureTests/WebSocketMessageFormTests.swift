@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 import XCTest
 
 @testable import WebSocketFeature

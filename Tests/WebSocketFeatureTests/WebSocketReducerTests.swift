@@ -1,4 +1,4 @@
-import ComposableRuntime
+import ComposableDependencies
 import ComposableTestSupport
 import XCTest
 
@@ -248,10 +248,5 @@ final class WebSocketReducerTests: XCTestCase {
     }
     store.send(.connectButtonTapped) { $0.connectivityState = .disconnected }
     store.finish()
-  }
-
-  /// The store's description lists every case of its action type, with the case's fields.
-  func testTheDescriptionMatchesTheActionType() {
-    XCTAssertEqual(WebSocketStore.actionDescriptionProblems, [])
   }
 }

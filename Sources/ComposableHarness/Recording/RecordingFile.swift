@@ -1,6 +1,6 @@
 import ComposableRuntime
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 
 #if canImport(Glibc)
   import Glibc

@@ -1,7 +1,7 @@
 import ComposableRuntime
 import EventLoop
-import JSON
-import Protocol
+@_spi(Hosting) import JSON
+@_spi(Hosting) import Protocol
 
 #if canImport(Glibc)
   import Glibc

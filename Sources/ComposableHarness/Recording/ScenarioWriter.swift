@@ -1,5 +1,6 @@
 import ComposableRuntime
-import JSON
+@_spi(Hosting) import JSON
+@_spi(Hosting) import Protocol
 
 /// Turns a recording into a scenario that asserts what happened: host actions become `send`
 /// steps and effect actions `receive` steps, in order.

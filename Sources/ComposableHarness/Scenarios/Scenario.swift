@@ -1,6 +1,7 @@
 import ComposableRuntime
 import EventLoop
 import JSON
+@_spi(Hosting) import Protocol
 
 #if canImport(Glibc)
   import Glibc

@@ -1,8 +1,8 @@
 import ComposableRuntime
 import EventLoop
 import Glibc
-import JSON
-import Protocol
+@_spi(Hosting) import JSON
+@_spi(Hosting) import Protocol
 
 /// Why a scenario failed: the step, what went wrong, and the paths where expected and actual
 /// differ.

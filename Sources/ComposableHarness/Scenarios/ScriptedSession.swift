@@ -1,7 +1,7 @@
 import ComposableRuntime
 import EventLoop
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// The stores on scripted services and a virtual clock: what `test` runs scenarios against and
 /// `replay` re-reduces a recording with. Built exactly as the run command builds its stores,

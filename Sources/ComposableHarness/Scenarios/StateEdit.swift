@@ -1,4 +1,4 @@
-import JSON
+@_spi(Hosting) import JSON
 
 /// A step's `edit` expectation: RFC 6902 operations applied to the state before the step, so
 /// a step changes an array without restating it, as a TestStore test writes

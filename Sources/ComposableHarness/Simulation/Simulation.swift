@@ -1,7 +1,7 @@
 import ComposableRuntime
 import EventLoop
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// What `simulate` is asked to do.
 package struct SimulationOptions: Sendable {

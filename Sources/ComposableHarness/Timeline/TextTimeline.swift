@@ -1,4 +1,5 @@
 import JSON
+@_spi(Hosting) import Protocol
 
 /// The timeline as plain text, for a CI log or a terminal: a column of times and seqs, then a
 /// lane per store instance (`primes`, `primes "alice"`). Each effect draws a line down its

@@ -1,5 +1,6 @@
 import ComposableRuntime
 import JSON
+@_spi(Hosting) import Protocol
 
 /// `timeline FILE`: a recording drawn as a page to open in a browser (`html`) or as swimlanes
 /// in plain text (`text`). Effects appear when the run was recorded with `--trace effects`.

@@ -1,5 +1,5 @@
 import ComposableRuntime
-import JSON
+@_spi(Hosting) import JSON
 
 /// The timeline as one self-contained HTML page: the page's template (`Page/`, compiled into
 /// the binary) with its style, its script and the recording inlined, so that the file opens

@@ -1,6 +1,6 @@
 import ComposableCore
 import Locks
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// The stores a binary hosts, in the order `ready` lists them: the one list every command
 /// reads.

@@ -1,6 +1,6 @@
 import ComposableCore
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// A store a ComposableActor process hosts, declared once: its name, what it accepts and holds,
 /// its initial state and reducer, the options it adds to `run`, and how its dependencies are

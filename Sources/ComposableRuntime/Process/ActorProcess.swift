@@ -2,7 +2,7 @@ import ComposableCore
 import EventLoop
 import Logging
 import Networking
-import Protocol
+@_spi(Hosting) import Protocol
 import Storage
 
 #if canImport(Glibc)

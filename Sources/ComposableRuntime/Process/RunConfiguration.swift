@@ -1,5 +1,5 @@
 import Logging
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// How `run` runs: what its command line said, parsed.
 package struct RunConfiguration: Sendable {

@@ -1,6 +1,6 @@
 import ComposableCore
 import EventLoop
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// `advance` and `settle` over a ``/ComposableCore/VirtualClock`` on the loop.
 ///

@@ -1,5 +1,5 @@
 import JSON
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// A durable instance's stored history as a recording (`export`), so that `replay`, `timeline`
 /// and `replay --to-scenario` work on what a durable session did as on a `--record` log.

@@ -1,4 +1,5 @@
 import JSON
+@_spi(Hosting) import Protocol
 
 /// The first line of a recording: what is needed to rebuild the stores as they were.
 ///

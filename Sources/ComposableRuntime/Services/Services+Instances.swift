@@ -1,5 +1,5 @@
 import Logging
-import Protocol
+@_spi(Hosting) import Protocol
 
 extension Services {
   /// The services as one instance of a store sees them: the same loop, clock, transports and

@@ -1,5 +1,5 @@
 import ComposableCore
-import JSON
+@_spi(Hosting) import JSON
 
 /// Translates between action enums and their wire form.
 ///

@@ -1,5 +1,5 @@
 import ComposableCore
-import JSON
+@_spi(Hosting) import JSON
 
 /// Keeps a session's instances in an ``InstanceStorage`` (`run --state-dir`): every change is
 /// stored before the line that shows it is written, an instance not in memory is read back on
@@ -11,6 +11,7 @@ import JSON
 /// (its effects cancelled), and an error line says so; the next line that names it reads it
 /// back as it was last stored.
 @StoreActor
+@_spi(Hosting)
 public final class Durability {
   public let storage: any InstanceStorage
   /// Milliseconds since the Unix epoch (since start under the virtual clock): a batch's time.

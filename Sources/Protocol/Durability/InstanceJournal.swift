@@ -8,6 +8,7 @@ import ComposableCore
 /// Copying the line is what durability costs an action: the commit stores the copies once per
 /// loop iteration.
 @StoreActor
+@_spi(Hosting)
 public final class InstanceJournal {
   let address: StoredAddress
   private unowned let durability: Durability

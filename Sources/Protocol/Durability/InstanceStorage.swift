@@ -9,6 +9,7 @@
 ///
 /// Every change of a loop iteration is committed at once, before its lines are written to
 /// stdout: all of them or none. Calls come from the loop thread only, one at a time.
+@_spi(Hosting)
 public protocol InstanceStorage: AnyObject {
   /// The last `seq` committed: a new process goes on numbering from it.
   var lastSequence: Int { get }
@@ -60,6 +61,7 @@ extension InstanceStorage {
 }
 
 /// One instance of one store: `instance` is nil for the store's default instance.
+@_spi(Hosting)
 public struct StoredAddress: Hashable, Sendable, CustomStringConvertible {
   public let store: String
   public let instance: InstanceKey?
@@ -76,6 +78,7 @@ public struct StoredAddress: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What resuming an instance reads.
+@_spi(Hosting)
 public struct StoredInstance: Sendable, Equatable {
   /// The state at the latest snapshot, as JSON text; nil when the instance has none yet (it
   /// began in the store's initial state).
@@ -93,6 +96,7 @@ public struct StoredInstance: Sendable, Equatable {
 }
 
 /// The lines one loop iteration wrote about an instance.
+@_spi(Hosting)
 public struct StoredBatch: Sendable, Equatable {
   /// Numbered from 0 for each instance, one more for each batch.
   public var number: Int
@@ -110,6 +114,7 @@ public struct StoredBatch: Sendable, Equatable {
 }
 
 /// What `history` reads: where the instance's history starts, and the batches since.
+@_spi(Hosting)
 public struct StoredHistory: Sendable, Equatable {
   /// The state the first batch applies to, as JSON text; nil for the store's initial state.
   public var base: [UInt8]?
@@ -122,6 +127,7 @@ public struct StoredHistory: Sendable, Equatable {
 }
 
 /// One change a commit stores.
+@_spi(Hosting)
 public enum StoredChange: Sendable, Equatable {
   /// Adds a batch to the instance's journal; batch 0 stores the instance, which a later batch
   /// finds stored.
@@ -140,6 +146,7 @@ public enum StoredChange: Sendable, Equatable {
 }
 
 /// Why storage failed: the message names the folder or the instance and the cause.
+@_spi(Hosting)
 public struct InstanceStorageError: Error, Sendable, CustomStringConvertible {
   public enum Kind: Sendable, Equatable {
     /// The disk or the database is full.
@@ -177,6 +184,7 @@ public struct InstanceStorageError: Error, Sendable, CustomStringConvertible {
 }
 
 /// How much a commit waits for the disk, as Redis's `appendfsync` (`--fsync`).
+@_spi(Hosting)
 public enum FsyncPolicy: String, Sendable, CaseIterable {
   /// Every commit reaches the disk before its lines are written: power loss loses nothing a
   /// host read.

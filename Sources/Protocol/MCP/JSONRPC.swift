@@ -1,6 +1,7 @@
 import JSON
 
 /// JSON-RPC 2.0 as MCP frames it: one message per line, no batches.
+@_spi(Hosting)
 public enum JSONRPC {
   /// The error codes JSON-RPC 2.0 and MCP give.
   public enum ErrorCode: Int, Sendable {

@@ -4,6 +4,7 @@
 /// MCPResource(uri: "composable-actor://primes/state")                  // .state("primes", nil)
 /// MCPResource(uri: "composable-actor://primes/instances/user%2042/state")  // key "user 42"
 /// ```
+@_spi(Hosting)
 public enum MCPResource: Equatable, Sendable {
   case describe
   case state(store: String, instance: InstanceKey?)

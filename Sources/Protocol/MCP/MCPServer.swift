@@ -2,6 +2,7 @@ import ComposableCore
 import JSON
 
 /// How `mcp` answers tool calls.
+@_spi(Hosting)
 public struct MCPConfiguration: Sendable {
   /// The longest a tool call waits for the effects its action started (`--call-wait`).
   public var callWait: Duration = .seconds(5)
@@ -27,6 +28,7 @@ public struct MCPConfiguration: Sendable {
 /// sorted by that id. So a call is refused with the very message an `error` line gives, and the
 /// process around the session (clock, services, storage, back-pressure) is `run`'s.
 @StoreActor
+@_spi(Hosting)
 public final class MCPServer {
   /// The protocol versions the official SDKs negotiate, newest last.
   public nonisolated static let protocolVersions = ["2024-11-05", "2025-03-26", "2025-06-18"]

@@ -7,6 +7,7 @@ import JSON
 /// let tools = MCPTools(stores: session.descriptors)
 /// tools.named["primes__counter_incrTapped"]?.action  // "counter.incrTapped"
 /// ```
+@_spi(Hosting)
 public struct MCPTools: Sendable {
   /// One tool: the action it sends, to which store, and how a client sees it.
   public struct Tool: Sendable {

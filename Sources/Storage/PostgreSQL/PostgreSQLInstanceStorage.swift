@@ -1,4 +1,4 @@
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// Durable instances in PostgreSQL (`run --state-url postgresql://…`), shared by every process
 /// given the same database: each claims an instance when it activates it and releases it when

@@ -1,6 +1,6 @@
 import CPostgres
 import CPostgresShim
-import Protocol
+@_spi(Hosting) import Protocol
 
 #if canImport(Glibc)
   import Glibc

@@ -1,7 +1,7 @@
 import CSQLite
 import CSQLiteShim
 import Locks
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// Checkpoints on a connection of their own, run on a thread of the caller's pool while the
 /// loop thread goes on committing on its: SQLite lets a checkpoint and a writer run at once

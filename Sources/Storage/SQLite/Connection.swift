@@ -1,6 +1,6 @@
 import CSQLite
 import CSQLiteShim
-import Protocol
+@_spi(Hosting) import Protocol
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,6 @@
 import CSQLite
 import CSQLiteShim
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// The loop thread's connection to `state.sqlite`, with every statement the storage runs,
 /// prepared once and reused: a commit runs once per loop iteration.

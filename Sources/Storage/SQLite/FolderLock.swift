@@ -1,4 +1,4 @@
-import Protocol
+@_spi(Hosting) import Protocol
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,5 @@
 import Locks
-import Protocol
+@_spi(Hosting) import Protocol
 
 /// Durable instances in a folder: `state.sqlite`, an SQLite database in WAL mode, and `lock`,
 /// which keeps a second process (or storage) out while this one is open. libsqlite3 is loaded

@@ -115,9 +115,10 @@ public struct CounterReducer: Reducer {
   }
 }
 
-/// English ordinals for alert text: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st.
-enum Ordinal {
-  static func text(_ n: Int) -> String {
+/// English ordinals for alert text: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st. Public for the
+/// store's live clients, whose failures word the nth prime as the alerts do.
+public enum Ordinal {
+  public static func text(_ n: Int) -> String {
     let lastTwo = n.magnitude % 100
     let suffix: String
     switch (lastTwo, lastTwo % 10) {

@@ -1,4 +1,5 @@
-import ComposableActor
+import ComposableRuntime
+import TodoListFeature
 
 /// The `todos` store: a todo list with a debounced filter, saved atomically to
 /// `<data-dir>/todos.json`, and synced with `POST {--todos-sync-url}/todos/sync`.

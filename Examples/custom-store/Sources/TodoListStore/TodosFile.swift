@@ -1,4 +1,5 @@
-import ComposableActor
+import ComposableRuntime
+import TodoListFeature
 
 /// Why the saved list could not be read or written, worded for the state's `storageError`.
 public struct TodosFileError: Error, CustomStringConvertible, Equatable {

@@ -1,4 +1,4 @@
-import ComposableActor
+import ComposableDependencies
 
 /// One todo, as the state, the saved file and the sync endpoint all spell it:
 /// `{"id": 1, "title": "Buy milk", "done": false}`.

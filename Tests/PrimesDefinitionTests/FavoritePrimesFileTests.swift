@@ -2,7 +2,7 @@ import ComposableRuntime
 import Glibc
 import XCTest
 
-@testable import PrimesFeature
+@testable import PrimesDefinition
 
 final class FavoritePrimesFileTests: XCTestCase {
   private var directory = ""

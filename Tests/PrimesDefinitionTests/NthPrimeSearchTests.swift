@@ -1,7 +1,7 @@
-import EventLoop
+import ComposableRuntime
 import XCTest
 
-@testable import PrimesFeature
+@testable import PrimesDefinition
 
 final class NthPrimeSearchTests: XCTestCase {
   /// Small segments put many answers right at, before and after segment boundaries.

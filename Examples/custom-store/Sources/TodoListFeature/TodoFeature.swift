@@ -1,4 +1,4 @@
-import ComposableActor
+import ComposableDependencies
 
 /// One todo as a feature of its own: the list runs it for each of its todos with `forEach`, so
 /// a host names the todo by its id, `{"type":"todos.element","id":2,"action":{"type":"toggled"}}`.

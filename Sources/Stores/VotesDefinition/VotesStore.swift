@@ -1,4 +1,5 @@
 import ComposableRuntime
+import VotesFeature
 
 /// The `votes` store: three lists loaded in parallel over HTTP behind one loading flag.
 public enum VotesStore: StoreDefinition {

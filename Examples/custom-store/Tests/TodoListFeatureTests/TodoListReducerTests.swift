@@ -1,6 +1,6 @@
-import ComposableActor
+import ComposableDependencies
 import ComposableTestSupport
-import TodoListStore
+import TodoListFeature
 import XCTest
 
 /// Exhaustive tests of the todo list: every state change and every action an effect sends is
@@ -372,11 +372,6 @@ final class TodoListReducerTests: XCTestCase {
     store.send(.sync)
     store.receive(\.synced) { $0.visibleIDs = [2, 7] }
     store.finish()
-  }
-
-  /// The definition describes every case of the action type, with its fields.
-  func testTheDescriptionMatchesTheActionType() {
-    XCTAssertEqual(TodoListStore.actionDescriptionProblems, [])
   }
 }
 

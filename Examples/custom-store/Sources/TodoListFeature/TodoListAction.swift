@@ -1,4 +1,4 @@
-import ComposableActor
+import ComposableDependencies
 
 /// The todo list's actions; on the wire `{"type":"add","title":"Buy milk"}`,
 /// `{"type":"move","from":2,"to":0}`, `{"type":"loaded","value":[…]}`,

@@ -1,4 +1,5 @@
 import ComposableRuntime
+import RandomTodoFeature
 
 /// The `randomTodo` store: a random todo over HTTP, refreshed by a timer.
 public enum RandomTodoStore: StoreDefinition {

@@ -1,4 +1,4 @@
-import ComposableActor
+import ComposableDependencies
 
 public struct TodoListState: Equatable, Sendable, Encodable {
   /// In display order. Ids are unique: new ones come from `nextID`, and loading or syncing

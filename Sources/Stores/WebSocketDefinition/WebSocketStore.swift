@@ -1,4 +1,5 @@
 import ComposableRuntime
+import WebSocketFeature
 
 /// The `websocket` store: TCA's WebSocket case study and the order-book stream, over the
 /// WebSocket service.

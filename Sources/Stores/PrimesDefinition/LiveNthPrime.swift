@@ -1,5 +1,6 @@
 internal import CPrimesieveShim
 import ComposableRuntime
+import PrimesFeature
 
 extension NthPrimeClient {
   /// The nth prime from libprimesieve, computed on libuv's thread pool.

@@ -1,4 +1,5 @@
 import ComposableRuntime
+import PrimesFeature
 
 #if canImport(Glibc)
   import Glibc

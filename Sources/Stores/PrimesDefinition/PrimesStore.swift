@@ -1,4 +1,5 @@
 import ComposableRuntime
+import PrimesFeature
 
 /// The `primes` store: PrimeTime, with the nth prime from libprimesieve on the thread pool (or
 /// Wolfram|Alpha), and the favourites saved to the data directory.

@@ -1,4 +1,5 @@
 import ComposableRuntime
+import RandomTodoFeature
 
 extension RandomTodoDependencies {
   /// Todos from `GET {baseURL}/todos/{id}` (JSONPlaceholder's API), ids from `random`.

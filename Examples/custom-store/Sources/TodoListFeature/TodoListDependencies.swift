@@ -1,11 +1,11 @@
-import ComposableActor
+import ComposableDependencies
 
 /// What the todo list needs from the world; `TodoListStore` builds the live ones from the
 /// process's services, tests pass their own.
 public struct TodoListDependencies: Sendable {
-  /// Reads the saved list; throws a ``TodosFileError``.
+  /// Reads the saved list; the live one throws a `TodosFileError`.
   public var load: @Sendable () async throws -> [Todo]
-  /// Replaces the saved list; throws a ``TodosFileError``.
+  /// Replaces the saved list; the live one throws a `TodosFileError`.
   public var save: @Sendable ([Todo]) async throws -> Void
   /// Sends the list to the server and returns the server's (`POST {sync-url}/todos/sync`);
   /// throws a ``RequestFailure``.

@@ -1,4 +1,5 @@
 import ComposableRuntime
+import VotesFeature
 
 extension VotesDependencies {
   /// The votes API at `baseURL` (served by `Tests/servers/fixture_server.py`; see

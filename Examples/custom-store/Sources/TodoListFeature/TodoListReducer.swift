@@ -1,4 +1,4 @@
-import ComposableActor
+import ComposableDependencies
 
 /// A todo list with a debounced filter, saved to a file and synced from a server; each todo is a
 /// ``TodoFeature``, run by `forEach`.
@@ -159,5 +159,25 @@ extension String {
       let last = lastIndex(where: { !$0.isWhitespace })
     else { return "" }
     return String(self[first...last])
+  }
+}
+
+extension [Todo] {
+  /// Merges the server's list into this one: the server is the truth for the ids it names, so
+  /// their title and `done` replace the local ones in place; todos only the server has are
+  /// appended in its order; todos only this list has (added here, not yet on the server) stay.
+  func merging(_ server: [Todo]) -> [Todo] {
+    var merged = self
+    var positions: [Int: Int] = [:]
+    for (index, todo) in merged.enumerated() { positions[todo.id] = index }
+    for todo in server {
+      if let index = positions[todo.id] {
+        merged[index] = todo
+      } else {
+        positions[todo.id] = merged.count
+        merged.append(todo)
+      }
+    }
+    return merged
   }
 }
