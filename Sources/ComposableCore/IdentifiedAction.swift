@@ -26,6 +26,19 @@ extension IdentifiedAction: ComposableAction where ID: Codable, Action: Composab
   public static var describedCases: [DescribedActionCase] {
     [DescribedActionCase("element", sentBy: nil, summary: nil)]
   }
+
+  /// The decoding ``ComposableAction()`` would write.
+  public static func decodeAction(from reader: inout some ActionWireReader) throws -> Self {
+    switch try reader.nextCaseName(of: Self.self) {
+    case "element":
+      let level = reader.enterCase("element")
+      return .element(
+        id: try reader.value(ID.self, key: "id", level: level),
+        action: try reader.value(Action.self, key: "action", level: level))
+    default:
+      throw reader.unknownCase(of: Self.self)
+    }
+  }
 }
 
 // The shape synthesized `Codable` would have (`{"element":{"id":…,"action":…}}`), written out

@@ -5,7 +5,8 @@ import SwiftSyntaxMacros
 
 /// `@ComposableAction`: conforms an enum to `ComposableAction` and lists its cases with who
 /// sends each and what it does, read from the case's declaration, so that a store's action list
-/// is never written out by hand.
+/// is never written out by hand; and writes how each case reads from its wire form
+/// (`ActionDecodingExpansion`).
 public protocol ActionListExpansion: ExtensionMacro {}
 
 extension ActionListExpansion {
@@ -55,9 +56,12 @@ extension ActionListExpansion {
       ? "\(raw: access)static let describedCases: [ComposableCore.DescribedActionCase] = \(raw: body)()"
       : "\(raw: access)static var describedCases: [ComposableCore.DescribedActionCase] \(raw: body)"
     let conformance = protocols.isEmpty ? "" : ": ComposableCore.ComposableAction"
+    let decoding = ActionDecodingExpansion.decodeAction(of: enumDecl, access: access)
     let decl: DeclSyntax = """
       extension \(type.trimmed)\(raw: conformance) {
         \(member)
+
+        \(decoding)
       }
       """
     guard let extensionDecl = decl.as(ExtensionDeclSyntax.self) else { return [] }

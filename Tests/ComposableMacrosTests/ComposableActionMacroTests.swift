@@ -58,6 +58,28 @@ final class ComposableActionMacroTests: XCTestCase {
             cases += ComposableCore.DescribedActionCase.case("default", sentBy: .effect, summary: "The answer (`Int`).")
             return cases
           }()
+
+          public static func decodeAction(from reader: inout some ComposableCore.ActionWireReader) throws -> Self {
+            switch try reader.nextCaseName(of: Self.self) {
+            case "incrTapped":
+              _ = reader.enterCase("incrTapped")
+              return .incrTapped
+            case "decrTapped":
+              _ = reader.enterCase("decrTapped")
+              return .decrTapped
+            case "countChanged":
+              let level = reader.enterCase("countChanged")
+              return .countChanged(try reader.value((Int).self, key: "_0", level: level))
+            case "nthPrimeResponse":
+              let level = reader.enterCase("nthPrimeResponse")
+              return .nthPrimeResponse(try reader.valueIfPresent((Int).self, key: "_0", level: level))
+            case "default":
+              let level = reader.enterCase("default")
+              return .`default`(n: try reader.value((Int).self, key: "n", level: level))
+            default:
+              throw reader.unknownCase(of: Self.self)
+            }
+          }
         }
         """,
       macroSpecs: macros, indentationWidth: .spaces(2))
@@ -84,9 +106,77 @@ final class ComposableActionMacroTests: XCTestCase {
             cases += ComposableCore.DescribedActionCase.case("success", firstValue: (Value).self, sentBy: .host, summary: "Loaded.")
             return cases
           }
+
+          static func decodeAction(from reader: inout some ComposableCore.ActionWireReader) throws -> Self {
+            switch try reader.nextCaseName(of: Self.self) {
+            case "success":
+              let level = reader.enterCase("success")
+              return .success(try reader.value((Value).self, key: "_0", level: level))
+            default:
+              throw reader.unknownCase(of: Self.self)
+            }
+          }
         }
         """,
       macroSpecs: macrosOnAConformingEnum, indentationWidth: .spaces(2))
+  }
+
+  /// Each value is read under the name synthesized `Codable` gives it (its label, or `_0`,
+  /// `_1`, … by position), an optional one with `valueIfPresent`, in declaration order.
+  func testTheDecodingReadsEachValueUnderItsSynthesizedName() {
+    assertMacroExpansion(
+      """
+      @ComposableAction
+      enum RowAction {
+        case scoped(ToggleAction, flag: Bool)
+        case mixed(Int, label: Optional<String>)
+        case pair(_ name: String, Swift.Optional<Int>)
+        case alert(AlertAction?), `type`(value: [Int])
+      }
+      """,
+      expandedSource: """
+        enum RowAction {
+          case scoped(ToggleAction, flag: Bool)
+          case mixed(Int, label: Optional<String>)
+          case pair(_ name: String, Swift.Optional<Int>)
+          case alert(AlertAction?), `type`(value: [Int])
+        }
+
+        extension RowAction: ComposableCore.ComposableAction {
+          static let describedCases: [ComposableCore.DescribedActionCase] = {
+            var cases: [ComposableCore.DescribedActionCase] = []
+            cases += ComposableCore.DescribedActionCase.case("scoped", firstValue: (ToggleAction).self, sentBy: .host, summary: nil)
+            cases += ComposableCore.DescribedActionCase.case("mixed", firstValue: (Int).self, sentBy: .host, summary: nil)
+            cases += ComposableCore.DescribedActionCase.case("pair", firstValue: (String).self, sentBy: .host, summary: nil)
+            cases += ComposableCore.DescribedActionCase.case("alert", firstValue: (AlertAction?).self, sentBy: .host, summary: nil)
+            cases += ComposableCore.DescribedActionCase.case("type", sentBy: .host, summary: nil)
+            return cases
+          }()
+
+          static func decodeAction(from reader: inout some ComposableCore.ActionWireReader) throws -> Self {
+            switch try reader.nextCaseName(of: Self.self) {
+            case "scoped":
+              let level = reader.enterCase("scoped")
+              return .scoped(try reader.value((ToggleAction).self, key: "_0", level: level), flag: try reader.value((Bool).self, key: "flag", level: level))
+            case "mixed":
+              let level = reader.enterCase("mixed")
+              return .mixed(try reader.value((Int).self, key: "_0", level: level), label: try reader.valueIfPresent((String).self, key: "label", level: level))
+            case "pair":
+              let level = reader.enterCase("pair")
+              return .pair(try reader.value((String).self, key: "_0", level: level), try reader.valueIfPresent((Int).self, key: "_1", level: level))
+            case "alert":
+              let level = reader.enterCase("alert")
+              return .alert(try reader.valueIfPresent((AlertAction).self, key: "_0", level: level))
+            case "type":
+              let level = reader.enterCase("type")
+              return .`type`(value: try reader.value(([Int]).self, key: "value", level: level))
+            default:
+              throw reader.unknownCase(of: Self.self)
+            }
+          }
+        }
+        """,
+      macroSpecs: macros, indentationWidth: .spaces(2))
   }
 
   func testOnlyAnEnumAndItsCasesTakeTheMacros() {

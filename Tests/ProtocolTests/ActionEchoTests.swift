@@ -5,8 +5,10 @@ import PrimesFeature
 @_spi(Hosting) import Protocol
 import XCTest
 
-// Fixtures: one case of each shape the wire carries, with synthesized Codable.
-private enum EchoAction: ComposableAction, Equatable {
+// Fixtures: one case of each shape the wire carries, with the decoding `@ComposableAction`
+// writes (GeneratedActionDecodingTests compares it with synthesized Codable on them).
+@ComposableAction
+enum EchoAction: Equatable {
   case counter(EchoCounterAction)
   case message(String)
   case move(from: Int, to: Int)
@@ -23,21 +25,24 @@ private enum EchoAction: ComposableAction, Equatable {
   case café(Int)
 }
 
-private enum EchoCounterAction: ComposableAction, Equatable {
+@ComposableAction
+enum EchoCounterAction: Equatable {
   case incrTapped
   case countChanged(Int)
 }
 
-private enum EchoRowAction: ComposableAction, Equatable {
+@ComposableAction
+enum EchoRowAction: Equatable {
   case toggled
   case renamed(title: String)
 }
 
-private enum EchoAlertAction: ComposableAction, Equatable {
+@ComposableAction
+enum EchoAlertAction: Equatable {
   case dismissed
 }
 
-private struct EchoProfile: Codable, Equatable, Sendable {
+struct EchoProfile: Codable, Equatable, Sendable {
   var name: String
   var age: Int
 }

@@ -19,11 +19,14 @@ import ComposableCore
 /// carries values besides its child action must not reuse its child's field names, and no
 /// associated value may be labelled `type`.
 ///
-/// The codec drives the synthesized `Codable` implementations through an encoder and a decoder
-/// of its own, so features write no code. Actions with hand-written `Codable` are not supported.
-/// That machinery costs a microsecond or two per action, mostly in the standard library's
-/// generic containers; a payload-free action always decodes to the same value, so callers on a
-/// hot path can remember those by type path.
+/// Features write no code. An enum declared with `@ComposableAction` is read by the decoding
+/// the macro writes (``ComposableAction/decodeAction(from:)``), a switch on each case name that
+/// reads the values straight from the wire object; any other enum, and every encoding, drives
+/// the synthesized `Codable` through an encoder and a decoder of the codec's own, the same
+/// reader underneath, so both read every action alike. Actions with hand-written `Codable` are
+/// not supported. The synthesized path costs a microsecond or two per action, mostly in the
+/// standard library's generic containers; a payload-free action always decodes to the same
+/// value, so callers on a hot path can remember those by type path.
 public enum ActionCoding {
   /// Reads an action from its wire form: an object with `"type"` and payload fields, or, for a
   /// payload-free action, the bare type string (`"counter.incrTapped"`).
@@ -42,6 +45,14 @@ public enum ActionCoding {
   /// rather than encode it again.
   public static func decodeNoting<A: ComposableAction>(
     _ type: A.Type, from action: JSONValue
+  ) throws(ActionDecodingError) -> (action: A, roundTrips: Bool) {
+    try decodeNoting(A.self, from: action, synthesizedOnly: false)
+  }
+
+  /// ``decodeNoting(_:from:)``; with `synthesizedOnly`, through each enum's synthesized
+  /// `Decodable` even where the macro wrote the decoding, which tests compare it with.
+  static func decodeNoting<A: ComposableAction>(
+    _ type: A.Type, from action: JSONValue, synthesizedOnly: Bool
   ) throws(ActionDecodingError) -> (action: A, roundTrips: Bool) {
     let typePath: String
     // The payload fields; the object keeps its `type` member, which the decoder never reads as
@@ -66,9 +77,10 @@ public enum ActionCoding {
         .invalidAction,
         "an action must be an object or a type string, got \(action.briefDescription)")
     }
-    let decoder = ActionDecoder(actionType: A.self, typePath: typePath, fields: fields)
+    let decoder = ActionDecoder(
+      actionType: A.self, typePath: typePath, fields: fields, synthesizedOnly: synthesizedOnly)
     do {
-      let decoded = try A(from: decoder)
+      let decoded = try decoder.decodeAction(A.self)
       try decoder.finish()
       // The bare type string is encoded as an object.
       let isObject = if case .object = action { true } else { false }

@@ -1,8 +1,9 @@
 import ComposableCore
 import JSON
 
-/// The `Decoder` that feeds an action enum's synthesized `init(from:)` from a type path and
-/// the fields of the wire object.
+/// Reads an action from a type path and the fields of the wire object: for the decoding the
+/// `@ComposableAction` macro writes (as its ``ActionWireReader``), and as the `Decoder` that
+/// feeds the synthesized `init(from:)` of an enum without it.
 ///
 /// Each keyed container the enum asks for takes the next case name of the path and presents it
 /// as the container's only key, which is the shape synthesized code expects
@@ -10,7 +11,7 @@ import JSON
 /// decoded by this same decoder from the rest of the path; any other value is read from the
 /// fields with ``JSONValueDecoder``. At the end the whole path and every field must have been
 /// used.
-final class ActionDecoder: Decoder {
+final class ActionDecoder: Decoder, ActionWireReader {
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -20,9 +21,11 @@ final class ActionDecoder: Decoder {
   /// The action type whose container comes next: the root type, then each child's.
   private var currentType: Any.Type
   /// Where the next case name starts in `typePath`; nil once every name is used.
-  private var nextCaseStart: String.Index?
-  /// Where the last used case name ends.
-  private var usedEnd: String.Index
+  private var nextCaseStart: Int?
+  /// Where the last used case name ends, in bytes of `typePath`.
+  private var usedEnd = 0
+  /// The last used case name.
+  private var caseName = ""
   /// How many case names have been used.
   private var level = 0
   /// The fields read so far, in order.
@@ -34,17 +37,20 @@ final class ActionDecoder: Decoder {
   /// The level whose `_0` was read from a field called `"value"`.
   private var valueAliasLevel: Int?
 
-  init(actionType: Any.Type, typePath: String, fields: JSONObject) {
+  /// Whether every action is read through its synthesized `Decodable`, for tests.
+  private let synthesizedOnly: Bool
+
+  init(actionType: Any.Type, typePath: String, fields: JSONObject, synthesizedOnly: Bool) {
+    self.synthesizedOnly = synthesizedOnly
     self.currentType = actionType
     self.typePath = typePath
     self.fields = fields
-    self.nextCaseStart = typePath.startIndex
-    self.usedEnd = typePath.startIndex
+    self.nextCaseStart = 0
   }
 
   /// The part of the type path used so far.
   private var usedPath: Substring {
-    Substring(typePath.utf8[..<usedEnd])
+    Substring(typePath.utf8.prefix(usedEnd))
   }
 
   func unknownAction(_ problem: String) -> ActionDecodingError {
@@ -90,25 +96,39 @@ final class ActionDecoder: Decoder {
   }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    let caseName = try nextCaseName(of: currentType)
+    guard let key = Key(stringValue: caseName) else { throw unknownCase(of: currentType) }
+    let level = enterCase(key.stringValue)
+    return KeyedDecodingContainer(CaseDecodingContainer(decoder: self, key: key, level: level))
+  }
+
+  func nextCaseName(of action: Any.Type) throws(ActionDecodingError) -> String {
+    currentType = action
     guard let start = nextCaseStart else {
       throw unknownAction("\"\(usedPath)\" needs a child action")
     }
     // Byte-wise: a "." followed by a combining mark must still split the path.
-    let utf8 = typePath.utf8
-    let end = utf8[start...].firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex
-    let name = Substring(utf8[start..<end])
-    nextCaseStart = end == utf8.endIndex ? nil : utf8.index(after: end)
-    usedEnd = end
-    let caseName = String(name)
-    guard let key = Key(stringValue: caseName) else {
-      throw unknownAction("\(currentType) has no case \"\(name)\"")
+    var path = typePath
+    caseName = path.withUTF8 { bytes in
+      let end = bytes[start...].firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
+      nextCaseStart = end == bytes.count ? nil : end + 1
+      usedEnd = end
+      return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
-    // Keys match by Unicode equivalence, and the encoder writes the case's own spelling.
-    if fieldsRoundTrip, !key.stringValue.hasSameUTF8(as: caseName) {
+    return caseName
+  }
+
+  func enterCase(_ name: String) -> Int {
+    // Case names match by Unicode equivalence, and the encoder writes the case's own spelling.
+    if fieldsRoundTrip, !name.hasSameUTF8(as: caseName) {
       fieldsRoundTrip = false
     }
     level += 1
-    return KeyedDecodingContainer(CaseDecodingContainer(decoder: self, key: key, level: level))
+    return level
+  }
+
+  func unknownCase(of action: Any.Type) -> any Error {
+    unknownAction("\(action) has no case \"\(caseName)\"")
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -120,26 +140,65 @@ final class ActionDecoder: Decoder {
       "\(currentType) asked for a single-value container; use synthesized Codable")
   }
 
-  /// Whether the value for `key` is a child action rather than a field.
-  func isChildAction<T>(_ type: T.Type, _ key: some CodingKey) -> Bool {
-    key.stringValue == "_0" && T.self is any ComposableAction.Type
+  func value<Value: Decodable>(_ type: Value.Type, key: String, level: Int) throws -> Value {
+    if let action = Self.actionType(Value.self) {
+      return try self.value(action, key: key, level: level) as! Value
+    }
+    return try decodeField(Value.self, for: key, level: level)
   }
 
-  /// Whether the path has case names left for a child action.
-  var hasMoreCases: Bool { nextCaseStart != nil }
+  func valueIfPresent<Value: Decodable>(_ type: Value.Type, key: String, level: Int) throws
+    -> Value?
+  {
+    if let action = Self.actionType(Value.self) {
+      return try valueIfPresent(action, key: key, level: level) as! Value?
+    }
+    return try decodeField(Value?.self, for: key, level: level)
+  }
 
-  /// Decodes the child action from the rest of the path.
-  func decodeChild<T: Decodable>(_ type: T.Type) throws -> T {
-    currentType = T.self
-    return try T(from: self)
+  func value<Action: ComposableAction>(_ type: Action.Type, key: String, level: Int) throws
+    -> Action
+  {
+    if key == "_0" { return try decodeAction(Action.self) }
+    return try decodeActionField(Action.self, for: key, level: level, allowsNull: false)!
+  }
+
+  func valueIfPresent<Action: ComposableAction>(_ type: Action.Type, key: String, level: Int)
+    throws -> Action?
+  {
+    // An optional child action is nil when the path ends here: `{"type":"alert"}` is
+    // `.alert(nil)`.
+    if key == "_0" { return nextCaseStart == nil ? nil : try decodeAction(Action.self) }
+    return try decodeActionField(Action.self, for: key, level: level, allowsNull: true)
+  }
+
+  func decodeSynthesized<Action: ComposableAction>(_ action: Action.Type) throws -> Action {
+    currentType = Action.self
+    return try Action(from: self)
+  }
+
+  /// `type` as an action type; nil for the scalars a field commonly holds without asking the
+  /// runtime, which looks the conformance up.
+  private static func actionType<T>(_ type: T.Type) -> (any ComposableAction.Type)? {
+    if T.self == Int.self || T.self == String.self || T.self == Bool.self || T.self == Double.self {
+      return nil
+    }
+    return T.self as? any ComposableAction.Type
+  }
+
+  /// Decodes an action of type `action` from the rest of the path.
+  func decodeAction<Action: ComposableAction>(_ action: Action.Type) throws -> Action {
+    if synthesizedOnly { return try decodeSynthesized(Action.self) }
+    var reader = self
+    return try Action.decodeAction(from: &reader)
   }
 
   /// The wire field for `key` of the case at `level`, if present: `_0` reads `"value"` unless
   /// the object has an explicit `_0`.
-  func field(for key: some CodingKey, level: Int) throws(ActionDecodingError) -> (
+  func field(for key: String, level: Int) throws(ActionDecodingError) -> (
     name: String, value: JSONValue
   )? {
-    var name = key.stringValue
+    var name = key
     if name == "type" {
       throw invalidAction(
         "an associated value labelled \"type\" cannot be sent: the name is reserved")
@@ -154,20 +213,19 @@ final class ActionDecoder: Decoder {
   }
 
   /// The field for `key` of the case at `level`, which must be present, noted as used.
-  private func useField(for key: some CodingKey, level: Int) throws(ActionDecodingError) -> (
+  private func useField(for key: String, level: Int) throws(ActionDecodingError) -> (
     name: String, value: JSONValue
   ) {
-    if hasMoreCases {
+    if nextCaseStart != nil {
       throw unknownAction("\"\(usedPath)\" takes no child action")
     }
     guard let (name, value) = try field(for: key, level: level) else {
-      let name = key.stringValue == "_0" ? "value" : key.stringValue
-      throw invalidAction("missing field \"\(name)\"")
+      throw invalidAction("missing field \"\(key == "_0" ? "value" : key)\"")
     }
     if !usedFields.contains(where: { $0.name == name }) {
-      usedFields.append(UsedField(level: level, key: key.stringValue, name: name))
+      usedFields.append(UsedField(level: level, key: key, name: name))
     }
-    if name == "value", key.stringValue == "_0" {
+    if name == "value", key == "_0" {
       valueAliasLevel = level
     }
     return (name, value)
@@ -175,7 +233,7 @@ final class ActionDecoder: Decoder {
 
   /// Decodes the field for `key` of the case at `level`; it must be present (a `null` is
   /// accepted only when `T` is optional).
-  func decodeField<T: Decodable>(_ type: T.Type, for key: some CodingKey, level: Int) throws -> T {
+  func decodeField<T: Decodable>(_ type: T.Type, for key: String, level: Int) throws -> T {
     let (name, value) = try useField(for: key, level: level)
     // The commonest fields, read as the JSON decoder reads them, without starting one.
     switch value {
@@ -198,7 +256,7 @@ final class ActionDecoder: Decoder {
   }
 
   /// Whether the field for `key` of the case at `level` is `null`; it must be present.
-  func decodeNil(for key: some CodingKey, level: Int) throws(ActionDecodingError) -> Bool {
+  func decodeNil(for key: String, level: Int) throws(ActionDecodingError) -> Bool {
     // Synthesized enum code does not ask this; what would be encoded instead is not known.
     fieldsRoundTrip = false
     return try useField(for: key, level: level).value.isNull
@@ -206,17 +264,18 @@ final class ActionDecoder: Decoder {
 
   /// Decodes the field for `key` as an action in its own wire form (`{"type":"toggled"}`),
   /// strictly, naming the field in an error; `null` is nil when `allowsNull`.
-  func decodeActionField<A: ComposableAction>(
-    _ type: A.Type, for key: some CodingKey, level: Int, allowsNull: Bool
+  private func decodeActionField<A: ComposableAction>(
+    _ type: A.Type, for key: String, level: Int, allowsNull: Bool
   ) throws -> A? {
     let value = try useField(for: key, level: level).value
     if allowsNull, value.isNull { return nil }
     do {
-      let (action, roundTrips) = try ActionCoding.decodeNoting(A.self, from: value)
+      let (action, roundTrips) = try ActionCoding.decodeNoting(
+        A.self, from: value, synthesizedOnly: synthesizedOnly)
       if !roundTrips { fieldsRoundTrip = false }
       return action
     } catch {
-      throw invalidAction("field \"\(key.stringValue)\": \(error.message)")
+      throw invalidAction("field \"\(key)\": \(error.message)")
     }
   }
 

@@ -77,145 +77,131 @@ struct PayloadDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
   }
 
   func contains(_ key: Key) -> Bool {
-    (try? decoder.field(for: key, level: level)) != nil
+    (try? decoder.field(for: key.stringValue, level: level)) != nil
   }
 
   func decodeNil(forKey key: Key) throws -> Bool {
-    try decoder.decodeNil(for: key, level: level)
+    try decoder.decodeNil(for: key.stringValue, level: level)
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-    try decoder.decodeField(Bool.self, for: key, level: level)
+    try decoder.decodeField(Bool.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: String.Type, forKey key: Key) throws -> String {
-    try decoder.decodeField(String.self, for: key, level: level)
+    try decoder.decodeField(String.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-    try decoder.decodeField(Double.self, for: key, level: level)
+    try decoder.decodeField(Double.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-    try decoder.decodeField(Float.self, for: key, level: level)
+    try decoder.decodeField(Float.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-    try decoder.decodeField(Int.self, for: key, level: level)
+    try decoder.decodeField(Int.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-    try decoder.decodeField(Int8.self, for: key, level: level)
+    try decoder.decodeField(Int8.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-    try decoder.decodeField(Int16.self, for: key, level: level)
+    try decoder.decodeField(Int16.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-    try decoder.decodeField(Int32.self, for: key, level: level)
+    try decoder.decodeField(Int32.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-    try decoder.decodeField(Int64.self, for: key, level: level)
+    try decoder.decodeField(Int64.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-    try decoder.decodeField(UInt.self, for: key, level: level)
+    try decoder.decodeField(UInt.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-    try decoder.decodeField(UInt8.self, for: key, level: level)
+    try decoder.decodeField(UInt8.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-    try decoder.decodeField(UInt16.self, for: key, level: level)
+    try decoder.decodeField(UInt16.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-    try decoder.decodeField(UInt32.self, for: key, level: level)
+    try decoder.decodeField(UInt32.self, for: key.stringValue, level: level)
   }
 
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-    try decoder.decodeField(UInt64.self, for: key, level: level)
+    try decoder.decodeField(UInt64.self, for: key.stringValue, level: level)
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    if decoder.isChildAction(T.self, key) {
-      return try decoder.decodeChild(T.self)
-    }
-    if let action = T.self as? any ComposableAction.Type {
-      return try decoder.decodeActionField(action, for: key, level: level, allowsNull: false) as! T
-    }
-    return try decoder.decodeField(T.self, for: key, level: level)
+    try decoder.value(T.self, key: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-    try decoder.decodeField(Bool?.self, for: key, level: level)
+    try decoder.decodeField(Bool?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    try decoder.decodeField(String?.self, for: key, level: level)
+    try decoder.decodeField(String?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-    try decoder.decodeField(Double?.self, for: key, level: level)
+    try decoder.decodeField(Double?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-    try decoder.decodeField(Float?.self, for: key, level: level)
+    try decoder.decodeField(Float?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-    try decoder.decodeField(Int?.self, for: key, level: level)
+    try decoder.decodeField(Int?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-    try decoder.decodeField(Int8?.self, for: key, level: level)
+    try decoder.decodeField(Int8?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-    try decoder.decodeField(Int16?.self, for: key, level: level)
+    try decoder.decodeField(Int16?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-    try decoder.decodeField(Int32?.self, for: key, level: level)
+    try decoder.decodeField(Int32?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-    try decoder.decodeField(Int64?.self, for: key, level: level)
+    try decoder.decodeField(Int64?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-    try decoder.decodeField(UInt?.self, for: key, level: level)
+    try decoder.decodeField(UInt?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-    try decoder.decodeField(UInt8?.self, for: key, level: level)
+    try decoder.decodeField(UInt8?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-    try decoder.decodeField(UInt16?.self, for: key, level: level)
+    try decoder.decodeField(UInt16?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-    try decoder.decodeField(UInt32?.self, for: key, level: level)
+    try decoder.decodeField(UInt32?.self, for: key.stringValue, level: level)
   }
 
   func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-    try decoder.decodeField(UInt64?.self, for: key, level: level)
+    try decoder.decodeField(UInt64?.self, for: key.stringValue, level: level)
   }
 
-  /// An optional child action is nil when the path ends here: `{"type":"alert"}` is `.alert(nil)`.
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    if decoder.isChildAction(T.self, key) {
-      return decoder.hasMoreCases ? try decoder.decodeChild(T.self) : nil
-    }
-    if let action = T.self as? any ComposableAction.Type {
-      return try decoder.decodeActionField(action, for: key, level: level, allowsNull: true)
-        as! T?
-    }
-    return try decoder.decodeField(T?.self, for: key, level: level)
+    try decoder.valueIfPresent(T.self, key: key.stringValue, level: level)
   }
 
   func nestedContainer<NestedKey: CodingKey>(
