@@ -15,10 +15,118 @@
 ///   ]
 /// }
 /// ```
+///
+/// The ``FieldwiseState()`` macro writes the list from the struct's declaration, with a
+/// ``FieldTracker`` that compares each member directly.
 public protocol FieldwiseEncodable: Encodable {
   /// The members of the encoded form, in order; keys are unique.
   static var encodedFields: [EncodedField<Self>] { get }
+  /// What tells a host which members changed from one state to the next. By default the
+  /// ``EncodedField/changeDetector``s of ``encodedFields``, one closure per member; the
+  /// ``FieldwiseState()`` macro writes one that keeps each member's last value in a field of
+  /// its own and compares it inline.
+  associatedtype FieldTracker: FieldChangeTracker<Self> = EncodedFieldsTracker<Self>
 }
+
+/// Tells which members of successive roots differ from the last root's, in the order of the
+/// root's ``FieldwiseEncodable/encodedFields``.
+public protocol FieldChangeTracker<Root> {
+  associatedtype Root
+  /// Remembers the members of `initial`.
+  init(_ initial: Root)
+  /// Reports each member of `new` that differs from the last root's to `sink`, in order, and
+  /// remembers it.
+  mutating func reportChanges(to new: Root, into sink: inout some FieldChangeSink)
+}
+
+/// What a ``FieldChangeTracker`` reports changed members to: a host's patch writer.
+///
+/// The commonest members, an `Int`, a `Bool` or a `String`, have requirements of their own,
+/// which a tracker that knows a member's type calls (the compiler prefers them to the generic
+/// one): a host writes them without generic code, which the compiler does not always
+/// specialize across modules. By default they are the generic requirement's.
+public protocol FieldChangeSink {
+  /// Member `index` (its position in ``FieldwiseEncodable/encodedFields``) is now `value`.
+  mutating func member<Value: Encodable>(_ index: Int, changedTo value: Value)
+  mutating func member(_ index: Int, changedTo value: Int)
+  mutating func member(_ index: Int, changedTo value: Bool)
+  mutating func member(_ index: Int, changedTo value: String)
+}
+
+extension FieldChangeSink {
+  public mutating func member(_ index: Int, changedTo value: Int) {
+    reportAnyMember(index, value)
+  }
+
+  public mutating func member(_ index: Int, changedTo value: Bool) {
+    reportAnyMember(index, value)
+  }
+
+  public mutating func member(_ index: Int, changedTo value: String) {
+    reportAnyMember(index, value)
+  }
+
+  /// The generic requirement: called from a scalar's, `member(_:changedTo:)` would be the
+  /// scalar's again.
+  private mutating func reportAnyMember<Value: Encodable>(_ index: Int, _ value: Value) {
+    member(index, changedTo: value)
+  }
+}
+
+/// The tracker of a state that lists its fields by hand: each member's detector, called
+/// through its closure.
+public struct EncodedFieldsTracker<Root: FieldwiseEncodable>: FieldChangeTracker {
+  private let fields = Root.encodedFields
+  private let detectors: [FieldChangeDetector<Root>]
+
+  public init(_ initial: Root) {
+    detectors = fields.map { $0.changeDetector(initial) }
+  }
+
+  public mutating func reportChanges(to new: Root, into sink: inout some FieldChangeSink) {
+    for index in fields.indices where detectors[index].changed(new) {
+      sink.member(index, changedTo: fields[index].value(new))
+    }
+  }
+}
+
+/// A member's last value as a ``FieldChangeTracker`` written by ``FieldwiseState()`` keeps
+/// it: the value itself, compared with `==`, or for a tracked collection its version (holding
+/// the elements would make the store's next change to the collection copy them all).
+public struct FieldMemo<Value: Equatable> {
+  @usableFromInline var value: Value?
+  @usableFromInline var version: TrackedVersion?
+
+  @inlinable
+  public init(_ initial: Value) {
+    value = initial
+  }
+
+  /// Whether `new` differs from the last value; remembers it either way.
+  @inlinable
+  public mutating func update(_ new: Value) -> Bool {
+    if value == new { return false }
+    value = new
+    return true
+  }
+}
+
+extension FieldMemo where Value: ChangeTrackedCollection {
+  @inlinable
+  public init(_ initial: Value) {
+    version = TrackedVersion(initial)
+  }
+
+  @inlinable
+  public mutating func update(_ new: Value) -> Bool {
+    let current = TrackedVersion(new)
+    if current == version { return false }
+    version = current
+    return true
+  }
+}
+
+extension FieldMemo: Sendable where Value: Sendable {}
 
 /// One member of a ``FieldwiseEncodable`` state.
 public struct EncodedField<Root>: Sendable {
@@ -75,15 +183,18 @@ public struct FieldChangeDetector<Root> {
 
 /// A tracked collection's version, as far as a reader can tell without its elements: two
 /// versions of one history, or two empty collections, are equal.
-private struct TrackedVersion: Equatable, Sendable {
-  let token: ChangeToken
-  let isEmpty: Bool
+@usableFromInline
+struct TrackedVersion: Equatable, Sendable {
+  @usableFromInline let token: ChangeToken
+  @usableFromInline let isEmpty: Bool
 
+  @inlinable
   init(_ collection: some ChangeTrackedCollection) {
     token = collection.changeToken
     isEmpty = collection.count == 0
   }
 
+  @inlinable
   static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.token == rhs.token || (lhs.isEmpty && rhs.isEmpty)
   }
@@ -110,3 +221,37 @@ private struct FieldKey: CodingKey {
     nil
   }
 }
+
+/// Conforms a struct to ``FieldwiseEncodable`` from its declaration: its members are its
+/// stored properties, but those marked ``NotEncoded()``, and the computed ones marked
+/// ``EncodedMember()``, in the order they are declared, each under its name. Each member's
+/// type is written out.
+///
+/// ```swift
+/// @FieldwiseState
+/// struct CounterState: Equatable {
+///   var count: Int = 0
+///   @NotEncoded var scratch: [Int] = []
+///   /// Derived: a host renders it without reimplementing primality.
+///   @EncodedMember var isPrime: Bool { Primality.isPrime(count) }
+/// }
+/// ```
+///
+/// Besides the list of members, the macro writes the state's ``FieldwiseEncodable/FieldTracker``:
+/// a struct with a field per member holding its last value (a tracked collection's version),
+/// compared directly. A host reads each member once per action, so a derived member is
+/// computed once.
+@attached(
+  extension, conformances: FieldwiseEncodable, names: named(encodedFields), named(FieldTracker))
+public macro FieldwiseState() =
+  #externalMacro(module: "ComposableMacros", type: "FieldwiseStateMacro")
+
+/// Makes a computed property of a ``FieldwiseState()`` struct a member of its encoded form.
+@attached(peer)
+public macro EncodedMember() =
+  #externalMacro(module: "ComposableMacros", type: "EncodedMemberMarkerMacro")
+
+/// Leaves a stored property of a ``FieldwiseState()`` struct out of its encoded form.
+@attached(peer)
+public macro NotEncoded() =
+  #externalMacro(module: "ComposableMacros", type: "EncodedMemberMarkerMacro")

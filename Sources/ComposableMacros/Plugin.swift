@@ -6,8 +6,13 @@ import SwiftSyntaxMacros
 // declared here; what they do is ComposableMacroExpansions', which the tests link.
 public struct ComposableActionMacro: ActionListExpansion {}
 public struct SentByEffectMacro: SentByEffectExpansion {}
+public struct FieldwiseStateMacro: FieldwiseStateExpansion {}
+public struct EncodedMemberMarkerMacro: EncodedMemberMarkerExpansion {}
 
 @main
 struct ComposableMacrosPlugin: CompilerPlugin {
-  let providingMacros: [any Macro.Type] = [ComposableActionMacro.self, SentByEffectMacro.self]
+  let providingMacros: [any Macro.Type] = [
+    ComposableActionMacro.self, SentByEffectMacro.self, FieldwiseStateMacro.self,
+    EncodedMemberMarkerMacro.self,
+  ]
 }

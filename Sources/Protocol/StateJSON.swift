@@ -38,46 +38,84 @@ extension StateJSON where State: Encodable {
 
 extension StateJSON where State: FieldwiseEncodable {
   static func fieldwise(_ initial: State, store: String) -> Self {
-    let tracker = FieldwiseTracker(initial, store: store)
+    fieldwise(initial, store: store, tracking: State.FieldTracker.self)
+  }
+
+  /// With a tracker other than the state's own: the tests compare the two.
+  static func fieldwise<Tracker: FieldChangeTracker<State>>(
+    _ initial: State, store: String, tracking: Tracker.Type
+  ) -> Self {
+    let tracker = FieldwiseTracker<State, Tracker>(initial, store: store)
     return StateJSON(
       current: encodingWhole(store: store), writePatch: tracker.writePatch(to:into:),
       reset: tracker.reset(to:))
   }
 }
 
-private final class FieldwiseTracker<State: FieldwiseEncodable> {
+private final class FieldwiseTracker<State: FieldwiseEncodable, Tracker: FieldChangeTracker<State>>
+{
   let store: String
   let fields = State.encodedFields
-  /// One per field: whether the field changed since the last state.
-  let detectors: [FieldChangeDetector<State>]
+  /// Which members changed since the last state.
+  var tracker: Tracker
   /// The fields' JSON as last written, patched one field at a time.
   let members: JSONMemberPatchEncoder
 
   init(_ initial: State, store: String) {
     self.store = store
     let fields = fields
-    detectors = fields.map { $0.changeDetector(initial) }
+    tracker = Tracker(initial)
     members = JSONMemberPatchEncoder(
       keys: fields.map(\.key), values: fields.map { $0.value(initial) })
   }
 
   func reset(to state: State) {
-    // A detector asked about a state remembers it.
-    for detector in detectors { _ = detector.changed(state) }
+    tracker = Tracker(state)
     members.reset { fields[$0].value(state) }
   }
 
   func writePatch(to new: State, into bytes: inout [UInt8]) {
-    let (fields, detectors) = (fields, detectors)
-    var isFirst = true
-    bytes.append(UInt8(ascii: "["))
-    for index in fields.indices where detectors[index].changed(new) {
-      encode(store: store) {
-        try members.writePatch(
-          member: index, to: fields[index].value(new), into: &bytes, isFirstOperation: &isFirst)
-      }
+    var sink = MemberPatchSink(members: members, store: store)
+    swap(&sink.bytes, &bytes)
+    defer { swap(&sink.bytes, &bytes) }
+    sink.bytes.append(UInt8(ascii: "["))
+    tracker.reportChanges(to: new, into: &sink)
+    sink.bytes.append(UInt8(ascii: "]"))
+  }
+}
+
+/// Writes each changed member's operations into the patch being written.
+private struct MemberPatchSink: FieldChangeSink {
+  let members: JSONMemberPatchEncoder
+  let store: String
+  var bytes: [UInt8] = []
+  var isFirstOperation = true
+
+  mutating func member<Value: Encodable>(_ index: Int, changedTo value: Value) {
+    encode(store: store) {
+      try members.writePatch(
+        member: index, to: value, into: &bytes, isFirstOperation: &isFirstOperation)
     }
-    bytes.append(UInt8(ascii: "]"))
+  }
+
+  mutating func member(_ index: Int, changedTo value: Int) {
+    writeScalar(index, .int(value), value)
+  }
+
+  mutating func member(_ index: Int, changedTo value: Bool) {
+    writeScalar(index, .bool(value), value)
+  }
+
+  mutating func member(_ index: Int, changedTo value: String) {
+    writeScalar(index, .string(value), value)
+  }
+
+  private mutating func writeScalar(_ index: Int, _ json: JSONValue, _ value: some Encodable) {
+    if !members.writeScalarChange(
+      member: index, to: json, into: &bytes, isFirstOperation: &isFirstOperation)
+    {
+      member(index, changedTo: value)
+    }
   }
 }
 

@@ -101,6 +101,53 @@ final class StateJSONTests: XCTestCase {
     }
   }
 
+  /// The tracker ``FieldwiseState()`` writes reports what the general one (each field's
+  /// detector, through its closure) reports, so the patches are the same bytes, on random
+  /// edits, wholesale replacements and resets.
+  func testTheGeneratedTrackerPatchesAsTheGeneralOne() throws {
+    var random = RandomPrimesState(seed: 23)
+    var state = random.state()
+    let generated = StateJSON.fieldwise(state, store: "primes")
+    let general = StateJSON.fieldwise(
+      state, store: "primes", tracking: EncodedFieldsTracker<PrimesState>.self)
+    for step in 0..<2_000 {
+      state = step % 10 == 0 ? random.state() : random.edited(state)
+      if step % 97 == 0 {
+        generated.reset(state)
+        general.reset(state)
+        state = random.edited(state)
+      }
+      XCTAssertEqual(try patchText(generated, state), try patchText(general, state), "step \(step)")
+    }
+  }
+
+  /// What each tracker reports on a change of every kind of member: a scalar, a derived one, an
+  /// optional, a tracked collection changed in place or replaced by an equal one.
+  func testEachTrackerReportsTheChangedMembersInOrder() {
+    var state = PrimesState(count: 4, favoritePrimes: [2])
+    var generated = PrimesState.FieldTracker(state)
+    var general = EncodedFieldsTracker<PrimesState>(state)
+    func reports() -> [[String]] {
+      var (first, second) = (RecordingSink(), RecordingSink())
+      generated.reportChanges(to: state, into: &first)
+      general.reportChanges(to: state, into: &second)
+      return [first.members, second.members]
+    }
+    XCTAssertEqual(reports(), [[], []])
+    state.count = 5
+    XCTAssertEqual(reports(), Array(repeating: ["count: 5", "isPrime: true"], count: 2))
+    state.favoritePrimes.append(5)
+    XCTAssertEqual(
+      reports(), Array(repeating: ["favoritePrimes: [2,5]", "isFavorite: true"], count: 2))
+    state.nthPrimeRequest = 3
+    XCTAssertEqual(
+      reports(),
+      Array(repeating: ["nthPrimeRequest: 3", "isNthPrimeButtonDisabled: true"], count: 2))
+    // A new empty feed for an empty one: equal versions.
+    state.activityFeed = []
+    XCTAssertEqual(reports(), [[], []])
+  }
+
   func testAnUnchangedStateGivesNoPatch() {
     let state = PrimesState(count: 5, favoritePrimes: [2, 3])
     let fieldwise = StateJSON.fieldwise(state, store: "primes")
@@ -142,6 +189,16 @@ final class StateJSONTests: XCTestCase {
   func testTheEncodedMembersAreTheListedFieldsInOrder() throws {
     let encoded = try JSONValueEncoder().encode(PrimesState())
     XCTAssertEqual(encoded.objectValue?.keys, PrimesState.encodedFields.map(\.key))
+  }
+}
+
+/// Records each member reported, as `key: JSON`.
+private struct RecordingSink: FieldChangeSink {
+  var members: [String] = []
+
+  mutating func member<Value: Encodable>(_ index: Int, changedTo value: Value) {
+    let json = (try? JSONValueEncoder().encode(value))?.jsonString ?? "?"
+    members.append("\(PrimesState.encodedFields[index].key): \(json)")
   }
 }
 

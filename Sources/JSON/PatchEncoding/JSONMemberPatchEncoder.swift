@@ -47,11 +47,23 @@ public final class JSONMemberPatchEncoder {
     }
   }
 
+  /// Appends the operation that brings member `index` to `value`, a scalar, after a comma
+  /// unless `isFirstOperation`, as ``writePatch(member:to:into:isFirstOperation:)`` does, and
+  /// without generic code. False, with nothing written, before the member's first patch: that
+  /// one is to be written by ``writePatch(member:to:into:isFirstOperation:)``.
+  public func writeScalarChange(
+    member index: Int, to value: JSONValue, into bytes: inout [UInt8], isFirstOperation: inout Bool
+  ) -> Bool {
+    guard !isPending[index] else { return false }
+    walk.writeScalarChange(
+      of: members[index], toScalar: value, into: &bytes, isFirstOperation: &isFirstOperation)
+    return true
+  }
+
   /// Appends the operations that bring member `index` to `value`, each after a comma unless
   /// `isFirstOperation`, which is false afterwards if one was written.
-  public func writePatch(
-    member index: Int, to value: any Encodable, into bytes: inout [UInt8],
-    isFirstOperation: inout Bool
+  public func writePatch<Value: Encodable>(
+    member index: Int, to value: Value, into bytes: inout [UInt8], isFirstOperation: inout Bool
   ) throws {
     if !isPending[index],
       walk.writeScalarChange(

@@ -109,8 +109,30 @@ final class PatchWalk: Encoder {
     } else {
       return false
     }
-    writing(into: &bytes, isFirstOperation: &isFirstOperation) { updateScalar(node, to: new) }
+    writeScalarChange(of: node, toScalar: new, into: &bytes, isFirstOperation: &isFirstOperation)
     return true
+  }
+
+  /// Appends the operation that brings `node` to `new`, a scalar.
+  func writeScalarChange(
+    of node: PatchNode, toScalar new: JSONValue, into bytes: inout [UInt8],
+    isFirstOperation: inout Bool
+  ) {
+    guard node.members == nil, node.tracked == nil else {
+      writing(into: &bytes, isFirstOperation: &isFirstOperation) { updateScalar(node, to: new) }
+      return
+    }
+    // The node holds the member's last scalar as JSON, as it does from the member's second
+    // patch on: what `updateScalar` does for it, written here straight into the caller's
+    // buffer, without swapping it in and out of the walk's.
+    node.forgetWitness()
+    if node.json == new { return }
+    node.json = new
+    if !isFirstOperation { bytes.append(UInt8(ascii: ",")) }
+    isFirstOperation = false
+    bytes.append(contentsOf: node.replacePrefix)
+    new.write(into: &bytes)
+    bytes.append(UInt8(ascii: "}"))
   }
 
   /// Runs `body` writing operations into the caller's buffer, which is swapped in and out

@@ -1,17 +1,43 @@
 import ComposableDependencies
 
 /// The whole PrimeTime app: the counter, its prime modal, the favourites and the activity feed.
+///
+/// Its encoded members are, in this order, the stored fields, then what a screen derives from
+/// them, so a host renders the state without reimplementing primality.
+@FieldwiseState
 public struct PrimesState: Equatable, Sendable {
   /// The counter's state is stored whole, as its `Scope` reaches it on every tap: a computed
   /// view through a key path costs a getter, a setter and a write-back buffer per action. The
-  /// prime modal and the favourites, which share fields, see computed views.
-  var counter: CounterState
+  /// prime modal and the favourites, which share fields, see computed views. Its fields are
+  /// encoded as members of the app state.
+  @NotEncoded var counter: CounterState
+  @EncodedMember public var count: Int {
+    get { counter.count }
+    set { counter.count = newValue }
+  }
   /// An ordered set: `isFavorite`, read on every counter tap, finds the count without
   /// searching, and adding or removing one writes a patch of that one.
   public var favoritePrimes: TrackedOrderedSet<Int>
   /// Grows by one entry per favourite saved or removed: a `TrackedArray`, so that recording one
   /// costs the same however long the feed is.
   public var activityFeed: TrackedArray<Activity>
+  @EncodedMember public var alertNthPrime: PrimeAlert? {
+    get { counter.alertNthPrime }
+    set { counter.alertNthPrime = newValue }
+  }
+  @EncodedMember public var alertNthPrimeFailure: NthPrimeFailure? {
+    get { counter.alertNthPrimeFailure }
+    set { counter.alertNthPrimeFailure = newValue }
+  }
+  @EncodedMember public var nthPrimeRequest: Int? {
+    get { counter.nthPrimeRequest }
+    set { counter.nthPrimeRequest = newValue }
+  }
+  /// The button stays disabled while its request is in flight.
+  @EncodedMember public var isNthPrimeButtonDisabled: Bool { nthPrimeRequest != nil }
+  /// Whether the prime modal would offer the favourite buttons.
+  @EncodedMember public var isPrime: Bool { Primality.isPrime(count) }
+  @EncodedMember public var isFavorite: Bool { favoritePrimes.contains(count) }
   public var storageError: StorageError?
 
   public init(
@@ -27,29 +53,6 @@ public struct PrimesState: Equatable, Sendable {
     self.activityFeed = activityFeed
     self.storageError = storageError
   }
-
-  public var count: Int {
-    get { counter.count }
-    set { counter.count = newValue }
-  }
-  public var alertNthPrime: PrimeAlert? {
-    get { counter.alertNthPrime }
-    set { counter.alertNthPrime = newValue }
-  }
-  public var alertNthPrimeFailure: NthPrimeFailure? {
-    get { counter.alertNthPrimeFailure }
-    set { counter.alertNthPrimeFailure = newValue }
-  }
-  public var nthPrimeRequest: Int? {
-    get { counter.nthPrimeRequest }
-    set { counter.nthPrimeRequest = newValue }
-  }
-
-  /// The button stays disabled while its request is in flight.
-  public var isNthPrimeButtonDisabled: Bool { nthPrimeRequest != nil }
-  /// Whether the prime modal would offer the favourite buttons.
-  public var isPrime: Bool { Primality.isPrime(count) }
-  public var isFavorite: Bool { favoritePrimes.contains(count) }
 
   // The other child features' views of the app state. Each holds the favourites, which
   // their reducers change: `_modify` moves the favourites into the view and back, so that a
@@ -114,25 +117,10 @@ public struct Activity: Equatable, Codable, Sendable {
   }
 }
 
-extension PrimesState: FieldwiseEncodable, Decodable {
-  /// The stored fields, then what a screen derives from them, so a host renders the state
-  /// without reimplementing primality.
-  public static let encodedFields: [EncodedField<PrimesState>] = [
-    EncodedField(CodingKeys.count.stringValue, \.count),
-    EncodedField(CodingKeys.favoritePrimes.stringValue, \.favoritePrimes),
-    EncodedField(CodingKeys.activityFeed.stringValue, \.activityFeed),
-    EncodedField(CodingKeys.alertNthPrime.stringValue, \.alertNthPrime),
-    EncodedField(CodingKeys.alertNthPrimeFailure.stringValue, \.alertNthPrimeFailure),
-    EncodedField(CodingKeys.nthPrimeRequest.stringValue, \.nthPrimeRequest),
-    EncodedField(CodingKeys.isNthPrimeButtonDisabled.stringValue, \.isNthPrimeButtonDisabled),
-    EncodedField(CodingKeys.isPrime.stringValue, \.isPrime),
-    EncodedField(CodingKeys.isFavorite.stringValue, \.isFavorite),
-    EncodedField(CodingKeys.storageError.stringValue, \.storageError),
-  ]
-
+extension PrimesState: Decodable {
   enum CodingKeys: String, CodingKey {
     case count, favoritePrimes, activityFeed, alertNthPrime, alertNthPrimeFailure
-    case nthPrimeRequest, isNthPrimeButtonDisabled, isPrime, isFavorite, storageError
+    case nthPrimeRequest, storageError
   }
 
   /// Decodes the stored fields; the derived ones are recomputed.
