@@ -101,18 +101,14 @@ extension ActionListExpansion {
 }
 
 /// `@SentByEffect`: only marks a case; ``ActionListExpansion`` reads it.
-public protocol SentByEffectExpansion: PeerMacro {}
+public protocol SentByEffectExpansion: MarkerExpansion {}
 
 extension SentByEffectExpansion {
-  public static func expansion(
-    of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
-    in context: some MacroExpansionContext
-  ) throws -> [DeclSyntax] {
-    if !declaration.is(EnumCaseDeclSyntax.self) {
-      context.diagnose(Diagnostic(node: node, message: ActionMacroMessage.notACase))
-    }
-    return []
+  public static func marks(_ declaration: some DeclSyntaxProtocol) -> Bool {
+    declaration.is(EnumCaseDeclSyntax.self)
   }
+
+  public static var misplaced: any DiagnosticMessage { ActionMacroMessage.notACase }
 }
 
 enum ActionMacroMessage: String, DiagnosticMessage {

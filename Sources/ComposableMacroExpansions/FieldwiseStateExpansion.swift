@@ -121,18 +121,14 @@ extension FieldwiseStateExpansion {
 
 /// `@EncodedMember` and `@NotEncoded`: only mark a property; ``FieldwiseStateExpansion``
 /// reads them.
-public protocol EncodedMemberMarkerExpansion: PeerMacro {}
+public protocol EncodedMemberMarkerExpansion: MarkerExpansion {}
 
 extension EncodedMemberMarkerExpansion {
-  public static func expansion(
-    of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
-    in context: some MacroExpansionContext
-  ) throws -> [DeclSyntax] {
-    if !declaration.is(VariableDeclSyntax.self) {
-      context.diagnose(Diagnostic(node: node, message: StateMacroMessage.notAProperty))
-    }
-    return []
+  public static func marks(_ declaration: some DeclSyntaxProtocol) -> Bool {
+    declaration.is(VariableDeclSyntax.self)
   }
+
+  public static var misplaced: any DiagnosticMessage { StateMacroMessage.notAProperty }
 }
 
 enum StateMacroMessage: String, DiagnosticMessage {
