@@ -24,8 +24,10 @@ if [ -e "$stamp" ] && [ -n "$(find "$root/Sources" "$root/Package.swift" "$packa
   for dir in "$root" "$package"; do
     for target in $("$swift" package --package-path "$dir" dump-package | python3 -c \
       'import json, sys; print(" ".join(t["name"] for t in json.load(sys.stdin)["targets"]))'); do
-      rm -rf "$bin/$target.build" "$bin/$target-tool.build" "$bin/Modules/$target".* \
-        "$bin/Modules-tool/$target".*
+      # An executable's module is named with `_` for `-` (composable-actor: composable_actor).
+      module=${target//-/_}
+      rm -rf "$bin/$module.build" "$bin/$module-tool.build" "$bin/Modules/$module".* \
+        "$bin/Modules-tool/$module".*
     done
   done
   # A package that depends on the framework by path keeps its plan of the framework's targets,
