@@ -144,7 +144,10 @@ public struct EncodedField<Root>: Sendable {
     _ key: String, _ read: @escaping @Sendable (Root) -> Value
   ) {
     self.key = key
-    self.changeDetector = { initial in Self.detector(initial, read) }
+    self.changeDetector = { initial in
+      var memo = FieldMemo(read(initial))
+      return FieldChangeDetector { memo.update(read($0)) }
+    }
     self.value = { read($0) }
   }
 
@@ -154,21 +157,11 @@ public struct EncodedField<Root>: Sendable {
     _ key: String, _ read: @escaping @Sendable (Root) -> Value
   ) {
     self.key = key
-    self.changeDetector = { initial in Self.detector(initial) { TrackedVersion(read($0)) } }
-    self.value = { read($0) }
-  }
-
-  @inline(__always)
-  private static func detector<Version: Equatable>(
-    _ initial: Root, _ version: @escaping (Root) -> Version
-  ) -> FieldChangeDetector<Root> {
-    var last = version(initial)
-    return FieldChangeDetector { root in
-      let current = version(root)
-      if current == last { return false }
-      last = current
-      return true
+    self.changeDetector = { initial in
+      var memo = FieldMemo(read(initial))
+      return FieldChangeDetector { memo.update(read($0)) }
     }
+    self.value = { read($0) }
   }
 }
 
