@@ -6,8 +6,7 @@ import JSON
 /// A state that lists its fields (``FieldwiseEncodable``) is compared field by field, and only
 /// the fields that changed are encoded and diffed; any other state is walked by its
 /// `encode(to:)` with ``JSONPatchEncoder``, which skips the members whose bits did not change.
-/// Both write a patch that turns the last state's encoding into the new one's: the one
-/// `JSONPatch.diff` makes, but for tracked collections, which are written from their journal.
+/// Both write a patch that turns the last state's encoding into the new one's.
 struct StateJSON<State> {
   /// The JSON of the last state, which is given.
   let current: (_ last: State) -> JSONValue

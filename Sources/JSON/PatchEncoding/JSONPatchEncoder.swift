@@ -7,11 +7,15 @@ import StateCollections
 /// what it remembers of the last one (``PatchNode``): a struct member by member, anything else
 /// as its JSON. A member whose value has the same bits as last time is skipped without being
 /// encoded (the copy of it its node keeps makes that sound); a changed scalar is one `replace`;
-/// a changed struct is walked the same way; a changed array or dictionary is encoded and diffed
-/// (`JSONPatch.diff`); a ``ChangeTrackedCollection`` member says which of its positions changed,
-/// and only those elements are encoded. The patch turns the last value's encoding into the new
-/// one's. Where no tracked collection changed, it is the one `JSONPatch.diff` finds, up to the
-/// order of its operations; a tracked collection's part is written from its journal.
+/// a changed struct is walked the same way; a changed array as long as the last one (up to
+/// ``PatchWalk/maxWalkedElements``) is walked element by element the same way, so a book of
+/// levels whose numbers changed is a `replace` per changed number; an array that changed length
+/// and a changed dictionary are encoded and diffed (`JSONPatch.diff`), which writes an element
+/// inserted in the middle as one `add`; a ``ChangeTrackedCollection`` member says which of its
+/// positions changed, and only those elements are encoded. The patch is valid RFC 6902 and
+/// turns the last value's encoding into the new one's; it is not always the one
+/// `JSONPatch.diff` would find (an array whose elements moved but kept its length is patched
+/// position by position).
 ///
 /// ```swift
 /// let encoder = try JSONPatchEncoder(Counter(count: 1, name: "a"))
@@ -157,7 +161,7 @@ final class PatchWalk: Encoder {
     guard let old = KnownEncodable.encode(first), old.isScalar,
       let new = KnownEncodable.encode(value), new.isScalar
     else { return false }
-    node.members = nil
+    node.forgetMembers()
     node.untrack()
     node.json = new
     node.remember(value)
@@ -182,13 +186,40 @@ final class PatchWalk: Encoder {
         if let written = node.tracked, written == access.token(value) { return }
         try patchTracked(access.collection(value), at: node)
       }
+    case .array(let count):
+      let length = withUnsafePointer(to: value) { count(UnsafeRawPointer($0)) }
+      if node.rememberElements(count: length, limit: Self.maxWalkedElements) {
+        try walkRemembering(value, at: node)
+      } else {
+        try encodeWhole(value, at: node)
+      }
     case .other where node.mayHaveMembers:
-      let walked = try walkMembers(of: value, at: node)
-      if walked && node.containsTracked { node.forgetWitness() } else { node.remember(value) }
+      try walkRemembering(value, at: node)
     case .other:
-      update(node, to: try ValueEncoder(basePath: { node.codingPath }).encodeCurrent(value))
-      try rememberEncoded(value, at: node)
+      try encodeWhole(value, at: node)
     }
+  }
+
+  /// The length up to which an array is remembered element by element, each element a node:
+  /// past it, the nodes would cost many times the array's own memory.
+  static let maxWalkedElements = 1_024
+
+  /// Walks a value remembered member by member (or element by element), then remembers it.
+  private func walkRemembering<T: Encodable>(_ value: T, at node: PatchNode) throws {
+    let walked = try walkMembers(of: value, at: node)
+    if walked && node.containsTracked { node.forgetWitness() } else { node.remember(value) }
+  }
+
+  /// Encodes a value whole and diffs it against what the reader holds, put together from the
+  /// members when it was remembered by member (an array that changed length).
+  private func encodeWhole<T: Encodable>(_ value: T, at node: PatchNode) throws {
+    let new = try ValueEncoder(basePath: { node.codingPath }).encodeCurrent(value)
+    if node.members != nil, let old = node.currentJSON() {
+      node.forgetMembers()
+      node.json = old
+    }
+    update(node, to: new)
+    try rememberEncoded(value, at: node)
   }
 
   /// Remembers a value just encoded whole, as a new member.
@@ -215,7 +246,7 @@ final class PatchWalk: Encoder {
     let wasSilent = isSilent
     isSilent = true
     defer { isSilent = wasSilent }
-    node.members = nil
+    node.forgetMembers()
     node.json = .object(JSONObject())
     node.forgetWitness()
     try patch(value, at: node)
@@ -332,7 +363,9 @@ final class PatchWalk: Encoder {
     _ records: [ChangeRecord], of collection: any ChangeTrackedCollection, at node: PatchNode,
     following followed: inout [JSONValue]?
   ) throws {
-    var written = Set<Int>()
+    // The final positions written, few (a patch holds up to `maxTrackedChanges` changes and
+    // mostly one): a list searched is cheaper than a set's hashing and storage.
+    var written: [Int] = []
     for (index, record) in records.enumerated() {
       let later = records[(index + 1)...]
       switch record.change {
@@ -347,7 +380,7 @@ final class PatchWalk: Encoder {
       case .inserted(let position):
         var json = JSONValue.null
         if let final = finalPosition(position, after: later) {
-          written.insert(final)
+          written.append(final)
           json = try encodeElement(collection.encodableElement(at: final), position, at: node)
         }
         writeOperation(prefix: #"{"op":"add","path":"#, "\(node.pointer)/\(position)", value: json)
@@ -357,13 +390,21 @@ final class PatchWalk: Encoder {
           followed = nil
         }
       case .updated(let position):
-        guard let final = finalPosition(position, after: later), written.insert(final).inserted,
-          let previous = record.previous
+        guard let final = finalPosition(position, after: later), !written.contains(final)
         else { continue }
-        let old = try encodeElement(
-          collection.encodable(previousElement: previous), position, at: node)
+        written.append(final)
+        guard let previous = record.previous else { continue }
+        // The followed JSON holds the element as it was before this change: encoding the
+        // element the journal kept would give the same JSON at the cost of a second encoding.
+        let old: JSONValue
+        if let followed, position < followed.count {
+          old = followed[position]
+        } else {
+          old = try encodeElement(
+            collection.encodable(previousElement: previous), position, at: node)
+        }
         let new = try encodeElement(collection.encodableElement(at: final), position, at: node)
-        update(PatchNode(key: String(position), parent: node, json: old), to: new)
+        writeDifference(from: old, to: new, at: node.pointer + "/" + String(position))
         followed?[position] = new
       }
     }
@@ -424,6 +465,32 @@ final class PatchWalk: Encoder {
     return true
   }
 
+  /// Sets the scalar element of `parent` at `position` to `json`, marked as written by this
+  /// walk; an element past the last one is added.
+  func setScalar(_ json: JSONValue, at position: Int, of parent: PatchNode) {
+    guard position < parent.members.unsafelyUnwrapped.count else {
+      addMember(to: parent, key: String(position), json: json)
+      return
+    }
+    unowned(unsafe) let element = parent.members.unsafelyUnwrapped[position]
+    element.generation = generation
+    updateScalar(element, to: json)
+  }
+
+  /// Brings the element of `parent` at `position` to `value`, marked as written by this walk;
+  /// an element past the last one is added.
+  func patchElement<T: Encodable>(_ value: T, at position: Int, of parent: PatchNode) throws {
+    guard position < parent.members.unsafelyUnwrapped.count else {
+      let json = try ValueEncoder(basePath: { parent.codingPath + [JSONKey(intValue: position)] })
+        .encodeCurrent(value)
+      try rememberFirstSight(value, at: addMember(to: parent, key: String(position), json: json))
+      return
+    }
+    unowned(unsafe) let element = parent.members.unsafelyUnwrapped[position]
+    element.generation = generation
+    try patch(value, at: element)
+  }
+
   /// Adds a member that did not exist.
   @discardableResult
   func addMember(to parent: PatchNode, key: String, json: JSONValue) -> PatchNode {
@@ -451,6 +518,16 @@ final class PatchWalk: Encoder {
     guard var members = node.members,
       members.contains(where: { $0.generation != generation })
     else { return }
+    if node.isArray {
+      // An array's elements are written in order: those not written this time are the last
+      // ones, removed from the end so that each position removed is still there.
+      for member in members.reversed() where member.generation != generation {
+        writeOperation(prefix: #"{"op":"remove","path":"#, member.pointer, value: nil)
+      }
+      members.removeAll { $0.generation != generation }
+      node.members = members
+      return
+    }
     members.removeAll { member in
       guard member.generation != generation else { return false }
       writeOperation(prefix: #"{"op":"remove","path":"#, member.pointer, value: nil)
@@ -463,7 +540,7 @@ final class PatchWalk: Encoder {
   func update(_ node: PatchNode, to new: JSONValue) {
     if node.members != nil || node.tracked != nil {
       // What was written last is not kept as JSON: replaced whole.
-      node.members = nil
+      node.forgetMembers()
       node.untrack()
       node.json = new
       writeReplace(node, new)
@@ -481,6 +558,16 @@ final class PatchWalk: Encoder {
       }
     default:
       if old != new { writeReplace(node, new) }
+    }
+  }
+
+  /// Writes the operations that turn `old` into `new` at `pointer`, a value no node remembers.
+  private func writeDifference(from old: JSONValue, to new: JSONValue, at pointer: String) {
+    guard !isSilent else { return }
+    operations.removeAll(keepingCapacity: true)
+    JSONPatch.diff(from: old, to: new, at: pointer, into: &operations)
+    for operation in operations where beginOperation() {
+      operation.write(into: &bytes)
     }
   }
 
@@ -525,7 +612,7 @@ final class PatchWalk: Encoder {
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     if plain == nil, let (key, container) = node.keyedContainer, key == ObjectIdentifier(Key.self),
-      node.members != nil
+      node.members != nil, !node.isArray
     {
       return unsafeBitCast(container, to: KeyedEncodingContainer<Key>.self)
     }
@@ -542,7 +629,10 @@ final class PatchWalk: Encoder {
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    plainEncoder().unkeyedContainer()
+    if plain == nil, node.isArray, node.members != nil {
+      return PatchUnkeyedContainer(walk: self, node: node)
+    }
+    return plainEncoder().unkeyedContainer()
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {

@@ -3,9 +3,10 @@ import StateCollections
 /// What ``JSONPatchEncoder`` remembers of one value it encoded.
 ///
 /// A value encoded as a keyed container (a struct) is remembered member by member, so that a
-/// later walk descends only into the members that changed; anything else (a scalar, an array,
-/// a dictionary, a single-value encoding) is remembered as its JSON and diffed whole when it
-/// changed.
+/// later walk descends only into the members that changed; an array walked again with as many
+/// elements is remembered element by element the same way; anything else (a scalar, a
+/// dictionary, a single-value encoding, an array that changed length) is remembered as its
+/// JSON and diffed whole when it changed.
 final class PatchNode {
   /// The member's key in its parent; empty for the root.
   let key: String
@@ -13,8 +14,11 @@ final class PatchNode {
   unowned(unsafe) let parent: PatchNode?
   /// The JSON of a value remembered whole; meaningless while `members` is set.
   var json: JSONValue
-  /// The members of a value encoded as a keyed container, in the order they were first met.
+  /// The members of a value encoded as a keyed container, in the order they were first met,
+  /// or the elements of an array (``isArray``), keyed by their positions.
   var members: [PatchNode]?
+  /// Whether `members` are an array's elements.
+  private(set) var isArray = false
   /// A copy of the value last encoded here, while it is known: a later value with the same
   /// bits is the same value, and is not encoded again.
   ///
@@ -141,7 +145,7 @@ final class PatchNode {
   /// Whether the value was a struct or another JSON object last time: a keyed container it
   /// asks for now can be patched member by member.
   var mayHaveMembers: Bool {
-    if members != nil { return true }
+    if members != nil { return !isArray }
     if case .object = json { return true }
     return false
   }
@@ -149,11 +153,59 @@ final class PatchNode {
   /// Turns a value remembered as a JSON object into one remembered member by member; true
   /// when the value is now remembered that way.
   func rememberMembers() -> Bool {
-    if members != nil { return true }
+    if members != nil { return !isArray }
     guard case .object(let object) = json else { return false }
     members = object.entries.map { PatchNode(key: $0.key, parent: self, json: $0.value) }
     json = .null
     return true
+  }
+
+  /// Turns a value remembered as a JSON array of `count` elements, at most `limit`, into one
+  /// remembered element by element; true when the value is remembered that way with `count`
+  /// elements. Another count is left to the differ: an element inserted or removed in the
+  /// middle is one operation there, and a replace of each element after it here.
+  func rememberElements(count: Int, limit: Int) -> Bool {
+    if let members { return isArray && members.count == count }
+    guard case .array(let elements) = json, elements.count == count, count <= limit else {
+      return false
+    }
+    members = elements.indices.map {
+      PatchNode(key: String($0), parent: self, json: elements[$0])
+    }
+    isArray = true
+    json = .null
+    return true
+  }
+
+  /// Forgets the members or elements: the value is remembered as its JSON from now on.
+  func forgetMembers() {
+    members = nil
+    isArray = false
+  }
+
+  /// The JSON the reader holds for this value, put together from its members; nil when part
+  /// of it is not kept (a long tracked collection, known by its version alone).
+  func currentJSON() -> JSONValue? {
+    if tracked != nil {
+      if case .array = json { return json }
+      return nil
+    }
+    guard let members else { return json }
+    if isArray {
+      var elements: [JSONValue] = []
+      elements.reserveCapacity(members.count)
+      for member in members {
+        guard let json = member.currentJSON() else { return nil }
+        elements.append(json)
+      }
+      return .array(elements)
+    }
+    var object = JSONObject()
+    for member in members {
+      guard let json = member.currentJSON() else { return nil }
+      _ = object.updateValue(json, forKey: member.key)
+    }
+    return .object(object)
   }
 
   /// The position of the member for `key`; nil when there is none. A struct writes its
@@ -180,6 +232,8 @@ enum ValueShape {
   case known
   /// A ``ChangeTrackedCollection``, read through its type's witnesses.
   case tracked(TrackedAccess)
+  /// An `Array`, whose length is read before it is walked.
+  case array(count: (UnsafeRawPointer) -> Int)
   /// Anything else: walked by its `encode(to:)`.
   case other
 
@@ -189,11 +243,26 @@ enum ValueShape {
       self = .known
     } else if let tracked = T.self as? any ChangeTrackedCollection.Type {
       self = .tracked(TrackedAccess(tracked))
+    } else if let array = T.self as? any CountedEncodable.Type {
+      self = .array(count: array.count(at:))
     } else {
       self = .other
     }
   }
 }
+
+/// An array, whose length a walk compares with the last one's before walking it.
+protocol CountedEncodable: Encodable {
+  var count: Int { get }
+}
+
+extension CountedEncodable {
+  static func count(at value: UnsafeRawPointer) -> Int {
+    value.assumingMemoryBound(to: Self.self).pointee.count
+  }
+}
+
+extension Array: CountedEncodable where Element: Encodable {}
 
 /// A tracked collection's version and its whole self, read from a value of its type in place.
 struct TrackedAccess {
