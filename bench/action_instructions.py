@@ -25,10 +25,13 @@ from typing import Callable
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from lines import action_line  # noqa: E402
-from peers import RUN_ARGUMENTS  # noqa: E402
 from scaling import stripped_copy  # noqa: E402
 
 SMALL, LARGE = 4_000, 12_000
+# Arguments as a host gives them: a command, run's options and a store's (no connection is made
+# before the websocket store's first action).
+RUN_ARGUMENTS = ["run", "--linger", "1", "--log-level", "error", "--websocket-url",
+                 "ws://127.0.0.1:9/"]
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from action_instructions import RUN_ARGUMENTS  # noqa: E402
+
 PEERS = Path(__file__).resolve().parent.parent.parent / "shared" / "peers"
 # The binary's counter actions are named within its primes store.
 ACTION_LINE = '{"store":"primes","action":{"type":"counter.incrTapped"}}'
-# Arguments as a host gives them: a command, run's options and a store's (no connection is made
-# before the websocket store's first action).
-RUN_ARGUMENTS = ["run", "--linger", "1", "--log-level", "error", "--websocket-url",
-                 "ws://127.0.0.1:9/"]
 
 
 def peers_folder() -> Path:
