@@ -235,8 +235,10 @@ extension ComposableActorCommand.Run {
   /// The longest `--linger` and `--http-timeout`, in seconds: a day.
   static let longestWait = 86_400.0
 
-  /// The long names of run's own options and mcp's, which no store may declare.
-  static let ownOptionNames: Set<String> = [
+  /// The long names of run's own options and mcp's, which no store may declare. An array: a
+  /// `Set<String>` made the runtime scan every conformance record of the binary for
+  /// `String: Hashable` when a run given arguments first read it.
+  static let ownOptionNames: [String] = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
     "http-timeout", "seed", "clock", "max-advance-wakeups", "max-instances", "record",
     "state-dir", "state-url", "process-id", "lease-seconds", "fsync", "passivate-after",

@@ -126,7 +126,9 @@ struct RunOptions: Equatable {
     configuration.maxLineBytes = maxLineBytes
     configuration.linger = linger
     configuration.emit = emit
-    configuration.traces = Set(trace)
+    // Only when given: even an empty `Set<TraceKind>` made here, dropped again, made the
+    // runtime scan the conformance records for `TraceKind: Hashable`.
+    if !trace.isEmpty { configuration.traces = Set(trace) }
     configuration.logLevel = logLevel
     configuration.dataDirectory = dataDir
     configuration.maxDepth = maxDepth
