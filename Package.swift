@@ -284,6 +284,14 @@ let package = Package(
     .testTarget(
       name: "JSONTests", dependencies: ["JSON", "ComposableTestSupport", "StateCollections"],
       swiftSettings: strict),
+    // run's arguments read without the argument parser, against the parser.
+    .testTarget(
+      name: "ComposableActorTests",
+      dependencies: [
+        "ComposableActor", "ComposableTestSupport", "PrimesDefinition", "Protocol",
+        "WebSocketDefinition", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
       name: "NetworkingTests", dependencies: ["Networking", "EventLoop", "CLibUV", "CWebSockets"],

@@ -28,6 +28,10 @@ from lines import action_line  # noqa: E402
 from scaling import stripped_copy  # noqa: E402
 
 SMALL, LARGE = 4_000, 12_000
+# Arguments as a host gives them: a command, run's options and a store's (no connection is made
+# before the websocket store's first action).
+RUN_ARGUMENTS = ["run", "--linger", "1", "--log-level", "error", "--websocket-url",
+                 "ws://127.0.0.1:9/"]
 
 
 @dataclass(frozen=True)
@@ -104,13 +108,28 @@ def per_action(binary: Path, row: Row, out: Path) -> float:
     return (run(LARGE) - run(SMALL)) / (LARGE - SMALL)
 
 
+def start_up(binary: Path, args: list[str]) -> int:
+    """Instructions of a whole run with nothing on stdin: start, the ready line, exit."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), *args],
+            input=b"", capture_output=True, check=True, timeout=600)
+    return next(int(line.split()[-1]) for line in result.stderr.decode().splitlines()
+                if "Collected :" in line)
+
+
 def rows(binary: Path, todo_actor: Path | None, out: Path) -> list[tuple[str, str, str]]:
     if shutil.which("valgrind") is None:
         return [("instructions per action", "skipped", "needs valgrind")]
     binaries = {False: stripped_copy(binary, out)}
+    empty = start_up(binaries[False], [])
+    given = start_up(binaries[False], RUN_ARGUMENTS)
+    result = [("instructions of a run with empty input (start-up and exit)", f"{empty:,}", ""),
+              ("  the same, given run's arguments (" + " ".join(RUN_ARGUMENTS) + ")", f"{given:,}",
+               f"{given / empty:.2f}× the empty run's")]
     if todo_actor is not None:
         binaries[True] = stripped_copy(todo_actor, out)
-    result = []
     counter_figure = None
     for row in ROWS:
         if row.todo_actor not in binaries:

@@ -4,7 +4,8 @@ their README says, each figure a ratio to a peer:
 - counter actions per CPU second: 1,000,000 counter lines (the peers' `gen.py`) from a file to
   /dev/null, the binary, Node 20 (`node_peer.mjs`), Python (`python_fast.py`) and the C floor
   (`limit_prefixed.c`) interleaved, median of 5; CPU is the child's user + system time;
-- start-up to the ready line: `pingpong -s 50` on the binary and on the C floor;
+- start-up to the ready line: `pingpong -s 50` on the binary and on the C floor, and on the
+  binary given arguments as hosts give them;
 - round trip p99, pinned to CPU 0: `taskset -c 0 pingpong -n 20000 -w 1000` on both.
 
 The C programs are compiled with `gcc -O2` into the benchmark's temporary folder. Run alone:
@@ -20,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from action_instructions import RUN_ARGUMENTS  # noqa: E402
 
 PEERS = Path(__file__).resolve().parent.parent.parent / "shared" / "peers"
 # The binary's counter actions are named within its primes store.
@@ -95,6 +99,12 @@ def rows(binary: Path, out: Path, actions=1_000_000, runs=5, round_trips=20_000)
     ours, floor = statistics.median(startups["binary"]), statistics.median(startups["C floor"])
     result.append(("start-up to ready, pingpong -s 50, median of 3",
                    f"{ours:.2f} / {floor:.2f} ms", f"{ours / floor:.1f}x the C floor (goal <= 3x)"))
+    # How the cluster starts each process: `run` with options of its own and a store's.
+    given = statistics.median(
+        figure(pingpong(pingpong_program, [*programs["binary"], *RUN_ARGUMENTS], "-s", "50"),
+               "median") for _ in range(3))
+    result.append(("  the same, given run's arguments (" + " ".join(RUN_ARGUMENTS) + ")",
+                   f"{given:.2f} ms", f"{given / floor:.1f}x the C floor"))
 
     p99s = {"binary": [], "C floor": []}
     for _ in range(3):

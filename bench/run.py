@@ -11,6 +11,7 @@ or a percentile of several runs, and ratios are taken within one run.
 """
 
 import argparse
+import importlib.util
 import statistics
 import subprocess
 import sys
@@ -24,9 +25,14 @@ import custom_store  # noqa: E402
 import effects  # noqa: E402
 import http_fetches  # noqa: E402
 import orderbook  # noqa: E402
-import peers  # noqa: E402
 import timeline  # noqa: E402
 import ws_echo  # noqa: E402
+
+# bench/peers.py by its path: http_fetches puts Tests/servers first on the path, whose module of
+# the same name `import peers` would find.
+_spec = importlib.util.spec_from_file_location("bench_peers", HERE / "peers.py")
+peers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(peers)
 INCR = b'{"store":"primes","action":"counter.incrTapped"}\n'
 DECR = b'{"store":"primes","action":"counter.decrTapped"}\n'
 

@@ -60,20 +60,32 @@ public struct ComposableActorCommand: ParsableCommand {
         }
       }
     #endif
-    // No arguments is `run` with every default, the way hosts start the binary. The argument
-    // parser would spend three quarters of the start-up's instructions finding that out: it
-    // reflects over every option of every command, and each type it meets makes the runtime
-    // scan all conformance records of the binary.
-    if CommandLine.arguments.count == 1 {
-      do {
-        try Run.run(Run.configuration(storeArguments: []), mcp: nil)
-      } catch {
-        exit(withError: error)
-      }
+    // No arguments is `run` with every default, the way hosts start the binary; arguments in
+    // the forms hosts use are read by `RunOptions(commonArguments:)`. The argument parser
+    // would spend three quarters of the start-up's instructions (six times them, given
+    // arguments) finding the same: it reflects over every option of every command, and each
+    // type it meets makes the runtime scan all conformance records of the binary. Anything
+    // else, and options that do not pass the checks, go to the parser for its messages.
+    let arguments = CommandLine.arguments.dropFirst()
+    if arguments.isEmpty {
+      runWithoutParser { try Run.configuration(storeArguments: []) }
+    } else if let options = RunOptions(commonArguments: arguments),
+      (try? options.validate()) != nil
+    {
+      runWithoutParser { try options.configuration() }
     } else {
       main()
     }
     Glibc.exit(0)
+  }
+
+  /// Runs `run` with the configuration `configure` makes, without the argument parser.
+  private static func runWithoutParser(_ configure: () throws -> RunConfiguration) {
+    do {
+      try Run.run(configure(), mcp: nil)
+    } catch {
+      exit(withError: error)
+    }
   }
 
   /// The stores `main(stores:)` was given. Set once, before any command is parsed; read only

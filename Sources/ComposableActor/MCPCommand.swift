@@ -46,7 +46,7 @@ extension ComposableActorCommand {
     /// A recording made under `mcp` replays as `run`'s: its arguments without `mcp` and
     /// `--call-wait`.
     private var recordedArguments: [String] {
-      var arguments = options.recordedArguments
+      var arguments = RunOptions.recordedArguments
       if arguments.first == "mcp" { arguments.removeFirst() }
       return removingOptions(["--call-wait"], from: arguments)
     }

@@ -158,84 +158,7 @@ extension ComposableActorCommand {
     var storeArguments: [String] = []
 
     func validate() throws {
-      guard maxLineBytes >= 64 else {
-        throw ValidationError("--max-line-bytes must be at least 64")
-      }
-      // Bounded, as the ping interval is: each becomes whole milliseconds in an Int64, and
-      // recordings and scenarios carry these arguments too.
-      guard (0...Self.longestWait).contains(linger) else {
-        throw ValidationError("--linger must be between 0 and \(Int(Self.longestWait)) seconds")
-      }
-      guard maxAdvanceWakeUps >= 1 else {
-        throw ValidationError("--max-advance-wakeups must be at least 1")
-      }
-      guard maxInstances >= 1 else {
-        throw ValidationError("--max-instances must be at least 1")
-      }
-      guard (1...10_000).contains(maxDepth) else {
-        throw ValidationError("--max-depth must be between 1 and 10000")
-      }
-      guard httpTimeout > 0, httpTimeout <= Self.longestWait else {
-        throw ValidationError(
-          "--http-timeout must be more than 0 and at most \(Int(Self.longestWait)) seconds")
-      }
-      if stateDir != nil && stateURL != nil {
-        throw ValidationError("--state-dir and --state-url are two places to store: give one")
-      }
-      if stateDir == nil && stateURL == nil {
-        for (option, given) in [
-          ("--passivate-after", passivateAfter != nil), ("--max-active", maxActive != nil),
-        ] where given {
-          throw ValidationError(
-            "\(option) needs --state-dir or --state-url: without one nothing is stored")
-        }
-      }
-      if stateDir == nil, fsync != nil {
-        throw ValidationError(
-          "--fsync needs --state-dir: it is SQLite's (PostgreSQL's own settings say when a "
-            + "commit reaches its disk)")
-      }
-      if stateURL == nil {
-        for (option, given) in [
-          ("--process-id", processID != nil), ("--lease-seconds", leaseSeconds != nil),
-        ] where given {
-          throw ValidationError("\(option) needs --state-url")
-        }
-      }
-      if let processID, processID.isEmpty || processID.utf8.count > 256 {
-        throw ValidationError("--process-id must be 1 to 256 bytes")
-      }
-      if let leaseSeconds, !(3...Self.longestWait).contains(leaseSeconds) {
-        throw ValidationError(
-          "--lease-seconds must be between 3 and \(Int(Self.longestWait)) seconds (the lease is "
-            + "renewed every second)")
-      }
-      if let passivateAfter, !(0.001...Self.longestWait).contains(passivateAfter) {
-        throw ValidationError(
-          "--passivate-after must be between 0.001 and \(Int(Self.longestWait)) seconds")
-      }
-      if let maxActive, maxActive < 1 {
-        throw ValidationError("--max-active must be at least 1")
-      }
-      if let option = stateDir != nil ? "--state-dir" : stateURL != nil ? "--state-url" : nil {
-        let stores = ComposableActorCommand.catalog.storesWithoutDecodableState
-        if !stores.isEmpty {
-          throw ValidationError(
-            "\(option) needs every store's state to be Decodable, to read it back: "
-              + stores.joined(separator: ", ") + " is not")
-        }
-      }
-      if record != nil && emit != .actions {
-        throw ValidationError("--record needs --emit actions: it logs one patch per action")
-      }
-      do {
-        _ = try ComposableActorCommand.catalog.parseOptions(storeArguments)
-      } catch {
-        throw ValidationError(error.description)
-      }
-      if let caFile, access(caFile, R_OK) != 0 {
-        throw ValidationError("--ca-file \(caFile): \(String(cString: strerror(errno)))")
-      }
+      try options.validate()
     }
 
     func run() throws {
@@ -270,34 +193,19 @@ extension ComposableActorCommand {
 extension ComposableActorCommand.Run {
   /// The options parsed, for the runtime. Throws when the stores' options do not parse.
   func configuration() throws -> RunConfiguration {
-    var configuration = try Self.configuration(storeArguments: storeArguments)
-    configuration.maxLineBytes = maxLineBytes
-    configuration.linger = linger
-    configuration.emit = emit
-    configuration.traces = Set(trace)
-    configuration.logLevel = logLevel
-    configuration.dataDirectory = dataDir
-    configuration.maxDepth = maxDepth
-    configuration.maxInstances = maxInstances
-    configuration.caFile = caFile
-    configuration.httpTimeout = httpTimeout
-    configuration.seed = seed
-    configuration.clock = clock
-    configuration.maxAdvanceWakeUps = maxAdvanceWakeUps
-    configuration.record = record
-    if let stateDir {
-      configuration.stateLocation = .folder(stateDir)
-    } else if let stateURL {
-      configuration.stateLocation = .database(
-        url: stateURL, process: processID ?? Self.hostName,
-        lease: .milliseconds(Int((leaseSeconds ?? 10) * 1000)))
-    }
-    configuration.fsync = fsync ?? RunConfiguration.defaults.fsync
-    configuration.passivateAfter = passivateAfter
-    configuration.maxActiveInstances = maxActive ?? RunConfiguration.defaults.maxActiveInstances
-    configuration.allowEffectActions = allowEffectActions
-    configuration.recordedArguments = recordedArguments
-    return configuration
+    try options.configuration()
+  }
+
+  /// The values the parser read, for `RunOptions` to check and turn into a configuration.
+  var options: RunOptions {
+    RunOptions(
+      maxLineBytes: maxLineBytes, linger: linger, emit: emit, trace: trace, logLevel: logLevel,
+      dataDir: dataDir, maxDepth: maxDepth, caFile: caFile, httpTimeout: httpTimeout, seed: seed,
+      clock: clock, maxAdvanceWakeUps: maxAdvanceWakeUps, record: record,
+      maxInstances: maxInstances, stateDir: stateDir, stateURL: stateURL, processID: processID,
+      leaseSeconds: leaseSeconds, fsync: fsync, passivateAfter: passivateAfter,
+      maxActive: maxActive, allowEffectActions: allowEffectActions,
+      storeArguments: storeArguments)
   }
 
   /// `RunConfiguration`'s defaults, which are run's options', with the stores' options parsed
@@ -314,19 +222,6 @@ extension ComposableActorCommand.Run {
       storeOptions: storeOptions)
   }
 
-  /// The command line as given, without `run`, `--record`, `--seed` (the header keeps the
-  /// seed itself): what a replay parses to rebuild the stores with the same options.
-  var recordedArguments: [String] {
-    var arguments = Array(CommandLine.arguments.dropFirst())
-    if arguments.first == "run" { arguments.removeFirst() }
-    return removingOptions(
-      [
-        "--record", "--seed", "--state-dir", "--state-url", "--process-id", "--lease-seconds",
-        "--fsync", "--passivate-after", "--max-active",
-      ],
-      from: arguments)
-  }
-
   /// `--process-id`'s default: one process per machine needs no name of its own.
   static var hostName: String {
     var name = [UInt8](repeating: 0, count: 256)
@@ -340,8 +235,10 @@ extension ComposableActorCommand.Run {
   /// The longest `--linger` and `--http-timeout`, in seconds: a day.
   static let longestWait = 86_400.0
 
-  /// The long names of run's own options and mcp's, which no store may declare.
-  static let ownOptionNames: Set<String> = [
+  /// The long names of run's own options and mcp's, which no store may declare. An array: a
+  /// `Set<String>` made the runtime scan every conformance record of the binary for
+  /// `String: Hashable` when a run given arguments first read it.
+  static let ownOptionNames: [String] = [
     "max-line-bytes", "linger", "emit", "log-level", "data-dir", "max-depth", "ca-file",
     "http-timeout", "seed", "clock", "max-advance-wakeups", "max-instances", "record",
     "state-dir", "state-url", "process-id", "lease-seconds", "fsync", "passivate-after",

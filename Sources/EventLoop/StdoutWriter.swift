@@ -67,6 +67,8 @@ package final class StdoutWriter: @unchecked Sendable {
   private var output: Output?
   private var flushCheck: LoopCheck?
   private var pollNudge: LoopIdle?
+  /// While `willFlush` runs.
+  private var isFlushing = false
 
   package init(
     loop: EventLoop, fd: Int32 = 1, highWaterMark: Int = 1_048_576, lowWaterMark: Int = 262_144
@@ -104,6 +106,13 @@ package final class StdoutWriter: @unchecked Sendable {
   package func append(_ bytes: UnsafeRawBufferPointer) {
     loop.assertOnLoopThread()
     guard !isClosed, !bytes.isEmpty else { return }
+    // A batch handed over from `willFlush` with nothing before it leaves now, from its host's
+    // memory: copying it into `pending` first was 170 instructions a counter line.
+    if isFlushing && pending.count == 0 {
+      gathered = max(0, gathered - bytes.count)
+      write(bytes)
+      return
+    }
     if pending.count == 0 {
       flushCheck?.start()
       pollNudge?.start()
@@ -161,7 +170,9 @@ package final class StdoutWriter: @unchecked Sendable {
 
   /// The check callback: one write for everything appended since the last flush.
   private func flush() {
+    isFlushing = true
     willFlush?()
+    isFlushing = false
     // After `willFlush`, whose appends would have started them again.
     if willFlush == nil { flushCheck?.stop() }
     pollNudge?.stop()
@@ -184,6 +195,26 @@ package final class StdoutWriter: @unchecked Sendable {
       }
       writtenBytes += pending.count
       pending.removeAll()
+    }
+    updateBackpressure()
+  }
+
+  /// One write of bytes that stay the caller's; what the descriptor does not take at once is
+  /// copied and written later.
+  private func write(_ bytes: UnsafeRawBufferPointer) {
+    guard let output else { return }
+    writeCount += 1
+    do {
+      switch output {
+      case .stream(let stream):
+        writtenBytes += try stream.write(bytes)
+      case .file(let fd):
+        try writeFully(fd, bytes)
+        writtenBytes += bytes.count
+      }
+    } catch {
+      fail(error)
+      return
     }
     updateBackpressure()
   }

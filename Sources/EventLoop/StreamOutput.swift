@@ -72,27 +72,52 @@ final class StreamOutput: LoopHandleOwner {
   /// iteration were a tenth of a round trip's instructions. `uv_try_write` writes nothing while
   /// requests are queued, so the bytes stay in order.
   func write(_ buffer: inout OutputBuffer) throws(LoopError) -> Int {
-    guard let stream else { throw LoopError(code: UV_EBADF.rawValue, operation: "write") }
-    var whole = uv_buf_init(
-      UnsafeMutableRawPointer(mutating: buffer.bytes.baseAddress!).assumingMemoryBound(
-        to: CChar.self), UInt32(buffer.count))
-    let rc = uv_try_write(stream, &whole, 1)
-    if rc < 0 && rc != UV_EAGAIN.rawValue { throw LoopError(code: rc, operation: "write") }
-    let written = max(0, Int(rc))
+    let written = try writeNow(buffer.bytes)
     if written == buffer.count {
       buffer.removeAll()
       return written
     }
-    let taken = buffer.take()
+    try queue(buffer.take(), from: written)
+    return written
+  }
+
+  /// Writes what the stream takes of `bytes` at once, and starts writing a copy of the rest
+  /// with `uv_write`: for bytes whose memory stays the caller's. Returns the bytes written now.
+  func write(_ bytes: UnsafeRawBufferPointer) throws(LoopError) -> Int {
+    let written = try writeNow(bytes)
+    if written < bytes.count {
+      var rest = OutputBuffer()
+      rest.append(UnsafeRawBufferPointer(rebasing: bytes[written...]))
+      try queue(rest.take(), from: 0)
+    }
+    return written
+  }
+
+  /// `uv_try_write`: the bytes the stream took (none while requests are queued).
+  private func writeNow(_ bytes: UnsafeRawBufferPointer) throws(LoopError) -> Int {
+    guard let stream else { throw LoopError(code: UV_EBADF.rawValue, operation: "write") }
+    var whole = uv_buf_init(
+      UnsafeMutableRawPointer(mutating: bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+      UInt32(bytes.count))
+    let rc = uv_try_write(stream, &whole, 1)
+    if rc < 0 && rc != UV_EAGAIN.rawValue { throw LoopError(code: rc, operation: "write") }
+    return max(0, Int(rc))
+  }
+
+  /// Starts writing `taken[offset...]` with `uv_write`, which frees `taken` when done.
+  private func queue(_ taken: UnsafeMutableRawBufferPointer, from offset: Int) throws(LoopError) {
+    guard let stream else {
+      free(taken.baseAddress)
+      throw LoopError(code: UV_EBADF.rawValue, operation: "write")
+    }
     let write = Write(
-      memory: taken.baseAddress!, bytes: UnsafeMutableRawBufferPointer(rebasing: taken[written...]))
+      memory: taken.baseAddress!, bytes: UnsafeMutableRawBufferPointer(rebasing: taken[offset...]))
     var rest = uv_buf_init(
       write.bytes.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(write.bytes.count))
     write.request.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     let queued = uv_write(write.request, stream, &rest, 1, streamDidWrite)
     try LoopError.check(queued, "uv_write")
     inFlight.append(write)
-    return written
   }
 
   fileprivate func didWrite(_ request: UnsafeMutablePointer<uv_write_t>, status: Int32) {

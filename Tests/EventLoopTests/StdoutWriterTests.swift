@@ -66,6 +66,44 @@ final class StdoutWriterTests: XCTestCase {
     XCTAssertEqual(writeCount.current, 2)
   }
 
+  /// A batch `willFlush` hands over is written from the host's memory; what a full pipe does
+  /// not take is copied, so the host may reuse its buffer at once, and later batches wait their
+  /// turn behind it.
+  func testBatchesLargerThanThePipeArriveWholeAndInOrder() throws {
+    let pipe = TestPipe()
+    let drained = Locked<[UInt8]>([])
+    let readerThread = Locked<TestThread?>(nil)
+    let batches = (0..<4).map { index in
+      [UInt8](repeating: UInt8(ascii: "a") + UInt8(index), count: 300 * 1024)
+    }
+    let next = Locked(0)
+    try runLoop { loop in
+      let writer = try StdoutWriter(loop: loop, fd: pipe.writeEnd)
+      // The host's one buffer, refilled for every batch: the writer must not keep it.
+      let hostBuffer = Locked<[UInt8]>([])
+      writer.willFlush = {
+        guard next.current < batches.count else { return }
+        hostBuffer.withValue { buffer in
+          buffer.removeAll(keepingCapacity: true)
+          buffer += batches[next.current]
+          buffer.withUnsafeBytes { writer.append($0) }
+          buffer.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        }
+        next.withValue { $0 += 1 }
+      }
+      Task(executorPreference: loop.executor) {
+        while next.current < batches.count {
+          try? await loop.clock.sleep(for: .milliseconds(1))
+        }
+        readerThread.withValue { $0 = TestThread { drained.withValue { $0 = pipe.readToEnd() } } }
+        writer.flushSynchronously()
+      }
+    }
+    pipe.closeWrite()
+    readerThread.current?.join()
+    XCTAssertEqual(drained.current, Array(batches.joined()))
+  }
+
   func testBackpressureRisesWithASlowReaderAndClearsWhenDrained() throws {
     let pipe = TestPipe()
     let signals = Locked<[Bool]>([])

@@ -10,20 +10,22 @@ package struct StoreCatalog: Sendable {
   /// Stops the process with a message when two stores share a name: a mistake in the binary's
   /// `main`, which no input could fix.
   package init(_ definitions: [any StoreDefinition.Type]) {
-    var seen = Set<String>()
-    for definition in definitions {
+    // Compared pairwise, as a binary has a handful of stores: a `Set<String>` made the runtime
+    // scan every conformance record of the binary for `String: Hashable` at every start.
+    for (index, definition) in definitions.enumerated() {
       precondition(
-        seen.insert(definition.name).inserted,
+        !definitions[..<index].contains { $0.name == definition.name },
         "two stores are named \"\(definition.name)\"; store names must be unique")
       precondition(!definition.name.isEmpty, "a store's name must not be empty")
-      for name in definition.scriptedDependencies {
-        precondition(
-          !Self.scenarioSteps.contains(name),
-          "the store \(definition.name) scripts a dependency named \"\(name)\", which is a "
-            + "scenario step of its own")
-      }
     }
     self.definitions = definitions
+    // Reading the stores' dependency lists instantiates each dependency's generic type, whose
+    // requirements make the runtime scan every conformance record of the binary: a quarter of
+    // a release run's start-up. Debug builds, where a team develops its stores, check at
+    // start; every build checks where scenarios read the names (`scriptedDependencies`).
+    #if DEBUG
+      _ = scriptedDependencies
+    #endif
   }
 
   /// The steps a scenario file has besides the scripted dependencies' (docs/SCENARIOS.md): no
@@ -36,8 +38,19 @@ package struct StoreCatalog: Sendable {
   package var names: [String] { definitions.map { $0.name } }
 
   /// The names of every dependency the stores script: the steps a scenario may use for them.
+  /// Stops the process with a message when one is named like a scenario step of its own.
   package var scriptedDependencies: Set<String> {
-    Set(definitions.flatMap { $0.scriptedDependencies })
+    var names = Set<String>()
+    for definition in definitions {
+      for name in definition.scriptedDependencies {
+        precondition(
+          !Self.scenarioSteps.contains(name),
+          "the store \(definition.name) scripts a dependency named \"\(name)\", which is a "
+            + "scenario step of its own")
+        names.insert(name)
+      }
+    }
+    return names
   }
 
   package var descriptors: [StoreDescriptor] { definitions.map { $0.descriptor } }
@@ -177,24 +190,27 @@ extension StoreDefinition {
     options = typed
   }
 
+  /// The definition's initial state is read when the store is first built, not at start: the
+  /// primes store's, made at every start, was a tenth of an empty run's instructions.
   @StoreActor
   fileprivate static func factory(
     options: any StoreOptions, services: Services, output: StoreOutput
   ) -> StoreFactory {
-    factory(options, services, output, state: initialState)
+    factory(options, services, output) { initialState }
   }
 
   @StoreActor
   fileprivate static func factory(
     options: any StoreOptions, services: Services, output: StoreOutput, initialState: JSONValue
   ) throws(StateDecodingError) -> StoreFactory {
-    factory(options, services, output, state: try decodeState(initialState))
+    let state = try decodeState(initialState)
+    return factory(options, services, output) { state }
   }
 
   @StoreActor
   private static func factory(
     _ options: any StoreOptions, _ services: Services, _ output: StoreOutput,
-    state: Feature.State
+    state: @escaping @StoreActor () -> Feature.State
   ) -> StoreFactory {
     let options = options as? Options ?? Options()
     let output = output.sharingHostState()
@@ -213,12 +229,12 @@ extension StoreDefinition {
       #endif
       return _makeHostedStore(
         options: options, services: services.about(instance), output: output.about(instance),
-        initialState: parkedState as? Feature.State ?? state
+        initialState: parkedState as? Feature.State ?? state()
       ).store
     } reuse: { host, instance, parkedState in
       _reuseHostedStore(
         AnyHostedStore(host), options: options, services: services.about(instance),
-        output: output.about(instance), parkedState: parkedState, initialState: state)
+        output: output.about(instance), parkedState: parkedState, initialState: state())
     }
   }
 }

@@ -12,7 +12,10 @@ import Synchronization
 package final class OutputGate: Sendable {
   private struct State {
     var isOpen = true
-    var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    // Not `[:]`: the literal's initializer instantiates the dictionary's generic type, whose
+    // key requirement makes the runtime scan every conformance record of the binary, at every
+    // start; `init()` shares the empty storage until a first waiter.
+    var waiters = [UInt64: CheckedContinuation<Void, Never>]()
     var lastWaiter: UInt64 = 0
   }
 
