@@ -30,7 +30,8 @@ final class BytesDecoder: Decoder {
     case .null: return .null
     case .true: return .bool(true)
     case .false: return .bool(false)
-    case .number, .string, .array, .object:
+    case .number: return map.number(index)
+    case .string, .array, .object:
       reader.position = map.offset(index)
       // Validated when the map was made.
       return try! reader.parseValue()
@@ -60,8 +61,8 @@ final class BytesDecoder: Decoder {
     var key = key
     return key.withUTF8 { utf8 in
       utf8.count == range.count
-        && utf8.elementsEqual(
-          UnsafeBufferPointer(start: reader.bytes + range.lowerBound, count: range.count))
+        && String.bytesEqual(
+          utf8, UnsafeBufferPointer(start: reader.bytes + range.lowerBound, count: range.count))
     }
   }
 

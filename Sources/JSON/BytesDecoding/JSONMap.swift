@@ -8,9 +8,10 @@
 /// parser builds values.
 ///
 /// Each value is a run of words in `words`, in document order: `kind | escaped << 3 | offset
-/// << 4` (offset of its first byte; `escaped` for a string with a backslash), then, for a
-/// scalar, the offset just past it; for an array or object, its count of elements or members
-/// and the index in `words` just past its last one. A member is its key (a string) followed by
+/// << 4` (offset of its first byte; `escaped` for a string with a backslash, or a number that is
+/// not an `Int`), then, for a number, its value (the `Int`, or the `Double`'s bits); for
+/// another scalar, the offset just past it; for an array or object, its count of elements or
+/// members and the index in `words` just past its last one. A member is its key (a string) followed by
 /// its value.
 struct JSONMap {
   enum Kind: Int {
@@ -40,6 +41,13 @@ struct JSONMap {
   /// Whether the string at `index` has escapes, so that its bytes are not its contents.
   func isEscaped(_ index: Int) -> Bool {
     words[index] & 8 != 0
+  }
+
+  /// The number at `index`, as the parser reads it.
+  func number(_ index: Int) -> JSONValue {
+    isEscaped(index)
+      ? .number(Double(bitPattern: UInt64(truncatingIfNeeded: words[index + 1])))
+      : .int(words[index + 1])
   }
 
   /// The element or member count of the array or object at `index`.
@@ -82,8 +90,17 @@ extension Parser {
       let escaped = try scanString() == nil
       words.append(kind.rawValue | (escaped ? 8 : 0) | start << 4)
     case .number:
-      _ = try parseNumber()
-      words.append(kind.rawValue | start << 4)
+      // Kept, so that reading it is not parsing it again: an `.int`'s bits, or a `.number`'s
+      // (flagged like an escaped string).
+      let number = try parseNumber()
+      if case .int(let integer) = number {
+        words.append(kind.rawValue | start << 4)
+        words.append(integer)
+      } else {
+        words.append(kind.rawValue | 8 | start << 4)
+        words.append(Int(truncatingIfNeeded: number.doubleValue!.bitPattern))
+      }
+      return
     case .true, .false, .null:
       words.append(kind.rawValue | start << 4)
     }
@@ -170,6 +187,6 @@ extension Parser {
       start: bytes + (words[lhs] >> 4) + 1, count: words[lhs + 1] - (words[lhs] >> 4) - 2)
     let right = UnsafeBufferPointer(
       start: bytes + (words[rhs] >> 4) + 1, count: words[rhs + 1] - (words[rhs] >> 4) - 2)
-    return left.elementsEqual(right)
+    return left.count == right.count && String.bytesEqual(left, right)
   }
 }
