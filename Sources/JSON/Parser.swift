@@ -28,6 +28,7 @@ struct Parser: ~Copyable {
   }
 
   /// Only whitespace may follow the document's value.
+  @inline(__always)
   mutating func expectEnd() throws(JSONParseError) {
     skipWhitespace()
     guard position == count else {
@@ -66,6 +67,7 @@ struct Parser: ~Copyable {
 
   /// The kind of the value under the cursor, from its first byte; a literal (`true`, `false`,
   /// `null`) is checked and consumed, anything else is left to parse.
+  @inline(__always)
   mutating func valueKind() throws(JSONParseError) -> JSONMap.Kind {
     guard let byte = current else {
       throw JSONParseError(.invalidJSON, "unexpected end of input", at: position)
@@ -127,6 +129,7 @@ struct Parser: ~Copyable {
 
   /// After an element of an array (closed by `]`) or a member of an object (`}`): whether a
   /// `,` follows rather than the closing byte, either consumed with the whitespace around it.
+  @inline(__always)
   mutating func continuesAfterElement(closedBy closing: UInt8) throws(JSONParseError) -> Bool {
     skipWhitespace()
     switch current {
@@ -193,6 +196,7 @@ struct Parser: ~Copyable {
   }
 
   /// Between an object's key and its value.
+  @inline(__always)
   mutating func expectColon() throws(JSONParseError) {
     skipWhitespace()
     guard current == UInt8(ascii: ":") else {
