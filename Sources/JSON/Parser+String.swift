@@ -5,6 +5,18 @@ extension Parser {
   /// The common string has no escapes: it is validated in place and becomes a `String` in one
   /// step from the input bytes. The first backslash switches to copying into `scratch`.
   mutating func parseString() throws(JSONParseError) -> String {
+    guard let content = try scanString() else {
+      return String(decoding: scratch, as: UTF8.self)
+    }
+    return String(
+      decoding: UnsafeBufferPointer(start: bytes + content.lowerBound, count: content.count),
+      as: UTF8.self)
+  }
+
+  /// Validates the string whose opening quote is under the cursor and moves past it: the range
+  /// of its content when it has no escapes, which needs no copy; nil when it has, its decoded
+  /// bytes then in `scratch`.
+  mutating func scanString() throws(JSONParseError) -> Range<Int>? {
     let openingQuote = position
     position += 1
     let contentStart = position
@@ -13,16 +25,15 @@ extension Parser {
       guard position < count else { break }
       let byte = bytes[position]
       if byte == UInt8(ascii: "\"") {
-        let content = UnsafeBufferPointer(
-          start: bytes + contentStart, count: position - contentStart)
         position += 1
-        return String(decoding: content, as: UTF8.self)
+        return contentStart..<position - 1
       } else if byte == UInt8(ascii: "\\") {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(
           contentsOf: UnsafeBufferPointer(
             start: bytes + contentStart, count: position - contentStart))
-        return try parseEscapedRemainder(openingQuote: openingQuote)
+        try decodeEscapedRemainder(openingQuote: openingQuote)
+        return nil
       } else if byte < 0x20 {
         throw controlCharacterError()
       } else {
@@ -39,12 +50,12 @@ extension Parser {
   }
 
   /// Continues a string at its first backslash, decoding into `scratch`.
-  private mutating func parseEscapedRemainder(openingQuote: Int) throws(JSONParseError) -> String {
+  private mutating func decodeEscapedRemainder(openingQuote: Int) throws(JSONParseError) {
     while position < count {
       let byte = bytes[position]
       if byte == UInt8(ascii: "\"") {
         position += 1
-        return String(decoding: scratch, as: UTF8.self)
+        return
       } else if byte == UInt8(ascii: "\\") {
         try appendEscape()
       } else if byte < 0x20 {

@@ -23,12 +23,18 @@ struct Parser: ~Copyable {
   mutating func parseDocument() throws(JSONParseError) -> JSONValue {
     skipWhitespace()
     let value = try parseValue()
+    try expectEnd()
+    return value
+  }
+
+  /// Only whitespace may follow the document's value.
+  @inline(__always)
+  mutating func expectEnd() throws(JSONParseError) {
     skipWhitespace()
     guard position == count else {
       throw JSONParseError(
         .invalidJSON, "unexpected \(describeByte(at: position)) after the value", at: position)
     }
-    return value
   }
 
   /// The byte under the cursor, or nil at the end.
@@ -48,20 +54,35 @@ struct Parser: ~Copyable {
   }
 
   mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    switch try valueKind() {
+    case .object: return try parseObject()
+    case .array: return try parseArray()
+    case .string: return .string(try parseString())
+    case .number: return try parseNumber()
+    case .true: return .bool(true)
+    case .false: return .bool(false)
+    case .null: return .null
+    }
+  }
+
+  /// The kind of the value under the cursor, from its first byte; a literal (`true`, `false`,
+  /// `null`) is checked and consumed, anything else is left to parse.
+  @inline(__always)
+  mutating func valueKind() throws(JSONParseError) -> JSONMap.Kind {
     guard let byte = current else {
       throw JSONParseError(.invalidJSON, "unexpected end of input", at: position)
     }
     switch byte {
-    case UInt8(ascii: "{"): return try parseObject()
-    case UInt8(ascii: "["): return try parseArray()
-    case UInt8(ascii: "\""): return .string(try parseString())
-    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+    case UInt8(ascii: "{"): return .object
+    case UInt8(ascii: "["): return .array
+    case UInt8(ascii: "\""): return .string
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
     case UInt8(ascii: "t"):
       try expectLiteral("true")
-      return .bool(true)
+      return .true
     case UInt8(ascii: "f"):
       try expectLiteral("false")
-      return .bool(false)
+      return .false
     case UInt8(ascii: "n"):
       try expectLiteral("null")
       return .null
@@ -70,7 +91,7 @@ struct Parser: ~Copyable {
     }
   }
 
-  private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+  mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
     let length = literal.utf8CodeUnitCount
     guard count - position >= length,
       UnsafeRawBufferPointer(start: bytes + position, count: length).elementsEqual(
@@ -81,7 +102,7 @@ struct Parser: ~Copyable {
     position += length
   }
 
-  private mutating func enterContainer() throws(JSONParseError) {
+  mutating func enterContainer() throws(JSONParseError) {
     depth += 1
     guard depth <= maxDepth else {
       throw JSONParseError(.tooDeep, "nesting deeper than \(maxDepth) levels", at: position)
@@ -100,17 +121,29 @@ struct Parser: ~Copyable {
     let base = elementStack.count
     while true {
       elementStack.push(try parseValue())
-      skipWhitespace()
-      switch current {
-      case UInt8(ascii: ","):
-        position += 1
-        skipWhitespace()
-      case UInt8(ascii: "]"):
-        position += 1
+      if try !continuesAfterElement(closedBy: UInt8(ascii: "]")) {
         return .array(elementStack.popArray(from: base))
-      default:
-        throw unexpected("expected ',' or ']' after array element")
       }
+    }
+  }
+
+  /// After an element of an array (closed by `]`) or a member of an object (`}`): whether a
+  /// `,` follows rather than the closing byte, either consumed with the whitespace around it.
+  @inline(__always)
+  mutating func continuesAfterElement(closedBy closing: UInt8) throws(JSONParseError) -> Bool {
+    skipWhitespace()
+    switch current {
+    case UInt8(ascii: ","):
+      position += 1
+      skipWhitespace()
+      return true
+    case closing:
+      position += 1
+      return false
+    default:
+      throw unexpected(
+        closing == UInt8(ascii: "]")
+          ? "expected ',' or ']' after array element" : "expected ',' or '}' after object member")
     }
   }
 
@@ -133,8 +166,7 @@ struct Parser: ~Copyable {
       let entryCount = entryStack.count - base
       if entryCount < JSONObject.linearSearchLimit {
         for index in base..<entryStack.count where entryStack[index].key.hasSameUTF8(as: key) {
-          throw JSONParseError(
-            .invalidJSON, "duplicate key \(JSONValue.string(key).briefDescription)", at: keyOffset)
+          throw duplicateKey(key, at: keyOffset)
         }
       } else {
         if keyIndex == nil {
@@ -145,30 +177,33 @@ struct Parser: ~Copyable {
           keyIndex = index
         }
         guard keyIndex!.updateValue(entryCount, forKey: UTF8Key(string: key)) == nil else {
-          throw JSONParseError(
-            .invalidJSON, "duplicate key \(JSONValue.string(key).briefDescription)", at: keyOffset)
+          throw duplicateKey(key, at: keyOffset)
         }
       }
-      skipWhitespace()
-      guard current == UInt8(ascii: ":") else {
-        throw unexpected("expected ':' after object key")
-      }
-      position += 1
-      skipWhitespace()
+      try expectColon()
       entryStack.push(JSONObject.Member(key: key, value: try parseValue()))
-      skipWhitespace()
-      switch current {
-      case UInt8(ascii: ","):
-        position += 1
-        skipWhitespace()
-      case UInt8(ascii: "}"):
-        position += 1
+      if try !continuesAfterElement(closedBy: UInt8(ascii: "}")) {
         return .object(
           JSONObject(uniqueEntries: entryStack.popArray(from: base), keyIndex: keyIndex))
-      default:
-        throw unexpected("expected ',' or '}' after object member")
       }
     }
+  }
+
+  /// The error for a key that the object being read has already.
+  func duplicateKey(_ key: String, at offset: Int) -> JSONParseError {
+    JSONParseError(
+      .invalidJSON, "duplicate key \(JSONValue.string(key).briefDescription)", at: offset)
+  }
+
+  /// Between an object's key and its value.
+  @inline(__always)
+  mutating func expectColon() throws(JSONParseError) {
+    skipWhitespace()
+    guard current == UInt8(ascii: ":") else {
+      throw unexpected("expected ':' after object key")
+    }
+    position += 1
+    skipWhitespace()
   }
 
   /// An error at the cursor that says what was found instead, or that the input ended.

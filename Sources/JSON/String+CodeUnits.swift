@@ -23,7 +23,7 @@ extension String {
   }
 
   /// Compares two buffers of equal length a word at a time.
-  private static func bytesEqual(
+  static func bytesEqual(
     _ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>
   ) -> Bool {
     guard let lhsBase = lhs.baseAddress, let rhsBase = rhs.baseAddress else { return true }

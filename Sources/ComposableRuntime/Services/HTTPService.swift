@@ -69,14 +69,10 @@ public struct HTTPService: Sendable {
   private func decoding<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) async throws -> T {
     let url = request.url
     let response = try await response(to: request)
-    let json: JSONValue
     do {
-      json = try JSONParser.parse(response.body)
-    } catch {
+      return try JSONBytesDecoder().decode(T.self, from: response.body)
+    } catch let error as JSONParseError {
       throw RequestFailure(kind: .decoding, url: url, message: "the body is not JSON: \(error)")
-    }
-    do {
-      return try JSONValueDecoder().decode(T.self, from: json)
     } catch let error as DecodingError {
       throw RequestFailure(
         kind: .decoding, url: url, message: "unexpected JSON: \(error.contextMessage)")

@@ -24,6 +24,7 @@ public struct JSONValueDecoder: Sendable {
 /// expected "or null".
 protocol OptionalDecodable {
   static func decodeOptional(from value: JSONValue) throws -> Self
+  static func decodeOptional(from decoder: BytesDecoder) throws -> Self
 }
 
 extension Optional: OptionalDecodable where Wrapped: Decodable {
@@ -32,5 +33,13 @@ extension Optional: OptionalDecodable where Wrapped: Decodable {
       return nil
     }
     return try ValueDecoder(value: value, allowsNull: true).decodeCurrent(Wrapped.self)
+  }
+
+  static func decodeOptional(from decoder: BytesDecoder) throws -> Self {
+    if decoder.map.kind(decoder.current) == .null {
+      return nil
+    }
+    decoder.allowsNull = true
+    return try decoder.decodeCurrent(Wrapped.self)
   }
 }

@@ -37,6 +37,12 @@ enum KnownDecodable {
     return nil
   }
 
+  /// Whether `decode` reads `type`: a reader that has no `JSONValue` at hand makes one only then.
+  static func reads<T>(_ type: T.Type) -> Bool {
+    T.self == JSONValue.self || T.self == String.self || T.self == Int.self || T.self == Bool.self
+      || T.self == Double.self || T.self == [Int].self || T.self == [String].self
+  }
+
   /// The elements of an array value, each converted by `convert`.
   private static func elements<Element>(
     of value: JSONValue, allowsNull: Bool, path: [any CodingKey],

@@ -1,6 +1,17 @@
+/// What a single-value container needs of the decoder that made it.
+protocol CurrentValueDecoder: AnyObject {
+  var codingPath: [any CodingKey] { get }
+  /// Decodes the value the decoder is at.
+  func decodeCurrent<T: Decodable>(_ type: T.Type) throws -> T
+}
+
+extension ValueDecoder: CurrentValueDecoder {}
+extension BytesDecoder: CurrentValueDecoder {}
+
 /// Reads a value that is one scalar, or hands it on to a nested type.
-struct SingleValueDecodingContainerImpl: SingleValueDecodingContainer {
-  let decoder: ValueDecoder
+struct SingleValueDecodingContainerImpl<Decoder: CurrentValueDecoder>: SingleValueDecodingContainer
+{
+  let decoder: Decoder
   let value: JSONValue
   let allowsNull: Bool
 

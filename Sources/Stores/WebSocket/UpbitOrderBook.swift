@@ -4,8 +4,7 @@ extension OrderBookCoding {
   /// Upbit's order-book JSON, read and written with the product's JSON parser.
   public static let upbit = Self(
     decode: { bytes in
-      guard let json = try? JSONParser.parse(bytes),
-        let book = try? JSONValueDecoder().decode(UpbitOrderBook.self, from: json),
+      guard let book = try? JSONBytesDecoder().decode(UpbitOrderBook.self, from: bytes),
         book.type == "orderbook"
       else { return nil }
       return OrderBook(
