@@ -197,16 +197,17 @@ private struct CompactReader {
       // 18 digits always fit `Int`; longer ones are left to the parser.
       return number.count <= (number.first == UInt8(ascii: "-") ? 19 : 18)
     }
-    for literal: StaticString in ["true", "false", "null"] {
-      let length = literal.utf8CodeUnitCount
-      if bytes.count - position >= length,
-        memcmp(bytes.baseAddress! + position, literal.utf8Start, length) == 0
-      {
-        position += length
-        return true
-      }
-    }
-    return false
+    // Not a loop over an array of the three: the array was allocated at every call.
+    return take(literal: "true") || take(literal: "false") || take(literal: "null")
+  }
+
+  private mutating func take(literal: StaticString) -> Bool {
+    let length = literal.utf8CodeUnitCount
+    guard bytes.count - position >= length,
+      memcmp(bytes.baseAddress! + position, literal.utf8Start, length) == 0
+    else { return false }
+    position += length
+    return true
   }
 
   /// The content of a string of ASCII without escapes or control characters, after optional
