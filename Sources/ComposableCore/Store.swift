@@ -127,6 +127,9 @@ public final class Store<State, Action: Sendable> {
     isReducing = true
     defer { isReducing = false }
     reduce(received)
+    // Most reductions queue nothing: the loop and emptying the queue would cost a host action
+    // a check of the array's storage each.
+    guard !pending.isEmpty else { return }
     var next = 0
     while next < pending.count {
       let queued = pending[next]

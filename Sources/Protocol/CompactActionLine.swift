@@ -15,7 +15,9 @@
 ///
 /// Members `store`, `action`, an optional `instance` and an optional `id` in any order, JSON whitespace anywhere,
 /// strings of ASCII without escapes or control characters, an integer `id` (kept as written). An
-/// action with a payload is any object, which the general parser reads on its own. Anything
+/// action whose payload members are such strings, integers, booleans or nulls stays text too
+/// (``ActionText``), for the store to read its fields straight from it; any other action
+/// object is read by the general parser on its own. Anything
 /// else gives nil, and the line goes through the general parser instead; for the lines it
 /// accepts, ``message`` is exactly the one the general path makes (a property test and the
 /// fuzz target check both).
@@ -42,7 +44,9 @@ public struct CompactActionLine {
     /// A payload-free action's type: bytes of the line, valid while the line is; `isObject`
     /// when it came as `{"type":…}` rather than as the bare type string.
     case type(UnsafeRawBufferPointer, isObject: Bool)
-    /// An action object with a payload, parsed.
+    /// An action object whose payload is scalars, as text of the line.
+    case text(ActionText)
+    /// Any other action object with a payload, parsed.
     case payload(JSONValue)
   }
 
@@ -62,6 +66,11 @@ public struct CompactActionLine {
     case .type(let bytes, let isObject):
       let type = JSONValue.string(String(decoding: bytes, as: UTF8.self))
       value = isObject ? .object(["type": type]) : type
+    case .text(let text):
+      // The reader took only text the parser reads.
+      value = try! text.bytes.withMemoryRebound(to: UInt8.self) { bytes in
+        try JSONParser.parse(UnsafeRawBufferPointer(bytes), maxDepth: 1)
+      }
     case .payload(let action):
       value = action
     }
@@ -129,11 +138,76 @@ private struct CompactReader {
     }
     position = start
     skipWhitespace()
+    let objectStart = position
+    if let text = actionText() { return .text(text) }
+    position = objectStart
     guard position < bytes.count, bytes[position] == UInt8(ascii: "{"),
       case .object(let object)? = try? JSONParser.parseValue(
         bytes, at: &position, maxDepth: maxDepth - 1)
     else { return nil }
     return .payload(.object(object))
+  }
+
+  /// An action object of a plain string `type` and payload members whose keys are plain
+  /// strings and whose values are plain strings, integers that fit `Int`, booleans or nulls,
+  /// with no key twice; nil for anything else.
+  private mutating func actionText() -> ActionText? {
+    skipWhitespace()
+    let start = position
+    guard take(UInt8(ascii: "{")) else { return nil }
+    // Whitespace is looked for where it may be, before each token, rather than noted by
+    // `skipWhitespace`, which every line's reading runs.
+    var sawWhitespace = false
+    func noteWhitespace() {
+      if position < bytes.count, ActionText.isWhitespace(bytes[position]) { sawWhitespace = true }
+    }
+    var type: UnsafeRawBufferPointer?
+    var typeIsFirst = false
+    var memberCount = 0
+    repeat {
+      noteWhitespace()
+      guard memberCount < ActionText.maxMembers, let key = plainBytes() else { return nil }
+      noteWhitespace()
+      guard take(UInt8(ascii: ":")) else { return nil }
+      noteWhitespace()
+      let earlier = ActionText(
+        bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), type: key,
+        memberCount: memberCount, typeIsFirst: false, isCompact: false)
+      guard earlier.member(named: key) == nil else { return nil }
+      if Key(key) == .type {
+        guard let string = plainBytes() else { return nil }
+        type = string
+        typeIsFirst = memberCount == 0
+      } else {
+        guard skipScalar() else { return nil }
+      }
+      memberCount += 1
+      noteWhitespace()
+    } while take(UInt8(ascii: ","))
+    guard take(UInt8(ascii: "}")), let type, memberCount > 1 else { return nil }
+    return ActionText(
+      bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), type: type,
+      memberCount: memberCount, typeIsFirst: typeIsFirst, isCompact: !sawWhitespace)
+  }
+
+  /// Skips a plain string, an integer the parser reads as an `Int`, or a literal.
+  private mutating func skipScalar() -> Bool {
+    if plainBytes() != nil { return true }
+    if let number = integer() {
+      // 18 digits always fit `Int`; longer ones are left to the parser.
+      return number.count <= (number.first == UInt8(ascii: "-") ? 19 : 18)
+    }
+    // Not a loop over an array of the three: the array was allocated at every call.
+    return take(literal: "true") || take(literal: "false") || take(literal: "null")
+  }
+
+  private mutating func take(literal: StaticString) -> Bool {
+    let length = literal.utf8CodeUnitCount
+    guard bytes.count - position >= length,
+      memcmp(bytes.baseAddress! + position, literal.utf8Start, length) == 0
+    else { return false }
+    position += length
+    return true
   }
 
   /// The content of a string of ASCII without escapes or control characters, after optional
@@ -205,25 +279,19 @@ private enum Key {
   case store, action, id, type, instance
 
   init?(_ bytes: UnsafeRawBufferPointer) {
-    if Self.matches(bytes, "store") {
-      self = .store
-    } else if Self.matches(bytes, "action") {
-      self = .action
-    } else if Self.matches(bytes, "id") {
-      self = .id
-    } else if Self.matches(bytes, "type") {
-      self = .type
-    } else if Self.matches(bytes, "instance") {
-      self = .instance
-    } else {
-      return nil
+    // By length first: each length has one name, so a key is compared with one name at most.
+    switch bytes.count {
+    case 5 where Self.matches(bytes, "store"): self = .store
+    case 6 where Self.matches(bytes, "action"): self = .action
+    case 2 where Self.matches(bytes, "id"): self = .id
+    case 4 where Self.matches(bytes, "type"): self = .type
+    case 8 where Self.matches(bytes, "instance"): self = .instance
+    default: return nil
     }
   }
 
   private static func matches(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
-    guard bytes.count == name.utf8CodeUnitCount else { return false }
-    for index in 0..<bytes.count where bytes[index] != name.utf8Start[index] { return false }
-    return true
+    memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0
   }
 }
 
@@ -235,5 +303,75 @@ extension UnsafeRawBufferPointer {
     return other.withUnsafeBytes { other in
       count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0
     }
+  }
+}
+
+/// An action object as text of its line, whose payload members are plain strings, integers
+/// that fit `Int`, booleans or nulls (``CompactActionLine``): its store reads the fields it
+/// needs from the bytes, without building a JSON document. Valid while the line is.
+@_spi(Hosting)
+public struct ActionText {
+  /// The object, `{` to `}`.
+  public let bytes: UnsafeRawBufferPointer
+  /// The content of its `type` string.
+  let type: UnsafeRawBufferPointer
+  /// How many members it has, `type` included.
+  let memberCount: Int
+  let typeIsFirst: Bool
+  /// Whether it holds no whitespace, so that it is the very bytes `JSONValue.write` makes of
+  /// it: every other token of such an object is written back as it stands.
+  let isCompact: Bool
+
+  /// Fields are marked used in a 64-bit set.
+  static let maxMembers = 64
+
+  /// A member's value: its token, and its position among the members.
+  struct Member {
+    let index: Int
+    /// The token, a string with its quotes.
+    let token: UnsafeRawBufferPointer
+  }
+
+  /// The member called `name`, found by scanning the text, which the reader has checked.
+  func member(named name: UnsafeRawBufferPointer) -> Member? {
+    var position = 1
+    var index = 0
+    while index < memberCount {
+      position = skipWhitespace(from: position) + 1
+      let keyStart = position
+      while bytes[position] != UInt8(ascii: "\"") { position += 1 }
+      let key = UnsafeRawBufferPointer(rebasing: bytes[keyStart..<position])
+      position = skipWhitespace(from: skipWhitespace(from: position + 1) + 1)
+      let valueStart = position
+      if bytes[position] == UInt8(ascii: "\"") {
+        position += 1
+        while bytes[position] != UInt8(ascii: "\"") { position += 1 }
+        position += 1
+      } else {
+        while !Self.endsToken(bytes[position]) { position += 1 }
+      }
+      if key.count == name.count, memcmp(key.baseAddress!, name.baseAddress!, key.count) == 0 {
+        return Member(
+          index: index, token: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<position]))
+      }
+      position = skipWhitespace(from: position) + 1
+      index += 1
+    }
+    return nil
+  }
+
+  private func skipWhitespace(from start: Int) -> Int {
+    var position = start
+    while position < bytes.count, Self.isWhitespace(bytes[position]) { position += 1 }
+    return position
+  }
+
+  private static func endsToken(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || isWhitespace(byte)
+  }
+
+  fileprivate static func isWhitespace(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+      || byte == UInt8(ascii: "\r")
   }
 }

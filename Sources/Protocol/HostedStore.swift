@@ -13,6 +13,10 @@ public protocol HostedStore: AnyObject {
   /// Reduces the payload-free action of this type (UTF-8 bytes) if one was sent before, and
   /// returns true; returns false, having done nothing, for a type not seen yet.
   func sendKnownAction(type: UnsafeRawBufferPointer, id: MessageID?) -> Bool
+  /// Reduces the action object `text` if its fields read straight from the text, and returns
+  /// true; returns false, having done nothing, where the general path must read it (which
+  /// also says what is wrong with it).
+  func sendActionText(_ text: ActionText, id: MessageID?) -> Bool
   /// Decodes a wire action and reduces it as sent by `source`, without running its effect.
   func replay(_ action: JSONValue, source: ActionSource, id: MessageID?) throws(ProtocolError)
   /// The state as JSON, after writing any pending `state` line so the two stay in order.

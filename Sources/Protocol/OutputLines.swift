@@ -106,6 +106,16 @@ public final class OutputLines {
     bytes.append(contentsOf: hostActionText)
   }
 
+  /// The same, for a host's action whose text, `object`, is written as it came.
+  func beginActionLine(
+    prefix: [UInt8], seq: Int, id: MessageID?, hostActionObject object: UnsafeRawBufferPointer
+  ) {
+    beginActionLine(prefix: prefix, seq: seq, id: id)
+    Self.append(#","source":"host","action":"#, to: &bytes)
+    bytes.append(contentsOf: object)
+    Self.append(#","patch":"#, to: &bytes)
+  }
+
   private func beginActionLine(prefix: [UInt8], seq: Int, id: MessageID?) {
     if didWriteActionLine != nil { actionLineStart = bytes.count }
     bytes.append(contentsOf: prefix)

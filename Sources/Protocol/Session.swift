@@ -169,14 +169,16 @@ public final class Session {
     precondition(!isHoldingInput, "a line was handed in while an advance or settle runs")
     guard !hasQuit, !Self.isBlank(bytes) else { return }
     if let line = CompactActionLine(bytes, maxDepth: maxDepth) {
-      // A store finds a payload-free action it has seen before by its type's bytes; anything
-      // else (a payload, a first sighting, an unknown store or action) takes the general
-      // route from the message.
-      if case .type(let type, _) = line.action, let index = storeIndex(named: line.store),
-        let store = try? instance(line.instance, ofStoreAt: index),
-        store.sendKnownAction(type: type, id: line.id)
-      {
-        return
+      // A store finds a payload-free action it has seen before by its type's bytes, and reads
+      // a payload of scalars from the text; anything else (another payload, a first sighting,
+      // an unknown store or action, an error) takes the general route from the message.
+      switch line.action {
+      case .type(let type, _):
+        if let store = store(of: line), store.sendKnownAction(type: type, id: line.id) { return }
+      case .text(let text):
+        if let store = store(of: line), store.sendActionText(text, id: line.id) { return }
+      case .payload:
+        break
       }
       handle(line.message, lineNumber: lineNumber)
       return
@@ -197,6 +199,12 @@ public final class Session {
       return
     }
     handle(message, lineNumber: lineNumber)
+  }
+
+  /// The instance a compact line names, if there is one; the general route says why not.
+  private func store(of line: CompactActionLine) -> (any HostedStore)? {
+    guard let index = storeIndex(named: line.store) else { return nil }
+    return try? instance(line.instance, ofStoreAt: index)
   }
 
   private func handle(_ message: InputMessage, lineNumber: Int) {

@@ -34,6 +34,12 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// it came. (Apart from `sendingKnownAction`: an optional enum holding either cost the
   /// payload-free path a copy and a destroy of the enum per action.)
   private var sendingWireAction: JSONValue?
+  /// The same as text of the input line, while an action read from it is sent.
+  private var sendingWireText: UnsafeRawBufferPointer?
+  /// The types of actions with a payload read from their text so far that a host may send:
+  /// checked by their bytes, without making a string to look up in ``hostTypes``. Bounded by
+  /// the number of cases, as only types that decoded are kept.
+  private var hostPayloadTypes: [[UInt8]] = []
   /// The start of every action line of this store.
   private var actionLinePrefix: [UInt8]
   private var tick = Tick()
@@ -48,6 +54,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// unowned reference costs two atomic operations on every call.
   private let sendFromHost: (StoreHost, JSONValue, MessageID?) throws(ProtocolError) -> Void
   private let sendKnownFromHost: (StoreHost, UnsafeRawBufferPointer, MessageID?) -> Bool
+  private let sendTextFromHost: (StoreHost, ActionText, MessageID?) -> Bool
 
   /// Called where `State` is concrete, so that a fieldwise state gets the other initializer.
   public convenience init(
@@ -102,6 +109,17 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       host.sendingKnownAction = known
       defer { host.sendingKnownAction = nil }
       host.store.send(host.knownActions[known].action, cause: id)
+      return true
+    }
+    sendTextFromHost = { host, text, id in
+      guard host.mayHostSend(payloadType: text.type),
+        let (decoded, roundTrips) = ActionCoding.decodeNoting(Action.self, from: text)
+      else { return false }
+      host.notePayloadType(text.type)
+      // Compact, the text is what writing the parsed object would give: the line shows it.
+      if roundTrips, text.isCompact { host.sendingWireText = text.bytes }
+      defer { host.sendingWireText = nil }
+      host.store.send(decoded, cause: id)
       return true
     }
     store.didReduce = { [unowned self] reduced, state in
@@ -173,6 +191,27 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
     sendKnownFromHost(self, type, id)
   }
 
+  public func sendActionText(_ text: ActionText, id: MessageID?) -> Bool {
+    sendTextFromHost(self, text, id)
+  }
+
+  /// Whether a host may send actions of this type, for a type decoded before or when any may
+  /// be sent; false sends the action the general way, which checks.
+  private func mayHostSend(payloadType type: UnsafeRawBufferPointer) -> Bool {
+    guard hostTypes != nil else { return true }
+    for index in hostPayloadTypes.indices where type.hasSameBytes(as: hostPayloadTypes[index]) {
+      return true
+    }
+    return hostTypes!.contains(String(decoding: type, as: UTF8.self))
+  }
+
+  private func notePayloadType(_ type: UnsafeRawBufferPointer) {
+    guard hostTypes != nil,
+      !hostPayloadTypes.contains(where: { type.hasSameBytes(as: $0) })
+    else { return }
+    hostPayloadTypes.append(Array(type))
+  }
+
   public func replay(_ action: JSONValue, source: ActionSource, id: MessageID?)
     throws(ProtocolError)
   {
@@ -234,6 +273,9 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
         output.beginActionLine(
           prefix: actionLinePrefix, seq: seq, id: id, source: .host, action: action)
         sendingWireAction = nil
+      } else if reduced.source == .host, let text = sendingWireText {
+        output.beginActionLine(prefix: actionLinePrefix, seq: seq, id: id, hostActionObject: text)
+        sendingWireText = nil
       } else {
         output.beginActionLine(
           prefix: actionLinePrefix, seq: seq, id: id, source: reduced.source,

@@ -1,7 +1,8 @@
 import ComposableTestSupport
 import JSON
-@_spi(Hosting) import Protocol
 import XCTest
+
+@_spi(Hosting) @testable import Protocol
 
 /// The compact reader is a shortcut: wherever it accepts a line, the general parser must read
 /// the very same message from it.
@@ -22,7 +23,21 @@ final class CompactActionLineTests: XCTestCase {
     // A payload: the action object is the general parser's, the rest is read compactly.
     XCTAssertEqual(
       compact(#"{"id":7,"store":"s","action":{ "type":"a","v":[1,"\u00e9"] }}"#),
-      .action(store: "s", action: ["type": "a", "v": [1, "é"]], id: 7))
+      .action(store: "s", action: ["type": "a", "v": [1, "é"]], id: 7))  // A payload of scalars stays text, written back as it stands when it holds no whitespace.
+    XCTAssertEqual(
+      compact(#"{"store":"s","action":{"v":-3,"type":"a","w":null}}"#),
+      .action(store: "s", action: ["v": -3, "type": "a", "w": .null], id: nil))
+    for (action, isCompact) in [
+      (#"{"type":"a","v":true,"s":"x y"}"#, true), (#"{"type":"a", "v":1}"#, false),
+    ] {
+      Array((#"{"store":"s","action":"# + action + "}").utf8).withUnsafeBytes { bytes in
+        guard case .text(let text)? = CompactActionLine(bytes, maxDepth: 64)?.action else {
+          return XCTFail(action)
+        }
+        XCTAssertEqual(String(decoding: text.bytes, as: UTF8.self), action)
+        XCTAssertEqual(text.isCompact, isCompact, action)
+      }
+    }
   }
 
   /// An integer id of any length is kept as written (the fuzzer once found a 90-digit one that
@@ -92,6 +107,13 @@ final class CompactActionLineTests: XCTestCase {
       #"{ "type" : "counter.countChanged", "value" : -7 }"#,
       #"{"type":"a","v":[1,{"x":"é\n"}],"w":null}"#, #"{"type":"a","t":"\u00e9","t":2}"#,
       #"{"type":"a","v":[[[1]]]}"#, #"{"type":"a","value":}"#, #"{"type":"a","s":"\x"}"#,
+      // Payloads of scalars, kept as text; and near misses, left to the parser.
+      #"{"type":"a","v":true,"w":false,"x":null,"s":"t u"}"#, #"{"v":-12,"type":"a"}"#,
+      #"{"type":"a","v":123456789012345678}"#, #"{"type":"a","v":1234567890123456789}"#,
+      #"{"type":"a","v":-123456789012345678}"#, #"{"type":"a","v":1,"v":2}"#,
+      #"{"type":"a","type":"b","v":1}"#, #"{"type":"a","v":tru}"#, #"{"type":"a","v":nullx}"#,
+      #"{"type":"a","v":01}"#, #"{"type":"a","v":-0}"#, #"{"type":"a","v":1.0}"#,
+      #"{ "type":"a" ,"v" :1 }"#, #"{"type":"a","v":"é"}"#,
     ]
     let ids = [
       "1", "-1", "0", "-0", "007", "1.5", "1e2", "2E1", "123456789012345", "1234567890123456",

@@ -4,7 +4,7 @@ import JSON
 import PrimesFeature
 import XCTest
 
-@testable import Protocol
+@_spi(Hosting) @testable import Protocol
 
 // Fixtures: the shapes of ActionEchoTests' actions, and an action as a labelled field, an
 // action beside a field, mixed labels, an enum without the macro under one with it.
@@ -111,6 +111,87 @@ final class GeneratedActionDecodingTests: XCTestCase {
       if case .success = written { decoded += 1 }
     }
     XCTAssertGreaterThan(decoded, 1_000)
+  }
+
+  /// Where a line's action object is text of scalars, the store reads it straight from the
+  /// text (``ActionTextReader``): wherever that reader answers, the general path (the line
+  /// parsed, the action decoded from the parsed object) answers the same, and where the action
+  /// round-trips, the compact text is the very bytes the general path writes back.
+  func testTheTextReaderAgreesWithTheGeneralPathOnRandomLines() {
+    var random = SeededGenerator(seed: 37)
+    var read = (plan: 0, primes: 0, echoed: 0)
+    for _ in 0..<20_000 {
+      let plan = Self.randomWire(
+        types: Self.planTypes, samples: Self.table.map(\.1), fieldNames: Self.planFieldNames,
+        using: &random)
+      if Self.checkTextReading(PlanAction.self, plan, using: &random, echoed: &read.echoed) {
+        read.plan += 1
+      }
+      let primes = Self.randomWire(
+        types: PrimesAction.describedCases.map(\.type) + ["counter", "nope", "counter.x"],
+        samples: [
+          ActionCoding.encode(PrimesAction.counter(.countChanged(3))),
+          ActionCoding.encode(PrimesAction.counter(.nthPrimeResponse(nil))),
+          ActionCoding.encode(PrimesAction.favoritePrimes(.deleteFavoritePrimes(indices: [0]))),
+        ], fieldNames: ["value", "_0", "indices", "extra"], using: &random)
+      if Self.checkTextReading(PrimesAction.self, primes, using: &random, echoed: &read.echoed) {
+        read.primes += 1
+      }
+    }
+    // The reader must answer often, or the agreement shows little.
+    XCTAssertGreaterThan(read.plan, 1_000)
+    XCTAssertGreaterThan(read.primes, 1_000)
+    XCTAssertGreaterThan(read.echoed, 1_000)
+  }
+
+  /// Writes `wire` as the action of a line, its members maybe in another order, with
+  /// whitespace or with a key twice; checks the text reader against the general path. True
+  /// when the text reader read it.
+  private static func checkTextReading<A: ComposableAction>(
+    _ type: A.Type, _ wire: JSONValue, using random: inout SeededGenerator, echoed: inout Int
+  ) -> Bool {
+    guard case .object(let object) = wire else { return false }
+    var members = object.map { JSONValue.string($0.key).jsonString + ":" + $0.value.jsonString }
+    if Int.random(in: 0..<4, using: &random) == 0 { members.shuffle(using: &random) }
+    if Int.random(in: 0..<20, using: &random) == 0,
+      let member = members.randomElement(using: &random)
+    {
+      members.append(member)
+    }
+    let spaced = Int.random(in: 0..<4, using: &random) == 0
+    let text = "{" + members.joined(separator: spaced ? " , " : ",") + (spaced ? " }" : "}")
+    let line = Array(#"{"store":"s","action":"#.utf8) + Array(text.utf8) + [UInt8(ascii: "}")]
+    return line.withUnsafeBytes { bytes -> Bool in
+      guard let compact = CompactActionLine(bytes, maxDepth: JSONParser.defaultMaxDepth),
+        case .text(let actionText) = compact.action
+      else { return false }
+      XCTAssertEqual(actionText.isCompact, !spaced, text)
+      let general: Outcome
+      do {
+        guard
+          case .action(_, _, let parsed, _) = try InputMessage(JSONParser.parse(bytes), line: bytes)
+        else {
+          XCTFail(text)
+          return false
+        }
+        general = outcome(A.self, parsed, synthesizedOnly: false)
+        guard let (action, roundTrips) = ActionCoding.decodeNoting(A.self, from: actionText) else {
+          return false
+        }
+        XCTAssertEqual(
+          general, .success(ActionCoding.encode(action).jsonString, roundTrips: roundTrips), text)
+        if roundTrips, actionText.isCompact {
+          var written: [UInt8] = []
+          parsed.write(into: &written)
+          XCTAssertEqual(Array(actionText.bytes), written, text)
+          echoed += 1
+        }
+        return true
+      } catch {
+        XCTFail("\(text): \(error)")
+        return false
+      }
+    }
   }
 
   /// What decoding gives: the action as its wire form (so that actions of any type compare)

@@ -92,6 +92,17 @@ public enum ActionCoding {
     }
   }
 
+  /// ``decodeNoting(_:from:)`` of an action object that is text of its line, read straight
+  /// from the text; nil where the general path must read it, which is also where it fails.
+  static func decodeNoting<A: ComposableAction>(_ type: A.Type, from text: ActionText) -> (
+    action: A, roundTrips: Bool
+  )? {
+    var reader = ActionTextReader(text)
+    guard let action = try? A.decodeAction(from: &reader), let roundTrips = try? reader.finish()
+    else { return nil }
+    return (action, roundTrips)
+  }
+
   /// The wire form of `action`: `"type"` first, then the payload fields in declaration order.
   public static func encode<A: ComposableAction>(_ action: A) -> JSONValue {
     let encoder = ActionEncoder.run(action, collectingFields: true)

@@ -179,7 +179,7 @@ final class ActionDecoder: Decoder, ActionWireReader {
 
   /// `type` as an action type; nil for the scalars a field commonly holds without asking the
   /// runtime, which looks the conformance up.
-  private static func actionType<T>(_ type: T.Type) -> (any ComposableAction.Type)? {
+  static func actionType<T>(_ type: T.Type) -> (any ComposableAction.Type)? {
     if T.self == Int.self || T.self == String.self || T.self == Bool.self || T.self == Double.self {
       return nil
     }
