@@ -30,9 +30,10 @@ if [ -e "$stamp" ] && [ -n "$(find "$root/Sources" "$root/Package.swift" "$packa
         "$bin/Modules-tool/$module".*
     done
   done
-  # A package that depends on the framework by path keeps its plan of the framework's targets,
-  # which leaves out files added since (see Examples/custom-store/run-checks.sh).
-  if [ "$(cd "$package" && pwd)" != "$root" ]; then rm -rf "$package/.build"; fi
+  # A package that depends on the framework by path keeps its plan of the framework's targets
+  # (its build description), which leaves out files added since (see
+  # Examples/custom-store/run-checks.sh): planned again, without rebuilding its dependencies.
+  rm -f "$bin/description.json"
 fi
 "$swift" build --package-path "$package" "$@" --product "$product"
 touch "$stamp"
