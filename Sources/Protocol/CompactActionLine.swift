@@ -15,9 +15,9 @@
 ///
 /// Members `store`, `action`, an optional `instance` and an optional `id` in any order, JSON whitespace anywhere,
 /// strings of ASCII without escapes or control characters, an integer `id` (kept as written). An
-/// action whose payload members are such strings, integers, booleans or nulls stays text too
-/// (``ActionText``), for the store to read its fields straight from it; any other action
-/// object is read by the general parser on its own. Anything
+/// action whose payload members are such strings, integers, booleans or nulls, or objects and
+/// arrays of them, stays text too (``ActionText``), for the store to read its fields straight
+/// from it; any other action object is read by the general parser on its own. Anything
 /// else gives nil, and the line goes through the general parser instead; for the lines it
 /// accepts, ``message`` is exactly the one the general path makes (a property test and the
 /// fuzz target check both).
@@ -68,9 +68,7 @@ public struct CompactActionLine {
       value = isObject ? .object(["type": type]) : type
     case .text(let text):
       // The reader took only text the parser reads.
-      value = try! text.bytes.withMemoryRebound(to: UInt8.self) { bytes in
-        try JSONParser.parse(UnsafeRawBufferPointer(bytes), maxDepth: 1)
-      }
+      value = try! JSONParser.parse(text.bytes, maxDepth: text.depth)
     case .payload(let action):
       value = action
     }
@@ -82,6 +80,8 @@ public struct CompactActionLine {
 private struct CompactReader {
   let bytes: UnsafeRawBufferPointer
   var position = 0
+  /// Whether whitespace was seen in the action object being read.
+  private var sawWhitespace = false
 
   init(bytes: UnsafeRawBufferPointer) {
     self.bytes = bytes
@@ -139,7 +139,7 @@ private struct CompactReader {
     position = start
     skipWhitespace()
     let objectStart = position
-    if let text = actionText() { return .text(text) }
+    if let text = actionText(depthLeft: maxDepth - 1), text.memberCount > 1 { return .text(text) }
     position = objectStart
     guard position < bytes.count, bytes[position] == UInt8(ascii: "{"),
       case .object(let object)? = try? JSONParser.parseValue(
@@ -149,21 +149,36 @@ private struct CompactReader {
   }
 
   /// An action object of a plain string `type` and payload members whose keys are plain
-  /// strings and whose values are plain strings, integers that fit `Int`, booleans or nulls,
-  /// with no key twice; nil for anything else.
-  private mutating func actionText() -> ActionText? {
+  /// strings and whose values are plain (scalars, or ``skipContainer(depthLeft:)``), no key twice;
+  /// nil for anything else. `depthLeft` counts the object itself.
+  mutating func actionText(depthLeft: Int) -> ActionText? {
     skipWhitespace()
     let start = position
-    guard take(UInt8(ascii: "{")) else { return nil }
-    // Whitespace is looked for where it may be, before each token, rather than noted by
-    // `skipWhitespace`, which every line's reading runs.
-    var sawWhitespace = false
-    func noteWhitespace() {
-      if position < bytes.count, ActionText.isWhitespace(bytes[position]) { sawWhitespace = true }
-    }
+    sawWhitespace = false
     var type: UnsafeRawBufferPointer?
     var typeIsFirst = false
+    guard
+      let (memberCount, depth) = skipPlainObject(
+        depthLeft: depthLeft, type: &type, typeIsFirst: &typeIsFirst),
+      let type
+    else { return nil }
+    return ActionText(
+      bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), type: type,
+      memberCount: memberCount, typeIsFirst: typeIsFirst, isCompact: !sawWhitespace, depth: depth)
+  }
+
+  /// Skips an object under the cursor whose keys are plain strings, none twice, and whose
+  /// values are plain; a `type` member that is a plain string goes to `type`. Its member count
+  /// and how deep it goes (1 for an object of scalars), or nil for anything else.
+  private mutating func skipPlainObject(
+    depthLeft: Int, type: inout UnsafeRawBufferPointer?, typeIsFirst: inout Bool
+  ) -> (memberCount: Int, depth: Int)? {
+    let start = position
+    guard depthLeft >= 1, take(UInt8(ascii: "{")) else { return nil }
+    noteWhitespace()
+    if take(UInt8(ascii: "}")) { return (0, 1) }
     var memberCount = 0
+    var depth = 1
     repeat {
       noteWhitespace()
       guard memberCount < ActionText.maxMembers, let key = plainBytes() else { return nil }
@@ -172,25 +187,56 @@ private struct CompactReader {
       noteWhitespace()
       let earlier = ActionText(
         bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), type: key,
-        memberCount: memberCount, typeIsFirst: false, isCompact: false)
+        memberCount: memberCount, typeIsFirst: false, isCompact: false, depth: depth)
       guard earlier.member(named: key) == nil else { return nil }
-      if Key(key) == .type {
-        guard let string = plainBytes() else { return nil }
+      if Key(key) == .type, let string = plainBytes() {
         type = string
         typeIsFirst = memberCount == 0
-      } else {
-        guard skipScalar() else { return nil }
+      } else if !skipScalar() {
+        guard let valueDepth = skipContainer(depthLeft: depthLeft - 1) else { return nil }
+        depth = max(depth, valueDepth + 1)
       }
       memberCount += 1
       noteWhitespace()
     } while take(UInt8(ascii: ","))
-    guard take(UInt8(ascii: "}")), let type, memberCount > 1 else { return nil }
-    return ActionText(
-      bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), type: type,
-      memberCount: memberCount, typeIsFirst: typeIsFirst, isCompact: !sawWhitespace)
+    guard take(UInt8(ascii: "}")) else { return nil }
+    return (memberCount, depth)
+  }
+
+  /// Skips an object or an array of plain values (a plain string, an integer the parser reads
+  /// as an `Int`, a literal, or such an object or array) at most `depthLeft` deep. How deep it
+  /// went, or nil for anything else.
+  private mutating func skipContainer(depthLeft: Int) -> Int? {
+    skipWhitespace()
+    guard position < bytes.count else { return nil }
+    if bytes[position] == UInt8(ascii: "{") {
+      var type: UnsafeRawBufferPointer?
+      var typeIsFirst = false
+      return skipPlainObject(depthLeft: depthLeft, type: &type, typeIsFirst: &typeIsFirst)?.depth
+    }
+    guard depthLeft >= 1, take(UInt8(ascii: "[")) else { return nil }
+    noteWhitespace()
+    if take(UInt8(ascii: "]")) { return 1 }
+    var depth = 1
+    repeat {
+      noteWhitespace()
+      if !skipScalar() {
+        guard let elementDepth = skipContainer(depthLeft: depthLeft - 1) else { return nil }
+        depth = max(depth, elementDepth + 1)
+      }
+      noteWhitespace()
+    } while take(UInt8(ascii: ","))
+    return take(UInt8(ascii: "]")) ? depth : nil
+  }
+
+  /// Notes whitespace where it may be, before a token, rather than in `skipWhitespace`, which
+  /// every line's reading runs.
+  private mutating func noteWhitespace() {
+    if position < bytes.count, ActionText.isWhitespace(bytes[position]) { sawWhitespace = true }
   }
 
   /// Skips a plain string, an integer the parser reads as an `Int`, or a literal.
+  @inline(__always)
   private mutating func skipScalar() -> Bool {
     if plainBytes() != nil { return true }
     if let number = integer() {
@@ -307,8 +353,9 @@ extension UnsafeRawBufferPointer {
 }
 
 /// An action object as text of its line, whose payload members are plain strings, integers
-/// that fit `Int`, booleans or nulls (``CompactActionLine``): its store reads the fields it
-/// needs from the bytes, without building a JSON document. Valid while the line is.
+/// that fit `Int`, booleans or nulls, or objects and arrays of them (``CompactActionLine``): its
+/// store reads the fields it needs from the bytes, without building a JSON document. Valid
+/// while the line is.
 @_spi(Hosting)
 public struct ActionText {
   /// The object, `{` to `}`.
@@ -321,6 +368,8 @@ public struct ActionText {
   /// Whether it holds no whitespace, so that it is the very bytes `JSONValue.write` makes of
   /// it: every other token of such an object is written back as it stands.
   let isCompact: Bool
+  /// How deep it goes: 1 for an object of scalars.
+  let depth: Int
 
   /// Fields are marked used in a 64-bit set.
   static let maxMembers = 64
@@ -328,7 +377,7 @@ public struct ActionText {
   /// A member's value: its token, and its position among the members.
   struct Member {
     let index: Int
-    /// The token, a string with its quotes.
+    /// The token, a string with its quotes, or an object or array with its brackets.
     let token: UnsafeRawBufferPointer
   }
 
@@ -347,6 +396,8 @@ public struct ActionText {
         position += 1
         while bytes[position] != UInt8(ascii: "\"") { position += 1 }
         position += 1
+      } else if bytes[position] == UInt8(ascii: "{") || bytes[position] == UInt8(ascii: "[") {
+        position = containerEnd(from: position)
       } else {
         while !Self.endsToken(bytes[position]) { position += 1 }
       }
@@ -358,6 +409,25 @@ public struct ActionText {
       index += 1
     }
     return nil
+  }
+
+  /// The end of the object or array that starts at `start`. Its strings have no escapes, so
+  /// that a quote always opens or closes one.
+  private func containerEnd(from start: Int) -> Int {
+    var position = start
+    var open = 0
+    var inString = false
+    repeat {
+      let byte = bytes[position]
+      if byte == UInt8(ascii: "\"") {
+        inString.toggle()
+      } else if !inString {
+        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { open += 1 }
+        if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") { open -= 1 }
+      }
+      position += 1
+    } while open > 0
+    return position
   }
 
   private func skipWhitespace(from start: Int) -> Int {
@@ -373,5 +443,17 @@ public struct ActionText {
   fileprivate static func isWhitespace(_ byte: UInt8) -> Bool {
     byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
       || byte == UInt8(ascii: "\r")
+  }
+}
+
+extension ActionText {
+  /// The action object `token`, a field of another action's text, read as the line's was.
+  init?(field token: UnsafeRawBufferPointer) {
+    var reader = CompactReader(bytes: token)
+    // Its depth was checked with the line's.
+    guard let text = reader.actionText(depthLeft: .max), reader.position == token.count else {
+      return nil
+    }
+    self = text
   }
 }

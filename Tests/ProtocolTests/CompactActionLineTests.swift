@@ -27,15 +27,23 @@ final class CompactActionLineTests: XCTestCase {
     XCTAssertEqual(
       compact(#"{"store":"s","action":{"v":-3,"type":"a","w":null}}"#),
       .action(store: "s", action: ["v": -3, "type": "a", "w": .null], id: nil))
-    for (action, isCompact) in [
-      (#"{"type":"a","v":true,"s":"x y"}"#, true), (#"{"type":"a", "v":1}"#, false),
+    // So does one of objects and arrays of them, as deep as the line may go.
+    for (action, isCompact, depth) in [
+      (#"{"type":"a","v":true,"s":"x y"}"#, true, 1), (#"{"type":"a", "v":1}"#, false, 1),
+      (#"{"type":"e","id":1,"action":{"type":"toggled"}}"#, true, 2),
+      (#"{"type":"a","v":{"x":[1,{}],"y":[]}}"#, true, 4),
+      (#"{"type":"a","v":[ 1 ]}"#, false, 2), (#"{"type":"a","v":{"x" :1}}"#, false, 2),
     ] {
       Array((#"{"store":"s","action":"# + action + "}").utf8).withUnsafeBytes { bytes in
-        guard case .text(let text)? = CompactActionLine(bytes, maxDepth: 64)?.action else {
+        guard case .text(let text)? = CompactActionLine(bytes, maxDepth: depth + 1)?.action
+        else {
           return XCTFail(action)
         }
         XCTAssertEqual(String(decoding: text.bytes, as: UTF8.self), action)
         XCTAssertEqual(text.isCompact, isCompact, action)
+        XCTAssertEqual(text.depth, depth, action)
+        // One level less than it needs, and the line is the general parser's, which refuses it.
+        XCTAssertNil(CompactActionLine(bytes, maxDepth: depth), action)
       }
     }
   }
@@ -114,6 +122,12 @@ final class CompactActionLineTests: XCTestCase {
       #"{"type":"a","type":"b","v":1}"#, #"{"type":"a","v":tru}"#, #"{"type":"a","v":nullx}"#,
       #"{"type":"a","v":01}"#, #"{"type":"a","v":-0}"#, #"{"type":"a","v":1.0}"#,
       #"{ "type":"a" ,"v" :1 }"#, #"{"type":"a","v":"é"}"#,
+      // Objects and arrays of plain values, kept as text too; and near misses.
+      #"{"type":"a","v":[1,2]}"#, #"{"type":"a","v":{"x":1,"y":[true,null]}}"#,
+      #"{"type":"e","id":3,"action":{"type":"renamed","title":"r"}}"#,
+      #"{"type":"a","v":{"x":1,"x":2}}"#, #"{"type":"a","v":[1,]}"#, #"{"type":"a","v":{"x"}}"#,
+      #"{"type":"a","v":{}}"#, #"{"type":"a","v":[ ]}"#, #"{"type":"a","v":[[{"type":"b"}]]}"#,
+      #"{"type":"a","v":{"y":[1.5]}}"#, #"{"type":"a","v":[1 2]}"#, #"{"type":"a","v":{"type":2}}"#,
     ]
     let ids = [
       "1", "-1", "0", "-0", "007", "1.5", "1e2", "2E1", "123456789012345", "1234567890123456",

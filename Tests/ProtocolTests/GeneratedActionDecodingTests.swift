@@ -119,12 +119,14 @@ final class GeneratedActionDecodingTests: XCTestCase {
   /// round-trips, the compact text is the very bytes the general path writes back.
   func testTheTextReaderAgreesWithTheGeneralPathOnRandomLines() {
     var random = SeededGenerator(seed: 37)
-    var read = (plan: 0, primes: 0, echoed: 0)
+    var read = (plan: 0, primes: 0, echoed: 0, nested: 0)
     for _ in 0..<20_000 {
       let plan = Self.randomWire(
         types: Self.planTypes, samples: Self.table.map(\.1), fieldNames: Self.planFieldNames,
         using: &random)
-      if Self.checkTextReading(PlanAction.self, plan, using: &random, echoed: &read.echoed) {
+      if Self.checkTextReading(
+        PlanAction.self, plan, using: &random, echoed: &read.echoed, nested: &read.nested)
+      {
         read.plan += 1
       }
       let primes = Self.randomWire(
@@ -134,7 +136,9 @@ final class GeneratedActionDecodingTests: XCTestCase {
           ActionCoding.encode(PrimesAction.counter(.nthPrimeResponse(nil))),
           ActionCoding.encode(PrimesAction.favoritePrimes(.deleteFavoritePrimes(indices: [0]))),
         ], fieldNames: ["value", "_0", "indices", "extra"], using: &random)
-      if Self.checkTextReading(PrimesAction.self, primes, using: &random, echoed: &read.echoed) {
+      if Self.checkTextReading(
+        PrimesAction.self, primes, using: &random, echoed: &read.echoed, nested: &read.nested)
+      {
         read.primes += 1
       }
     }
@@ -142,13 +146,16 @@ final class GeneratedActionDecodingTests: XCTestCase {
     XCTAssertGreaterThan(read.plan, 1_000)
     XCTAssertGreaterThan(read.primes, 1_000)
     XCTAssertGreaterThan(read.echoed, 1_000)
+    // Objects and arrays in the payload: structs, lists, actions in fields.
+    XCTAssertGreaterThan(read.nested, 1_000)
   }
 
   /// Writes `wire` as the action of a line, its members maybe in another order, with
   /// whitespace or with a key twice; checks the text reader against the general path. True
   /// when the text reader read it.
   private static func checkTextReading<A: ComposableAction>(
-    _ type: A.Type, _ wire: JSONValue, using random: inout SeededGenerator, echoed: inout Int
+    _ type: A.Type, _ wire: JSONValue, using random: inout SeededGenerator, echoed: inout Int,
+    nested: inout Int
   ) -> Bool {
     guard case .object(let object) = wire else { return false }
     var members = object.map { JSONValue.string($0.key).jsonString + ":" + $0.value.jsonString }
@@ -186,6 +193,7 @@ final class GeneratedActionDecodingTests: XCTestCase {
           XCTAssertEqual(Array(actionText.bytes), written, text)
           echoed += 1
         }
+        if actionText.depth > 1 { nested += 1 }
         return true
       } catch {
         XCTFail("\(text): \(error)")

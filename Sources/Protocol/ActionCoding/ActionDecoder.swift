@@ -243,7 +243,7 @@ final class ActionDecoder: Decoder, ActionWireReader {
     case .bool(let bool) where T.self == Bool.self: return unsafeBitCast(bool, to: T.self)
     default: break
     }
-    if fieldsRoundTrip, !Self.roundTrips(value, as: T.self) {
+    if fieldsRoundTrip, !Self.readsBack(WireKind(value), as: T.self) {
       fieldsRoundTrip = false
     }
     do {
@@ -279,17 +279,32 @@ final class ActionDecoder: Decoder, ActionWireReader {
     }
   }
 
-  /// Whether `value`, decoded as a `T`, is encoded back as the same JSON text: a scalar read
-  /// as the kind it is. (Not a `Double`, which reads `1.0` and writes `1`, nor a struct, whose
-  /// members could be written in another order.)
-  private static func roundTrips<T>(_ value: JSONValue, as type: T.Type) -> Bool {
-    switch value {
+  /// Whether a value of `kind`, decoded as a `T`, is encoded back as the same JSON text: a
+  /// scalar read as the kind it is. (Not a `Double`, which reads `1.0` and writes `1`, nor a
+  /// struct, whose members could be written in another order.)
+  static func readsBack<T>(_ kind: WireKind, as type: T.Type) -> Bool {
+    switch kind {
     case .null: T.self is any NullEncodedOptional.Type
     case .bool: T.self == Bool.self || T.self == Bool?.self
     case .string: T.self == String.self || T.self == String?.self
-    case .int:
+    case .integer:
       T.self == Int.self || T.self == Int?.self || T.self is any FixedWidthInteger.Type
-    default: false
+    case .other: false
+    }
+  }
+}
+
+/// The kinds of a field's value that decide whether it reads back (``ActionDecoder/readsBack(_:as:)``).
+enum WireKind {
+  case null, bool, string, integer, other
+
+  init(_ value: JSONValue) {
+    switch value {
+    case .null: self = .null
+    case .bool: self = .bool
+    case .string: self = .string
+    case .int: self = .integer
+    default: self = .other
     }
   }
 }

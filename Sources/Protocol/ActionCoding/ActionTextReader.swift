@@ -5,9 +5,11 @@ import JSON
 /// `@ComposableAction` macro writes asks: the type path and each field from the bytes, with no
 /// JSON document, no decoder object and no field list allocated.
 ///
-/// It reads only what it can read exactly as ``ActionDecoder`` does: fields of `Int`, `String`
-/// and `Bool` (optional or not), child actions along the path, under the same rules of names.
-/// Anything else, and every error, it leaves to the general path (``ActionTextReader/Deferred``),
+/// It reads what it can read exactly as ``ActionDecoder`` does: fields of `Int`, `String` and
+/// `Bool` (optional or not) from their tokens, any other field with ``JSONBytesDecoder`` (which
+/// decodes as ``JSONValueDecoder`` does), child actions along the path, and an action held in a
+/// field in its object form, by a reader of its own, all under the same rules of names.
+/// Every error it leaves to the general path (``ActionTextReader/Deferred``),
 /// which then reads the action again and says what is wrong: the error texts, the strictness
 /// and the answer to whether the action round-trips live there alone.
 struct ActionTextReader: ActionWireReader {
@@ -24,8 +26,9 @@ struct ActionTextReader: ActionWireReader {
   private var usedCount = 0
   /// Whether the fields were used in the order of the members, after `type`, so far.
   private var inOrder = true
-  /// False once a case name was read in a spelling the encoder would not write back.
-  private var caseNamesRoundTrip = true
+  /// False once a case name or a field was read from text the encoder would not write back as
+  /// it stands (``ActionDecoder``'s rules).
+  private var readsBack = true
   /// The level whose `_0` was read from `"value"`, and the levels where other fields were read.
   private var valueAliasLevel: Int?
   private var otherFieldLevels: UInt64 = 0
@@ -39,7 +42,7 @@ struct ActionTextReader: ActionWireReader {
   func finish() throws(Deferred) -> Bool {
     guard nextCaseStart == nil, usedCount == text.memberCount - 1 else { throw Deferred() }
     let loneValues = valueAliasLevel.map { otherFieldLevels & (1 << $0) == 0 } ?? true
-    return caseNamesRoundTrip && text.typeIsFirst && inOrder && loneValues
+    return readsBack && text.typeIsFirst && inOrder && loneValues
   }
 
   mutating func nextCaseName(of action: Any.Type) throws -> String {
@@ -54,7 +57,7 @@ struct ActionTextReader: ActionWireReader {
 
   mutating func enterCase(_ name: String) -> Int {
     // Case names match by Unicode equivalence, and the encoder writes the case's own spelling.
-    if caseNamesRoundTrip, !name.hasSameUTF8(as: caseName) { caseNamesRoundTrip = false }
+    if readsBack, !name.hasSameUTF8(as: caseName) { readsBack = false }
     level += 1
     return level
   }
@@ -82,16 +85,30 @@ struct ActionTextReader: ActionWireReader {
   mutating func value<Action: ComposableAction>(_ type: Action.Type, key: String, level: Int)
     throws -> Action
   {
-    // An action in a field of its own is read by the general path.
-    guard key == "_0" else { throw Deferred() }
-    return try Action.decodeAction(from: &self)
+    if key == "_0" { return try Action.decodeAction(from: &self) }
+    return try actionField(Action.self, from: use(key: key, level: level))
   }
 
   mutating func valueIfPresent<Action: ComposableAction>(
     _ type: Action.Type, key: String, level: Int
   ) throws -> Action? {
-    guard key == "_0" else { throw Deferred() }
-    return nextCaseStart == nil ? nil : try Action.decodeAction(from: &self)
+    if key == "_0" { return nextCaseStart == nil ? nil : try Action.decodeAction(from: &self) }
+    let token = try use(key: key, level: level)
+    return WireKind(token: token) == .null ? nil : try actionField(Action.self, from: token)
+  }
+
+  /// A field's token as an action in its object form, read by a reader of its own. (The bare
+  /// type string, which never reads back, is left to the general path.) Not inlined: the
+  /// child action along the path, the common case, stays a direct call.
+  @inline(never)
+  private mutating func actionField<Action: ComposableAction>(
+    _ type: Action.Type, from token: UnsafeRawBufferPointer
+  ) throws -> Action {
+    guard let text = ActionText(field: token) else { throw Deferred() }
+    var reader = ActionTextReader(text)
+    let action = try Action.decodeAction(from: &reader)
+    if try !reader.finish() { readsBack = false }
+    return action
   }
 
   mutating func decodeSynthesized<Action: ComposableAction>(_ action: Action.Type) throws
@@ -100,9 +117,11 @@ struct ActionTextReader: ActionWireReader {
     throw Deferred()
   }
 
-  /// The field for `key` of the case at `level` as a `T`, when it is one of the scalars read
-  /// here and holds one.
-  private mutating func field<T>(_ type: T.Type, key: String, level: Int) throws(Deferred) -> T {
+  /// The field for `key` of the case at `level` as a `T`: the commonest scalars from their
+  /// token, anything else through ``JSONBytesDecoder``.
+  private mutating func field<T: Decodable>(_ type: T.Type, key: String, level: Int)
+    throws(Deferred) -> T
+  {
     let token = try use(key: key, level: level)
     if T.self == Int.self, let int = Self.int(token) { return unsafeBitCast(int, to: T.self) }
     if T.self == String.self, let string = Self.string(token) {
@@ -119,7 +138,18 @@ struct ActionTextReader: ActionWireReader {
     if T.self == Bool?.self, isNull || Self.bool(token) != nil {
       return unsafeBitCast(isNull ? nil : Self.bool(token), to: T.self)
     }
-    throw Deferred()
+    return try decoded(T.self, from: token)
+  }
+
+  /// A field of a type other than the commonest scalars, decoded from its token as the general
+  /// path decodes it from its value. Not inlined, so that the scalars' reading stays small.
+  @inline(never)
+  private mutating func decoded<T: Decodable>(_ type: T.Type, from token: UnsafeRawBufferPointer)
+    throws(Deferred) -> T
+  {
+    guard let value = try? JSONBytesDecoder().decode(T.self, from: token) else { throw Deferred() }
+    if readsBack, !ActionDecoder.readsBack(WireKind(token: token), as: T.self) { readsBack = false }
+    return value
   }
 
   /// The token of the field for `key` of the case at `level`, noted as used; the names are
@@ -174,6 +204,19 @@ struct ActionTextReader: ActionWireReader {
     case UInt8(ascii: "t"): true
     case UInt8(ascii: "f"): false
     default: nil
+    }
+  }
+}
+
+extension WireKind {
+  /// The kind of a token of an ``ActionText``, whose numbers are all integers that fit `Int`.
+  init(token: UnsafeRawBufferPointer) {
+    switch token[0] {
+    case UInt8(ascii: "n"): self = .null
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): self = .bool
+    case UInt8(ascii: "\""): self = .string
+    case UInt8(ascii: "{"), UInt8(ascii: "["): self = .other
+    default: self = .integer
     }
   }
 }
