@@ -348,7 +348,7 @@ let package = Package(
       name: "ProtocolTests",
       dependencies: [
         "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature",
-        "PrimesDefinition", "StateCollections", "Storage",
+        "PrimesDefinition", "RandomTodoFeature", "VotesFeature", "StateCollections", "Storage",
       ],
       swiftSettings: strict),
     .testTarget(
