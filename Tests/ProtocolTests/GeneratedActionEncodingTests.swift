@@ -5,6 +5,7 @@ import JSON
 import PrimesFeature
 import RandomTodoFeature
 import VotesFeature
+import WebSocketFeature
 import XCTest
 
 @_spi(Hosting) @testable import Protocol
@@ -110,6 +111,7 @@ final class GeneratedActionEncodingTests: XCTestCase {
       Self.checkAgreement(Self.randomPrimesAction(using: &random))
       Self.checkAgreement(Self.randomTodoAction(using: &random))
       Self.checkAgreement(Self.randomVotesAction(using: &random))
+      Self.checkAgreement(Self.randomWebSocketAction(using: &random))
     }
   }
 
@@ -281,6 +283,33 @@ final class GeneratedActionEncodingTests: XCTestCase {
             userId: int(using: &random), id: int(using: &random), title: string(using: &random),
             completed: Bool.random(using: &random))))
     default: .fetchResult(.failure(randomFailure(using: &random)))
+    }
+  }
+
+  private static func randomSocketMessage(using random: inout SeededGenerator) -> SocketMessage {
+    Bool.random(using: &random)
+      ? .text(string(using: &random))
+      : .binary(
+        (0..<Int.random(in: 0...5, using: &random)).map { _ in
+          UInt8.random(in: 0...255, using: &random)
+        })
+  }
+
+  private static func randomWebSocketAction(using random: inout SeededGenerator)
+    -> WebSocketAction
+  {
+    switch Int.random(in: 0..<9, using: &random) {
+    case 0: .connectButtonTapped
+    case 1: .messageToSendChanged(string(using: &random))
+    case 2: .sendMessage(randomSocketMessage(using: &random))
+    case 3:
+      .subscribeOrderBook(
+        codes: (0..<Int.random(in: 0...3, using: &random)).map { _ in string(using: &random) })
+    case 4: .sendResponse(didSucceed: Bool.random(using: &random))
+    case 5: .webSocket(.didOpen(protocol: maybe(string(using: &random), using: &random)))
+    case 6: .webSocket(.didClose(code: int(using: &random), reason: string(using: &random)))
+    case 7: .receivedSocketMessage(.success(randomSocketMessage(using: &random)))
+    default: .receivedSocketMessage(.failure(string(using: &random)))
     }
   }
 
