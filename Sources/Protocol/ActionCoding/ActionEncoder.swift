@@ -106,7 +106,8 @@ final class ActionEncoder: Encoder, ActionWireWriter {
 
   func appendCase(_ name: String) {
     guard form == .bytes else {
-      typePath += typePath.isEmpty ? name : "." + name
+      if !typePath.isEmpty { typePath.append(".") }
+      typePath.append(name)
       return
     }
     // The name is written quoted and escaped as a string of its own; the quotes between the
