@@ -348,7 +348,8 @@ let package = Package(
       name: "ProtocolTests",
       dependencies: [
         "Protocol", "JSON", "ComposableCore", "ComposableTestSupport", "PrimesFeature",
-        "PrimesDefinition", "StateCollections", "Storage",
+        "PrimesDefinition", "RandomTodoFeature", "VotesFeature", "WebSocketFeature",
+        "StateCollections", "Storage",
       ],
       swiftSettings: strict),
     .testTarget(

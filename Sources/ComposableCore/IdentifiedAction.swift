@@ -39,6 +39,16 @@ extension IdentifiedAction: ComposableAction where ID: Codable, Action: Composab
       throw reader.unknownCase(of: Self.self)
     }
   }
+
+  /// The encoding ``ComposableAction()`` would write.
+  public func encodeAction(to writer: inout some ActionWireWriter) {
+    switch self {
+    case .element(let id, let action):
+      writer.appendCase("element")
+      writer.field(id, key: "id")
+      writer.field(action, key: "action")
+    }
+  }
 }
 
 // The shape synthesized `Codable` would have (`{"element":{"id":…,"action":…}}`), written out

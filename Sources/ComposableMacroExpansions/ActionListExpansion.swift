@@ -5,8 +5,8 @@ import SwiftSyntaxMacros
 
 /// `@ComposableAction`: conforms an enum to `ComposableAction` and lists its cases with who
 /// sends each and what it does, read from the case's declaration, so that a store's action list
-/// is never written out by hand; and writes how each case reads from its wire form
-/// (`ActionDecodingExpansion`).
+/// is never written out by hand; and writes how each case reads from and writes to its wire
+/// form (`ActionDecodingExpansion`, `ActionEncodingExpansion`).
 public protocol ActionListExpansion: ExtensionMacro {}
 
 extension ActionListExpansion {
@@ -57,11 +57,14 @@ extension ActionListExpansion {
       : "\(raw: access)static var describedCases: [ComposableCore.DescribedActionCase] \(raw: body)"
     let conformance = protocols.isEmpty ? "" : ": ComposableCore.ComposableAction"
     let decoding = ActionDecodingExpansion.decodeAction(of: enumDecl, access: access)
+    let encoding = ActionEncodingExpansion.encodeAction(of: enumDecl, access: access)
     let decl: DeclSyntax = """
       extension \(type.trimmed)\(raw: conformance) {
         \(member)
 
         \(decoding)
+
+        \(encoding)
       }
       """
     guard let extensionDecl = decl.as(ExtensionDeclSyntax.self) else { return [] }

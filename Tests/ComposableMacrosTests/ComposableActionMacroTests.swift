@@ -80,6 +80,24 @@ final class ComposableActionMacroTests: XCTestCase {
               throw reader.unknownCase(of: Self.self)
             }
           }
+
+          public func encodeAction(to writer: inout some ComposableCore.ActionWireWriter) {
+            switch self {
+            case .incrTapped:
+              writer.appendCase("incrTapped")
+            case .decrTapped:
+              writer.appendCase("decrTapped")
+            case .countChanged(let value0):
+              writer.appendCase("countChanged")
+              writer.field(value0, key: "_0")
+            case .nthPrimeResponse(let value0):
+              writer.appendCase("nthPrimeResponse")
+              writer.fieldIfPresent(value0, key: "_0")
+            case .`default`(let value0):
+              writer.appendCase("default")
+              writer.field(value0, key: "n")
+            }
+          }
         }
         """,
       macroSpecs: macros, indentationWidth: .spaces(2))
@@ -116,14 +134,23 @@ final class ComposableActionMacroTests: XCTestCase {
               throw reader.unknownCase(of: Self.self)
             }
           }
+
+          func encodeAction(to writer: inout some ComposableCore.ActionWireWriter) {
+            switch self {
+            case .success(let value0):
+              writer.appendCase("success")
+              writer.field(value0, key: "_0")
+            }
+          }
         }
         """,
       macroSpecs: macrosOnAConformingEnum, indentationWidth: .spaces(2))
   }
 
-  /// Each value is read under the name synthesized `Codable` gives it (its label, or `_0`,
-  /// `_1`, … by position), an optional one with `valueIfPresent`, in declaration order.
-  func testTheDecodingReadsEachValueUnderItsSynthesizedName() {
+  /// Each value is read and written under the name synthesized `Codable` gives it (its label,
+  /// or `_0`, `_1`, … by position), an optional one with `valueIfPresent` and
+  /// `fieldIfPresent`, in declaration order.
+  func testTheDecodingAndTheEncodingUseEachValuesSynthesizedName() {
     assertMacroExpansion(
       """
       @ComposableAction
@@ -172,6 +199,64 @@ final class ComposableActionMacroTests: XCTestCase {
               return .`type`(value: try reader.value(([Int]).self, key: "value", level: level))
             default:
               throw reader.unknownCase(of: Self.self)
+            }
+          }
+
+          func encodeAction(to writer: inout some ComposableCore.ActionWireWriter) {
+            switch self {
+            case .scoped(let value0, let value1):
+              writer.appendCase("scoped")
+              writer.field(value0, key: "_0")
+              writer.field(value1, key: "flag")
+            case .mixed(let value0, let value1):
+              writer.appendCase("mixed")
+              writer.field(value0, key: "_0")
+              writer.fieldIfPresent(value1, key: "label")
+            case .pair(let value0, let value1):
+              writer.appendCase("pair")
+              writer.field(value0, key: "_0")
+              writer.fieldIfPresent(value1, key: "_1")
+            case .alert(let value0):
+              writer.appendCase("alert")
+              writer.fieldIfPresent(value0, key: "_0")
+            case .`type`(let value0):
+              writer.appendCase("type")
+              writer.field(value0, key: "value")
+            }
+          }
+        }
+        """,
+      macroSpecs: macros, indentationWidth: .spaces(2))
+  }
+
+  /// An enum without cases has no value to write: its switch has no case either.
+  func testAnEnumWithoutCasesWritesAnEmptySwitch() {
+    assertMacroExpansion(
+      """
+      @ComposableAction
+      enum Never {
+      }
+      """,
+      expandedSource: """
+        enum Never {
+        }
+
+        extension Never: ComposableCore.ComposableAction {
+          static let describedCases: [ComposableCore.DescribedActionCase] = {
+            var cases: [ComposableCore.DescribedActionCase] = []
+
+            return cases
+          }()
+
+          static func decodeAction(from reader: inout some ComposableCore.ActionWireReader) throws -> Self {
+            switch try reader.nextCaseName(of: Self.self) {
+            default:
+              throw reader.unknownCase(of: Self.self)
+            }
+          }
+
+          func encodeAction(to writer: inout some ComposableCore.ActionWireWriter) {
+            switch self {
             }
           }
         }

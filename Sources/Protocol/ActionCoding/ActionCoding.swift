@@ -19,14 +19,15 @@ import ComposableCore
 /// carries values besides its child action must not reuse its child's field names, and no
 /// associated value may be labelled `type`.
 ///
-/// Features write no code. An enum declared with `@ComposableAction` is read by the decoding
-/// the macro writes (``ComposableAction/decodeAction(from:)``), a switch on each case name that
-/// reads the values straight from the wire object; any other enum, and every encoding, drives
-/// the synthesized `Codable` through an encoder and a decoder of the codec's own, the same
-/// reader underneath, so both read every action alike. Actions with hand-written `Codable` are
-/// not supported. The synthesized path costs a microsecond or two per action, mostly in the
-/// standard library's generic containers; a payload-free action always decodes to the same
-/// value, so callers on a hot path can remember those by type path.
+/// Features write no code. An enum declared with `@ComposableAction` is read and written by the
+/// code the macro writes (``ComposableAction/decodeAction(from:)`` and
+/// ``ComposableAction/encodeAction(to:)``), a switch on each case name that reads the values
+/// straight from the wire object or writes them straight to the wire form; any other enum
+/// drives the synthesized `Codable` through an encoder and a decoder of the codec's own, the
+/// same reader and writer underneath, so both read and write every action alike. Actions with
+/// hand-written `Codable` are not supported. The synthesized path costs a microsecond or two
+/// per action, mostly in the standard library's generic containers; a payload-free action
+/// always decodes to the same value, so callers on a hot path can remember those by type path.
 public enum ActionCoding {
   /// Reads an action from its wire form: an object with `"type"` and payload fields, or, for a
   /// payload-free action, the bare type string (`"counter.incrTapped"`).
@@ -105,32 +106,17 @@ public enum ActionCoding {
 
   /// The wire form of `action`: `"type"` first, then the payload fields in declaration order.
   public static func encode<A: ComposableAction>(_ action: A) -> JSONValue {
-    let encoder = ActionEncoder.run(action, collectingFields: true)
-    var object = JSONObject()
-    object.reserveCapacity(encoder.fields.count + 1)
-    object["type"] = .string(encoder.typePath)
-    for field in encoder.fields {
-      object[field.name] = field.value
-    }
-    return .object(object)
+    ActionEncoder.object(action, synthesizedOnly: false)
   }
 
   /// Appends the JSON text of ``encode(_:)`` to `buffer`, without building the object.
   public static func encode<A: ComposableAction>(_ action: A, into buffer: inout [UInt8]) {
-    let encoder = ActionEncoder.run(action, collectingFields: true)
-    buffer.append(UInt8(ascii: "{"))
-    JSONWriter.writeKey("type", isFirst: true, into: &buffer)
-    JSONWriter.writeString(encoder.typePath, into: &buffer)
-    for field in encoder.fields {
-      JSONWriter.writeKey(field.name, isFirst: false, into: &buffer)
-      field.value.write(into: &buffer)
-    }
-    buffer.append(UInt8(ascii: "}"))
+    ActionEncoder.write(action, into: &buffer, synthesizedOnly: false)
   }
 
   /// The dotted case path of `action`, such as `"counter.nthPrimeResponse"`; its payload is not
   /// encoded.
   public static func typePath<A: ComposableAction>(of action: A) -> String {
-    ActionEncoder.run(action, collectingFields: false).typePath
+    ActionEncoder.typePath(of: action)
   }
 }
