@@ -85,7 +85,7 @@ public final class OutputLines {
   /// its `seq` (or `id`) and its patch, for an action sent again and again.
   static func hostActionText(_ action: JSONValue) -> [UInt8] {
     var text: [UInt8] = []
-    writeSourceAndAction(.host, nil, action, into: &text)
+    writeSourceAndAction(.host, nil, into: &text) { action.write(into: &$0) }
     return text
   }
 
@@ -97,7 +97,16 @@ public final class OutputLines {
     effect: UInt64? = nil
   ) {
     beginActionLine(prefix: prefix, seq: seq, id: id)
-    Self.writeSourceAndAction(source, effect, action, into: &bytes)
+    Self.writeSourceAndAction(source, effect, into: &bytes) { action.write(into: &$0) }
+  }
+
+  /// The same, with the action written into the line by `writeAction`.
+  func beginActionLine(
+    prefix: [UInt8], seq: Int, id: MessageID?, source: ActionSource, effect: UInt64?,
+    writingAction writeAction: (inout [UInt8]) -> Void
+  ) {
+    beginActionLine(prefix: prefix, seq: seq, id: id)
+    Self.writeSourceAndAction(source, effect, into: &bytes, writeAction)
   }
 
   /// The same, with the rest made by ``hostActionText(_:)``.
@@ -124,7 +133,8 @@ public final class OutputLines {
   }
 
   private static func writeSourceAndAction(
-    _ source: ActionSource, _ effect: UInt64?, _ action: JSONValue, into bytes: inout [UInt8]
+    _ source: ActionSource, _ effect: UInt64?, into bytes: inout [UInt8],
+    _ writeAction: (inout [UInt8]) -> Void
   ) {
     if let effect {
       append(#","source":"effect","effect":"#, to: &bytes)
@@ -135,7 +145,7 @@ public final class OutputLines {
         source == .host ? #","source":"host","action":"# : #","source":"effect","action":"#,
         to: &bytes)
     }
-    action.write(into: &bytes)
+    writeAction(&bytes)
     append(#","patch":"#, to: &bytes)
   }
 

@@ -279,8 +279,8 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       } else {
         output.beginActionLine(
           prefix: actionLinePrefix, seq: seq, id: id, source: reduced.source,
-          action: ActionCoding.encode(reduced.action),
-          effect: tracesEffects ? reduced.effect : nil)
+          effect: tracesEffects ? reduced.effect : nil
+        ) { ActionCoding.encode(reduced.action, into: &$0) }
       }
       output.patch { stateJSON.writePatch(state, &$0) }
     case .ticks:
