@@ -62,7 +62,7 @@ ROWS = [
     Row("websocket messageToSendChanged, a string",
         lambda i: action_line("websocket", {"type": "messageToSendChanged", "value": f"hello {i % 1000}"})),
     # The votes' and random todo's payload actions are their effects' answers, injected.
-    Row("votes isLoading, a bool (injected)",
+    Row("votes isLoading, a bool (injected; a state without @FieldwiseState)",
         lambda i: action_line("votes", {"type": "isLoading", "value": i % 2 == 0}),
         args=("--allow-effect-actions",)),
     Row("randomTodo fetchResult.success, a todo (injected)",

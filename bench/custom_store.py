@@ -1,5 +1,6 @@
-"""The figure for a store a team writes with no performance code in it: the example
-package's todo list (Examples/custom-store), driven through its own binary, beside the counter.
+"""The figure for a store a team writes as the README says, with no performance code in it:
+the example package's todo list (Examples/custom-store), driven through its own binary, beside
+the counter.
 
 Each row is the CPU time per action of one workload read from a file with stdout to /dev/null,
 at a given size of the list, so the rows show whether an action's cost follows the list's size

@@ -1,5 +1,6 @@
 import ComposableDependencies
 
+@FieldwiseState
 public struct RandomTodoState: Equatable, Sendable {
   /// The last todo fetched; cleared by a failed fetch, so the screen shows one or the other.
   public var todo: Todo?
@@ -19,20 +20,20 @@ public struct RandomTodoState: Equatable, Sendable {
   }
 
   /// The id label of the original screen: `"#17"`, or empty before any todo arrived.
-  public var idText: String { todo.map { "#\($0.id)" } ?? "" }
+  @EncodedMember public var idText: String { todo.map { "#\($0.id)" } ?? "" }
 
   /// The title label: the todo's title, or what went wrong.
-  public var titleText: String {
+  @EncodedMember public var titleText: String {
     if let failure { return failure.message }
     return todo?.title ?? ""
   }
 }
 
-/// Encodes the display fields beside the stored ones, so a host shows the screen without
-/// deriving anything; decoding ignores them.
-extension RandomTodoState: Codable {
+/// The display fields are encoded beside the stored ones (`@EncodedMember`), so a host shows
+/// the screen without deriving anything; decoding ignores them.
+extension RandomTodoState: Decodable {
   enum CodingKeys: String, CodingKey {
-    case todo, failure, isAutoRefreshing, isFetching, idText, titleText
+    case todo, failure, isAutoRefreshing, isFetching
   }
 
   public init(from decoder: any Decoder) throws {
@@ -42,15 +43,5 @@ extension RandomTodoState: Codable {
       failure: try container.decode(RequestFailure?.self, forKey: .failure),
       isAutoRefreshing: try container.decode(Bool.self, forKey: .isAutoRefreshing),
       isFetching: try container.decode(Bool.self, forKey: .isFetching))
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(todo, forKey: .todo)
-    try container.encode(failure, forKey: .failure)
-    try container.encode(isAutoRefreshing, forKey: .isAutoRefreshing)
-    try container.encode(isFetching, forKey: .isFetching)
-    try container.encode(idText, forKey: .idText)
-    try container.encode(titleText, forKey: .titleText)
   }
 }

@@ -1,5 +1,6 @@
 import ComposableDependencies
 
+@FieldwiseState
 public struct WebSocketState: Equatable, Codable, Sendable {
   public enum ConnectivityState: String, Codable, CaseIterable, Sendable {
     case disconnected, connecting, connected
@@ -16,8 +17,8 @@ public struct WebSocketState: Equatable, Codable, Sendable {
     }
   }
 
-  public var connectivityState = ConnectivityState.disconnected
-  public var messageToSend = ""
+  public var connectivityState: ConnectivityState = .disconnected
+  public var messageToSend: String = ""
   /// The last messages received that are not order books, oldest first: text as a string,
   /// binary as `{"binary": "<base64>"}`. At most `maxReceivedMessages` are kept, and at most `maxReceivedBytes` bytes in all
   /// (the newest is kept whatever its size); a `TrackedArray`, so that dropping the oldest to
@@ -25,7 +26,7 @@ public struct WebSocketState: Equatable, Codable, Sendable {
   public var receivedMessages: TrackedArray<ReceivedMessage> = []
   /// The UTF-8 bytes `receivedMessages` holds, counted as they come and go so that the bound by
   /// bytes does not sum the whole list for each message.
-  public var receivedBytes = 0
+  public var receivedBytes: Int = 0
   public var alert: String?
   public var orderBook: OrderBook?
   public var lastClose: Closure?

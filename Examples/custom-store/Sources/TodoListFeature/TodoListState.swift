@@ -1,6 +1,7 @@
 import ComposableDependencies
 
-public struct TodoListState: Equatable, Sendable, Encodable {
+@FieldwiseState
+public struct TodoListState: Equatable, Sendable {
   /// In display order. Ids are unique: new ones come from `nextID`, and loading or syncing
   /// moves `nextID` past every id it brings in.
   public var todos: IdentifiedArrayOf<Todo>
