@@ -138,6 +138,13 @@ extension TrackedOrderedSet: RandomAccessCollection {
   public var startIndex: Int { 0 }
   public var endIndex: Int { members.count }
   public subscript(position: Int) -> Element { members[position].value }
+
+  // The standard library's defaults for an integer index check each step against a `Range`,
+  // whose metadata a generic caller (an encoder walking the elements) looks up at every step.
+  public func index(after position: Int) -> Int { position + 1 }
+  public func index(before position: Int) -> Int { position - 1 }
+  public func index(_ position: Int, offsetBy distance: Int) -> Int { position + distance }
+  public func distance(from start: Int, to end: Int) -> Int { end - start }
 }
 
 extension TrackedOrderedSet: ExpressibleByArrayLiteral {

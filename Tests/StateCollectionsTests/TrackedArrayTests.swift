@@ -19,6 +19,28 @@ final class TrackedArrayTests: XCTestCase {
     XCTAssertTrue(array.isEmpty)
   }
 
+  /// The three collections step between positions as an array does, also through generic
+  /// code, which calls their own position arithmetic.
+  func testPositionsStepAsAnArraysDo() {
+    struct Row: Identifiable, Equatable {
+      let id: Int
+    }
+    func steps<C: RandomAccessCollection>(_ collection: C) -> [Int] where C.Index == Int {
+      [
+        collection.count, collection.index(after: 2), collection.index(before: 2),
+        collection.index(collection.startIndex, offsetBy: 3), collection.distance(from: 4, to: 1),
+        collection.index(collection.endIndex, offsetBy: -2),
+      ]
+    }
+    let values = Array(10..<16)
+    let expected = steps(values)
+    XCTAssertEqual(steps(TrackedArray(values)), expected)
+    XCTAssertEqual(steps(TrackedOrderedSet(values)), expected)
+    XCTAssertEqual(steps(IdentifiedArray(uniqueElements: values.map(Row.init))), expected)
+    XCTAssertEqual(Array(TrackedOrderedSet(values).reversed()), values.reversed())
+    XCTAssertEqual(Array(TrackedArray(values)[2..<4]), [12, 13])
+  }
+
   /// Every kind of change is told, each at the position it was made.
   func testTheChangesSinceAVersionAreTold() {
     var array: TrackedArray<String> = ["a", "b", "c"]
