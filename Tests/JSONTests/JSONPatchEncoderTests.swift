@@ -149,6 +149,42 @@ final class JSONPatchEncoderTests: XCTestCase {
     XCTAssertEqual(encodings.value, encodedBefore + 1)
   }
 
+  /// A member given as an optional, as a state that lists its members gives one, is walked as
+  /// its wrapped value, as a struct's `encodeIfPresent` has it: an unchanged element is not
+  /// encoded again. `nil` is `null`.
+  func testAnOptionalMemberIsWalkedAsItsValue() throws {
+    let encodings = LockedBox(0)
+    let first: Shelf? = Shelf(boxes: [
+      Counted(values: [1], encodings: encodings), Counted(values: [2], encodings: encodings),
+    ])
+    let encoder = JSONMemberPatchEncoder(keys: ["shelf"], values: [first])
+    var operations: [String] = []
+    func patch(to value: Shelf?) throws {
+      var bytes: [UInt8] = []
+      var isFirstOperation = true
+      try encoder.writePatch(
+        member: 0, to: value, into: &bytes, isFirstOperation: &isFirstOperation)
+      operations.append(String(decoding: bytes, as: UTF8.self))
+    }
+    var next = first
+    next?.boxes[1].values = [3]
+    try patch(to: next)
+    let encodedBefore = encodings.value
+    next?.boxes[1].values = [4]
+    try patch(to: next)
+    XCTAssertEqual(encodings.value, encodedBefore + 1)
+    try patch(to: nil)
+    try patch(to: first)
+    XCTAssertEqual(
+      operations,
+      [
+        #"{"op":"replace","path":"/shelf/boxes/1/values/0","value":3}"#,
+        #"{"op":"replace","path":"/shelf/boxes/1/values/0","value":4}"#,
+        #"{"op":"replace","path":"/shelf","value":null}"#,
+        #"{"op":"replace","path":"/shelf","value":{"boxes":[{"values":[1]},{"values":[2]}]}}"#,
+      ])
+  }
+
   /// Random values and random edits of them, arrays edited in place (walked by element) and
   /// changed in length (diffed): every patch turns the last encoding into the new one.
   func testPatchesTurnEachEncodingIntoTheNext() throws {

@@ -193,6 +193,13 @@ final class PatchWalk: Encoder {
       } else {
         try encodeWhole(value, at: node)
       }
+    case .optional(let wrapped):
+      if let wrapped = withUnsafePointer(to: value, { wrapped(UnsafeRawPointer($0)) }) {
+        try patch(wrapped, at: node)
+      } else {
+        update(node, to: .null)
+        node.remember(value)
+      }
     case .other where node.mayHaveMembers:
       try walkRemembering(value, at: node)
     case .other:

@@ -234,6 +234,9 @@ enum ValueShape {
   case tracked(TrackedAccess)
   /// An `Array`, whose length is read before it is walked.
   case array(count: (UnsafeRawPointer) -> Int)
+  /// An `Optional`, whose wrapped value is walked in its place, `nil` being `null`: as a
+  /// struct's `encodeIfPresent` writes a member, and not as its own `encode(to:)` would, whole.
+  case optional(wrapped: (UnsafeRawPointer) -> (any Encodable)?)
   /// Anything else: walked by its `encode(to:)`.
   case other
 
@@ -245,6 +248,8 @@ enum ValueShape {
       self = .tracked(TrackedAccess(tracked))
     } else if let array = T.self as? any CountedEncodable.Type {
       self = .array(count: array.count(at:))
+    } else if let optional = T.self as? any OptionalEncodable.Type {
+      self = .optional(wrapped: optional.wrapped(at:))
     } else {
       self = .other
     }
@@ -263,6 +268,21 @@ extension CountedEncodable {
 }
 
 extension Array: CountedEncodable where Element: Encodable {}
+
+/// An optional, whose wrapped value a walk patches in its place.
+protocol OptionalEncodable: Encodable {
+  var wrappedEncodable: (any Encodable)? { get }
+}
+
+extension OptionalEncodable {
+  static func wrapped(at value: UnsafeRawPointer) -> (any Encodable)? {
+    value.assumingMemoryBound(to: Self.self).pointee.wrappedEncodable
+  }
+}
+
+extension Optional: OptionalEncodable where Wrapped: Encodable {
+  var wrappedEncodable: (any Encodable)? { self }
+}
 
 /// A tracked collection's version and its whole self, read from a value of its type in place.
 struct TrackedAccess {
