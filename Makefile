@@ -14,7 +14,9 @@ TEST_STEP_SECONDS ?= 600
 ## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
 DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
-.PHONY: demo demo-deps build deps test test-deps unit api-check e2e clients example asan tsan fuzz bench schemas types format docs docs-check
+.PHONY: demo demo-deps build deps test test-deps test-builds unit unit-build api-check e2e clients \
+  example example-build asan asan-build tsan fuzz fuzz-build bench schemas types format docs \
+  docs-check
 
 demo: build demo-deps
 	scripts/demo.sh $(BIN)
@@ -37,16 +39,27 @@ test-deps:
 ## the Python and Node clients' tests (each suite in its own run: they have their own settings),
 ## the package outside the framework that hosts a store of its own, the API documentation with
 ## its warnings as errors, and AddressSanitizer over the WebSocket client's unit tests and the
-## whole end-to-end suite (scripts/asan.sh).
-test: test-deps build unit api-check docs-check fuzz e2e clients example asan
+## whole end-to-end suite (scripts/asan.sh). The builds come first, side by side (test-builds).
+test: test-deps test-builds
+	$(MAKE) unit api-check docs-check fuzz e2e clients example asan
+
+## The five builds the tests run, each from scratch on a new clone: the release binary, the debug
+## tree with the tests, the fuzzer, the sanitized tree and the example's package. One after
+## another they took 65 minutes on two cores, most of it in one compiler process at a time
+## (swift-syntax's, each module's whole-module optimization) with the other core idle. Three at
+## a time keep both busy. The release and debug builds share .build, whose lock runs them in turn.
+test-builds: deps
+	$(MAKE) -j3 --output-sync=target build unit-build fuzz-build asan-build example-build
 
 ## The stores type-check as another package's code (scripts/check-public-api.sh): they use only
 ## the public API. The test bundle runs directly because `swift test` would start it in a
 ## process group of its own, out of the deadline's reach.
-unit:
-	$(SWIFT) build --build-tests
+unit: unit-build
 	SWIFT=$(SWIFT) scripts/check-public-api.sh
 	$(DEADLINE) "$$($(SWIFT) build --show-bin-path)/ComposableActorPackageTests.xctest"
+
+unit-build:
+	$(SWIFT) build --build-tests
 
 ## The library products' public API against the last release's (api/RELEASE), kept in
 ## api/baseline: a break fails unless api/allowed-breaks.txt lists it (scripts/api-check.sh).
@@ -69,10 +82,11 @@ docs-check:
 	$(DEADLINE) $(DOCC) --warnings-as-errors
 
 ## Tests/planted-stores: the test-only binary whose store crashes, for test_simulate_crash.py.
+## The slowest tests are listed at the end: CI has 90 minutes for all of `make test`.
 e2e:
 	$(SWIFT) build --product planted-stores
 	PLANTED_STORES_BIN="$$($(SWIFT) build --show-bin-path)/planted-stores" \
-	  COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q Tests/e2e
+	  COMPOSABLE_ACTOR_BIN=$(BIN) python3 -m pytest -q --durations=15 Tests/e2e
 
 ## Each client's checks (tests, types, packaging) are its own script.
 clients:
@@ -81,12 +95,18 @@ clients:
 
 ## Examples/custom-store: its own package and binary, built against this one by path; its
 ## reducer tests, its scenario file through its binary's `test`, and its Python program.
+example-build:
+	Examples/custom-store/run-checks.sh --build-only
+
 example:
 	TEST_STEP_SECONDS=$(TEST_STEP_SECONDS) Examples/custom-store/run-checks.sh
 
 ## The end-to-end suite takes several times longer through the sanitized debug binary.
 asan:
 	DEADLINE="$(DEADLINE)" E2E_DEADLINE="stdbuf -oL -eL timeout --kill-after=10 $$(( 3 * $(TEST_STEP_SECONDS) ))" scripts/asan.sh
+
+asan-build:
+	scripts/asan.sh --build-only
 
 ## Not part of `make test`: ThreadSanitizer over the end-to-end tests of the loop, HTTP and
 ## WebSocket (about a minute and a half after a 10-minute first build).
@@ -95,6 +115,9 @@ TSAN_TESTS := $(addprefix Tests/e2e/test_,websocket.py websocket_conformance.py 
 tsan:
 	$(SWIFT) build -c debug --sanitize=thread --scratch-path .build-tsan -j 2 --product composable-actor
 	TSAN_OPTIONS=halt_on_error=0 scripts/sanitized-e2e.sh thread .build-tsan/debug/composable-actor $(TSAN_TESTS)
+
+fuzz-build:
+	scripts/fuzz.sh --build-only
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -8,6 +8,7 @@
 # SECONDS (default 20) is each target's time. A crash leaves its input in fuzz-artifacts/: for
 # the protocol target, copy it into Tests/FuzzCorpus so the end-to-end suite replays it forever
 # after; for a file target, into Tests/FuzzFiles/<target>/ (created then), which seeds it too.
+# `fuzz.sh --build-only` builds the fuzzer and stops (`make test` builds it beside the others).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-20}"
@@ -15,6 +16,7 @@ seconds="${1:-20}"
 swift build -c release --scratch-path .build-fuzz --product fuzz \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING \
   -Xswiftc -use-ld=lld
+[[ $seconds != --build-only ]] || exit 0
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0"

@@ -25,7 +25,7 @@ esac
 export SWIFT_BACKTRACE=enable=no COMPOSABLE_ACTOR_SANITIZED=1 COMPOSABLE_ACTOR_BIN="$PWD/$binary"
 
 status=0
-${E2E_DEADLINE:-} python3 -m pytest -q "$@" -p no:cacheprovider || status=$?
+${E2E_DEADLINE:-} python3 -m pytest -q --durations=15 "$@" -p no:cacheprovider || status=$?
 if compgen -G "$reports/report*" >/dev/null; then
   echo "$kind sanitizer reports:"
   cat "$reports"/report*

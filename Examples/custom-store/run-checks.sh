@@ -22,6 +22,8 @@ fi
 step "swift build --build-tests"
 "$SWIFT" build --build-tests
 echo "$files" > .build/framework-files
+# `run-checks.sh --build-only` stops here (the root `make test` builds this beside the others).
+[[ ${1:-} != --build-only ]] || exit 0
 bin=$("$SWIFT" build --show-bin-path)
 
 # Run directly rather than through `swift test`, which would start the bundle in a process
