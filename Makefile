@@ -14,9 +14,9 @@ TEST_STEP_SECONDS ?= 600
 ## ends with the test that hung. (The pytest runs have a per-test timeout of their own.)
 DEADLINE := stdbuf -oL -eL timeout --kill-after=10 $(TEST_STEP_SECONDS)
 
-.PHONY: demo demo-deps build deps test test-deps test-builds unit unit-build api-check e2e clients \
-  example example-build asan asan-build tsan fuzz fuzz-build bench schemas types format docs \
-  docs-check
+.PHONY: demo demo-deps build deps test test-deps test-builds release-then-debug-build unit \
+  unit-build api-check e2e clients example example-build asan asan-build tsan fuzz fuzz-build \
+  bench schemas types format docs docs-check
 
 demo: build demo-deps
 	scripts/demo.sh $(BIN)
@@ -47,9 +47,16 @@ test: test-deps test-builds
 ## tree with the tests, the fuzzer, the sanitized tree and the example's package. One after
 ## another they took 65 minutes on two cores, most of it in one compiler process at a time
 ## (swift-syntax's, each module's whole-module optimization) with the other core idle. Three at
-## a time keep both busy. The release and debug builds share .build, whose lock runs them in turn.
+## a time keep both busy. The two release builds are the long chains of single compiler
+## processes: they start first, and the debug builds of the sanitized tree and the example run at
+## a lower priority, taking the idle core rather than the release builds' share. The release and
+## debug builds share .build, whose lock would run them in turn anyway: the release one first.
 test-builds: deps
-	$(MAKE) -j3 --output-sync=target build unit-build fuzz-build asan-build example-build
+	$(MAKE) -j3 --output-sync=target release-then-debug-build fuzz-build asan-build example-build \
+	  BACKGROUND="nice -n 10"
+
+release-then-debug-build: build
+	$(MAKE) unit-build
 
 ## The stores type-check as another package's code (scripts/check-public-api.sh): they use only
 ## the public API. The test bundle runs directly because `swift test` would start it in a
@@ -96,7 +103,7 @@ clients:
 ## Examples/custom-store: its own package and binary, built against this one by path; its
 ## reducer tests, its scenario file through its binary's `test`, and its Python program.
 example-build:
-	Examples/custom-store/run-checks.sh --build-only
+	$(BACKGROUND) Examples/custom-store/run-checks.sh --build-only
 
 example:
 	TEST_STEP_SECONDS=$(TEST_STEP_SECONDS) Examples/custom-store/run-checks.sh
@@ -106,7 +113,7 @@ asan:
 	DEADLINE="$(DEADLINE)" E2E_DEADLINE="stdbuf -oL -eL timeout --kill-after=10 $$(( 3 * $(TEST_STEP_SECONDS) ))" scripts/asan.sh
 
 asan-build:
-	scripts/asan.sh --build-only
+	$(BACKGROUND) scripts/asan.sh --build-only
 
 ## Not part of `make test`: ThreadSanitizer over the end-to-end tests of the loop, HTTP and
 ## WebSocket (about a minute and a half after a 10-minute first build).
