@@ -45,12 +45,12 @@ test: test-deps test-builds
 
 ## The five builds the tests run, each from scratch on a new clone: the release binary, the debug
 ## tree with the tests, the fuzzer, the sanitized tree and the example's package. One after
-## another they took 65 minutes on two cores, most of it in one compiler process at a time
+## another they took over an hour on two cores, much of it in one compiler process at a time
 ## (swift-syntax's, each module's whole-module optimization) with the other core idle. Three at
-## a time keep both busy. The two release builds are the long chains of single compiler
-## processes: they start first, and the debug builds of the sanitized tree and the example run at
-## a lower priority, taking the idle core rather than the release builds' share. The release and
-## debug builds share .build, whose lock would run them in turn anyway: the release one first.
+## a time keep both busy. The release build is the long chain of single compiler processes: it
+## starts first, and the debug builds of the fuzzer, the sanitized tree and the example run at a
+## lower priority, taking the idle core rather than its share. The release and debug builds
+## share .build, whose lock would run them in turn anyway: the release one first.
 test-builds: deps
 	$(MAKE) -j3 --output-sync=target release-then-debug-build fuzz-build asan-build example-build \
 	  BACKGROUND="nice -n 10"
@@ -124,7 +124,7 @@ tsan:
 	TSAN_OPTIONS=halt_on_error=0 scripts/sanitized-e2e.sh thread .build-tsan/debug/composable-actor $(TSAN_TESTS)
 
 fuzz-build:
-	scripts/fuzz.sh --build-only
+	$(BACKGROUND) scripts/fuzz.sh --build-only
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -7,13 +7,24 @@ import PackageDescription
 /// Release builds: cross-module optimization lets the generic core (Store, Scope, Effect) be
 /// specialized for each feature's types; dynamic exclusivity checks are off because all state
 /// lives on the one loop thread (debug builds, which the unit tests use, keep them, and static
-/// checks always apply). Both measured with bench/ and callgrind.
-let strict: [SwiftSetting] = [
+/// checks always apply). Both measured with bench/ and callgrind. The macro plugin's targets,
+/// which run on the build machine, take these alone; the rest take `strict`.
+let strictForBuildMachine: [SwiftSetting] = [
   .unsafeFlags(["-warnings-as-errors"]),
   .unsafeFlags(
     ["-cross-module-optimization", "-enforce-exclusivity=unchecked"],
     .when(configuration: .release)),
 ]
+
+/// scripts/fuzz.sh builds with COMPOSABLE_ACTOR_FUZZ=1: our modules get libFuzzer's coverage and
+/// AddressSanitizer, and the fuzz target libFuzzer's driver. Only our modules that reach a
+/// binary: given with -Xswiftc, the flags also reached the macro plugin (whose `main` then
+/// clashed with libFuzzer's in a debug build) and swift-syntax under it.
+let fuzzing = Context.environment["COMPOSABLE_ACTOR_FUZZ"] != nil
+let sanitizedForFuzzing: [SwiftSetting] =
+  fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+
+let strict = strictForBuildMachine + sanitizedForFuzzing
 
 let package = Package(
   name: "ComposableActor",
@@ -98,7 +109,7 @@ let package = Package(
         .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ],
-      swiftSettings: strict),
+      swiftSettings: strictForBuildMachine),
     // What those macros write, apart from the plugin: the tests depend on this and not on the
     // macro, since a test bundle holding a macro target is built as a build-machine tool, with
     // every module it links built a second time.
@@ -110,7 +121,7 @@ let package = Package(
         .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
         .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ],
-      swiftSettings: strict),
+      swiftSettings: strictForBuildMachine),
 
     // The architecture: pure Swift, no I/O.
     .target(
@@ -258,7 +269,7 @@ let package = Package(
       swiftSettings: strict),
 
     // libFuzzer targets for the input path and the files a user hands over; built by
-    // scripts/fuzz.sh.
+    // scripts/fuzz.sh, with the settings `fuzzing` adds.
     .executableTarget(
       name: "fuzz",
       dependencies: [
@@ -266,7 +277,13 @@ let package = Package(
         "PrimesFeature", "PrimesDefinition", "RandomTodoFeature", "RandomTodoDefinition",
         "VotesFeature", "VotesDefinition", "WebSocketFeature", "WebSocketDefinition",
       ],
-      swiftSettings: strict),
+      swiftSettings: strict + (fuzzing ? [.unsafeFlags(["-parse-as-library", "-DFUZZING"])] : []),
+      // lld: gold hits an internal error linking the sanitizer runtimes here. Unused sections
+      // dropped, as in release: libFuzzer's own `main`, which our entry point replaces, refers to
+      // a callback we do not define.
+      linkerSettings: fuzzing
+        ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld", "-Xlinker", "--gc-sections"])]
+        : []),
 
     .testTarget(
       name: "ComposableCoreTests", dependencies: ["ComposableCore", "ComposableTestSupport"],
