@@ -77,13 +77,15 @@ def test_every_instance_reads_back_in_a_new_process_and_seq_goes_on(durable):
     assert line["patch"] == [{"op": "replace", "path": "/count", "value": 3}]
 
 
-# 2,000 kills and restarts: about 100 s on this 2-core machine while other work runs.
+# 2,000 kills and restarts: about 100 s on this 2-core machine while other work runs. Through
+# the sanitized debug binary a round takes seconds: 25 rounds cover the same paths (a start
+# over the journal, bursts, a kill at any moment) for the sanitizer, the 2,000 the property.
 @pytest.mark.timeout(360)
 def test_a_killed_process_keeps_every_change_whose_line_was_read(durable, state_dir):
     """The kill loop: bursts over 64 instances, SIGKILL at a random moment, start again; every
     50 rounds, every instance holds at least what the lines read showed, and at most what was
     sent."""
-    rounds = 100 if SANITIZED else int(os.environ.get("KILL_ROUNDS", 2000))
+    rounds = 25 if SANITIZED else int(os.environ.get("KILL_ROUNDS", 2000))
     keys = [None] + [f"user-{n}" for n in range(63)]
     shown = {key: 0 for key in keys}  # the count each instance's last line read showed
     sent = {key: 0 for key in keys}
