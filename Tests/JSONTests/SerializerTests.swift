@@ -45,6 +45,20 @@ final class SerializerTests: XCTestCase {
     }
   }
 
+  func testIntegersAsTheStandardLibraryPrintsThem() {
+    var values = Array(-10_000...10_000)
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<20_000 {
+      // Every magnitude equally often, rather than mostly 19 digits.
+      values.append(Int.random(in: .min ... .max, using: &generator) >> Int.random(in: 0..<64))
+    }
+    for value in values {
+      var buffer: [UInt8] = [UInt8(ascii: "[")]
+      JSONWriter.writeInt(value, into: &buffer)
+      XCTAssertEqual(String(decoding: buffer, as: UTF8.self), "[\(value)")
+    }
+  }
+
   func testDoubles() {
     XCTAssertEqual(JSONValue.number(0.1).jsonString, "0.1")
     XCTAssertEqual(JSONValue.number(1.0).jsonString, "1.0")
