@@ -94,7 +94,7 @@ extension Store {
     async
   {
     await execute(effect, origin: origin, token: token) { [self] action in
-      receive(action, source: .effect, cause: origin.cause, effect: token)
+      receive(action, source: .effect, cause: origin.boxedCause, effect: token)
     }
     guard let finished = running.remove(token) else { return }
     reportEnd(of: finished, token)
