@@ -173,34 +173,38 @@ private struct CompactReader {
   private mutating func skipPlainObject(
     depthLeft: Int, type: inout UnsafeRawBufferPointer?, typeIsFirst: inout Bool
   ) -> (memberCount: Int, depth: Int)? {
-    let start = position
     guard depthLeft >= 1, take(UInt8(ascii: "{")) else { return nil }
     noteWhitespace()
     if take(UInt8(ascii: "}")) { return (0, 1) }
-    var memberCount = 0
-    var depth = 1
-    repeat {
-      noteWhitespace()
-      guard memberCount < ActionText.maxMembers, let key = plainBytes() else { return nil }
-      noteWhitespace()
-      guard take(UInt8(ascii: ":")) else { return nil }
-      noteWhitespace()
-      let earlier = ActionText(
-        bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), type: key,
-        memberCount: memberCount, typeIsFirst: false, isCompact: false, depth: depth)
-      guard earlier.member(named: key) == nil else { return nil }
-      if Key(key) == .type, let string = plainBytes() {
-        type = string
-        typeIsFirst = memberCount == 0
-      } else if !skipScalar() {
-        guard let valueDepth = skipContainer(depthLeft: depthLeft - 1) else { return nil }
-        depth = max(depth, valueDepth + 1)
-      }
-      memberCount += 1
-      noteWhitespace()
-    } while take(UInt8(ascii: ","))
-    guard take(UInt8(ascii: "}")) else { return nil }
-    return (memberCount, depth)
+    // Each key is compared with the keys before it, kept here. Looking it up in the object's
+    // text walked every earlier member's value again for each key, at every depth: a crafted
+    // line of 900 KB took seconds.
+    return withUnsafeTemporaryAllocation(
+      of: UnsafeRawBufferPointer.self, capacity: ActionText.maxMembers
+    ) { keys in
+      var memberCount = 0
+      var depth = 1
+      repeat {
+        noteWhitespace()
+        guard memberCount < ActionText.maxMembers, let key = plainBytes() else { return nil }
+        noteWhitespace()
+        guard take(UInt8(ascii: ":")) else { return nil }
+        noteWhitespace()
+        for earlier in keys[..<memberCount] where earlier.hasSameBytes(as: key) { return nil }
+        keys.initializeElement(at: memberCount, to: key)
+        if Key(key) == .type, let string = plainBytes() {
+          type = string
+          typeIsFirst = memberCount == 0
+        } else if !skipScalar() {
+          guard let valueDepth = skipContainer(depthLeft: depthLeft - 1) else { return nil }
+          depth = max(depth, valueDepth + 1)
+        }
+        memberCount += 1
+        noteWhitespace()
+      } while take(UInt8(ascii: ","))
+      guard take(UInt8(ascii: "}")) else { return nil }
+      return (memberCount, depth)
+    }
   }
 
   /// Skips an object or an array of plain values (a plain string, an integer the parser reads
@@ -345,10 +349,11 @@ extension UnsafeRawBufferPointer {
   /// Whether these are the bytes of `other`: for finding a store or an action by the bytes of
   /// a compact action line.
   func hasSameBytes(as other: [UInt8]) -> Bool {
-    guard count == other.count else { return false }
-    return other.withUnsafeBytes { other in
-      count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0
-    }
+    other.withUnsafeBytes { hasSameBytes(as: $0) }
+  }
+
+  func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+    count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
   }
 }
 

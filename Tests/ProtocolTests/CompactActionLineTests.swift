@@ -82,6 +82,43 @@ final class CompactActionLineTests: XCTestCase {
     XCTAssertNil(compact(#"{"store":"s","action":{"type":"a","v":[1]}}"#, maxDepth: 2))
   }
 
+  /// A key given twice is found wherever the repeat is and however deep: such a payload is no
+  /// text of the line. Without the repeat, the same objects are.
+  func testARepeatedKeyIsFoundWhereverItIsAndAtAnyDepth() {
+    for count in [2, 3, 17, ActionText.maxMembers] {
+      // "v" first, holding the next level down, then "k1"…; the last key new or a repeat.
+      let keys = ["v"] + (1..<count - 1).map { "k\($0)" }
+      for last in ["new", keys[0], keys[keys.count / 2], keys[keys.count - 1]] {
+        for depth in [1, 4] {
+          var value = "0"
+          for _ in 0..<depth {
+            let members = (keys + [last]).enumerated().map {
+              #""\#($1)":"# + ($0 == 0 ? value : "0")
+            }
+            value = "{" + members.joined(separator: ",") + "}"
+          }
+          let line = #"{"store":"s","action":{"type":"a","w":"# + value + "}}"
+          Array(line.utf8).withUnsafeBytes { bytes in
+            let action = CompactActionLine(bytes, maxDepth: 64)?.action
+            if case .text(let text)? = action {
+              XCTAssertEqual(last, "new", "\(count) \(last) \(depth)")
+              XCTAssertEqual(text.depth, depth + 1)
+            } else {
+              XCTAssertNotEqual(last, "new", "\(count) \(last) \(depth)")
+            }
+          }
+        }
+      }
+    }
+    // One member more than a text may have.
+    let members = (0...ActionText.maxMembers).map { #""k\#($0)":0"# }.joined(separator: ",")
+    Array((#"{"store":"s","action":{"type":"a","w":{"# + members + "}}}").utf8)
+      .withUnsafeBytes { bytes in
+        guard case .text? = CompactActionLine(bytes, maxDepth: 64)?.action else { return }
+        XCTFail("an object of \(ActionText.maxMembers + 1) members read as text")
+      }
+  }
+
   func testAcceptedLinesReadAsTheGeneralParserReadsThem() {
     var random = SeededGenerator(seed: 5)
     var accepted = 0

@@ -7,6 +7,18 @@ from actor import run_lines
 
 INCR = b'{"store":"primes","action":"counter.incrTapped"}'
 
+
+def nested_payload(levels: int) -> bytes:
+    """Objects nested `levels` deep behind a long string, each with 61 members after the one
+    holding the next level: where each key was once checked against the earlier ones by reading
+    the object again, every value included, a line of 900 KB took seconds."""
+    keys = b"".join(b',"k%d":0' % n for n in range(1, 62))
+    value = b'["' + b"x" * 100_000 + b'"]'
+    for _ in range(levels):
+        value = b'{"v":' + value + keys + b"}"
+    return value
+
+
 CASES = [
     # (input line, expected code, expected id or None, message fragment)
     (b"this is not json", "invalid_json", None, ""),
@@ -37,6 +49,7 @@ CASES = [
     # An id is echoed as written up to 256 bytes; a longer one is refused, whatever its kind.
     (b'{"store":"primes","action":"counter.incrTapped","id":0.' + b"7" * 10_000 + b"}", "invalid_message", None, "at most 256 bytes as written, got 10002"),
     (b'{"store":"primes","action":"counter.incrTapped","id":"' + b"k" * 255 + b'"}', "invalid_message", None, "got 257"),
+    (b'{"store":"primes","action":{"type":"counter.incrTapped","v":' + nested_payload(40) + b'},"id":18}', "invalid_action", 18, 'unknown field "v"'),
     (b'{"store":"primes","action":{"type":"counter.nthPrimeResponse","value":7},"id":14}', "effect_action", 14, "--allow-effect-actions"),
     (b'{"store":"randomTodo","action":"timerTicked","id":15}', "effect_action", 15, "randomTodo: timerTicked is sent by the store's effects"),
     (b'{"store":"pr\xffimes","action":"counter.incrTapped"}', "invalid_utf8", None, ""),
