@@ -4,8 +4,8 @@ import Glibc
 //   protocol   a line on stdin, through every store (the default)
 //   scenario   a scenario file, as `test` reads it
 //   recording  a recording, as `replay` and `timeline` read and draw it
-// Built only by scripts/fuzz.sh (with -sanitize=fuzzer -D FUZZING); a normal build gets a main
-// that says so.
+// Built only by scripts/fuzz.sh, whose COMPOSABLE_ACTOR_FUZZ gives it -sanitize=fuzzer and
+// -D FUZZING in Package.swift; a normal build gets a main that says so.
 
 /// The target FUZZ_TARGET names; nil for a name that is none.
 func selectedTarget() -> ((UnsafeRawBufferPointer) -> Void)? {
