@@ -29,7 +29,7 @@ extension Reducer {
   ) -> ForEachReducer<Self, Element>
   where ElementState == Element.State, ElementAction == Element.Action {
     ForEachReducer(
-      parent: self, element: element(), toElementsState: toElementsState,
+      parent: self, element: element(), toElementsState: StatePath(toElementsState),
       toElementAction: toElementAction)
   }
 }
@@ -39,16 +39,16 @@ public struct ForEachReducer<Parent: Reducer, Element: Reducer>: Reducer
 where Element.State: Identifiable, Element.State.ID: Sendable {
   let parent: Parent
   let element: Element
-  let toElementsState: WritableKeyPath<Parent.State, IdentifiedArray<Element.State>> & Sendable
+  let toElementsState: StatePath<Parent.State, IdentifiedArray<Element.State>>
   let toElementAction: CasePath<Parent.Action, IdentifiedAction<Element.State.ID, Element.Action>>
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<
     Parent.Action
   > {
     let elementEffect = reduceElement(into: &state, action: action)
-    let before = state[keyPath: toElementsState].changeToken
+    let before = toElementsState.read(in: &state) { $0.changeToken }
     let parentEffect = parent.reduce(into: &state, action: action)
-    let after = state[keyPath: toElementsState].changeToken
+    let after = toElementsState.read(in: &state) { $0.changeToken }
     guard mayHaveRemoved(from: before, to: after) else {
       return elementEffect.merge(with: parentEffect)
     }
@@ -68,8 +68,8 @@ where Element.State: Identifiable, Element.State.ID: Sendable {
   /// rather than of the elements, and no copy of the elements before the change is kept (the
   /// parent's next change to them would copy them all).
   private func cancelEffectsOfRemoved(from state: Parent.State) -> Effect<Parent.Action> {
-    let elements = state[keyPath: toElementsState]
-    let toElementsState = toElementsState
+    let elements = state[keyPath: toElementsState.keyPath]
+    let toElementsState = toElementsState.keyPath
     return Effect(
       .cancelPicked(
         EffectIDFilter { id in
@@ -86,12 +86,12 @@ where Element.State: Identifiable, Element.State.ID: Sendable {
     guard case .element(let id, let elementAction)? = toElementAction.extract(action) else {
       return .none
     }
-    guard let position = state[keyPath: toElementsState].index(id: id) else {
+    guard let position = toElementsState.read(in: &state, { $0.index(id: id) }) else {
       return .issue(
         ReducerIssue(.unknownElement, "no element has id \(id); the action changed nothing"))
     }
     let effect = element.reduce(
-      into: &state[keyPath: toElementsState][position], action: elementAction)
+      into: &state[keyPath: toElementsState.keyPath][position], action: elementAction)
     // Most element actions return no effect: they need no scope, which costs an allocation.
     guard !effect.isNone else { return .none }
     let scope = scope(of: id)
@@ -101,7 +101,7 @@ where Element.State: Identifiable, Element.State.ID: Sendable {
   }
 
   private func scope(of id: Element.State.ID) -> ElementScope {
-    ElementScope(elements: toElementsState, id: EffectID(id))
+    ElementScope(elements: toElementsState.keyPath, id: EffectID(id))
   }
 }
 

@@ -16,7 +16,8 @@ extension Reducer {
     @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
   ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
     IfLetReducer(
-      parent: self, child: child(), toChildState: toChildState, toChildAction: toChildAction)
+      parent: self, child: child(), toChildState: StatePath(toChildState),
+      toChildAction: toChildAction)
   }
 }
 
@@ -24,31 +25,37 @@ extension Reducer {
 public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let parent: Parent
   let child: Child
-  let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
+  let toChildState: StatePath<Parent.State, Child.State?>
   let toChildAction: CasePath<Parent.Action, Child.Action>
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<
     Parent.Action
   > {
     let childEffect = reduceChild(into: &state, action: action)
-    let wasPresent = state[keyPath: toChildState] != nil
+    let wasPresent = isPresent(in: &state)
     let parentEffect = parent.reduce(into: &state, action: action)
-    guard wasPresent, state[keyPath: toChildState] == nil else {
+    guard wasPresent, !isPresent(in: &state) else {
       return .merge(childEffect, parentEffect)
     }
-    return .merge(childEffect, parentEffect, .cancel(id: ChildEffectsID(keyPath: toChildState)))
+    return .merge(
+      childEffect, parentEffect, .cancel(id: ChildEffectsID(keyPath: toChildState.keyPath)))
   }
 
   private func reduceChild(into state: inout Parent.State, action: Parent.Action) -> Effect<
     Parent.Action
   > {
-    guard let childAction = toChildAction.extract(action),
-      var childState = state[keyPath: toChildState]
-    else { return .none }
-    let effect = child.reduce(into: &childState, action: childAction)
-    state[keyPath: toChildState] = childState
+    guard let childAction = toChildAction.extract(action), isPresent(in: &state) else {
+      return .none
+    }
+    // In place: a copy reduced and written back would copy every collection the child holds
+    // on its first change.
+    let effect = child.reduce(into: &state[keyPath: toChildState.keyPath]!, action: childAction)
     return effect.map(toChildAction.embed)
-      .cancellable(id: ChildEffectsID(keyPath: toChildState))
+      .cancellable(id: ChildEffectsID(keyPath: toChildState.keyPath))
+  }
+
+  private func isPresent(in state: inout Parent.State) -> Bool {
+    toChildState.read(in: &state) { $0 != nil }
   }
 }
 

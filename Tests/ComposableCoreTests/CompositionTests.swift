@@ -30,6 +30,11 @@ final class CompositionTests: XCTestCase {
       var child = Child.State()
       var optionalChild: Child.State?
       var parentSawCount: Int?
+      /// The same child behind a computed property, whose key path is no offset in the state.
+      var computedOptionalChild: Child.State? {
+        get { optionalChild }
+        set { optionalChild = newValue }
+      }
     }
     enum Action: Equatable, Sendable {
       case child(Child.Action)
@@ -49,6 +54,7 @@ final class CompositionTests: XCTestCase {
       }
     }
     let clock: VirtualClock
+    var optionalChildPath: WritableKeyPath<State, Child.State?> & Sendable = \.optionalChild
 
     var body: some Reducer<State, Action> {
       Scope(state: \.child, action: Action.Cases.child) { Child(clock: clock) }
@@ -68,7 +74,7 @@ final class CompositionTests: XCTestCase {
           return .none
         }
       }
-      .ifLet(\.optionalChild, action: Action.Cases.optionalChild) { Child(clock: clock) }
+      .ifLet(optionalChildPath, action: Action.Cases.optionalChild) { Child(clock: clock) }
     }
   }
 
@@ -108,6 +114,48 @@ final class CompositionTests: XCTestCase {
     store.send(.dismiss) { $0.optionalChild = nil }
     store.advance(by: .seconds(2))
     store.finish()
+  }
+
+  func testIfLetThroughAComputedPathRunsAndCancelsTheChildAlike() {
+    XCTAssertNil(MemoryLayout<Parent.State>.offset(of: \.computedOptionalChild))
+    let clock = VirtualClock()
+    let store = TestStore(
+      initialState: Parent.State(),
+      reducer: Parent(clock: clock, optionalChildPath: \.computedOptionalChild), clock: clock)
+    store.send(.optionalChild(.increment))
+    store.send(.present) { $0.optionalChild = Child.State() }
+    store.send(.optionalChild(.increment)) {
+      $0.optionalChild?.count = 1
+      $0.parentSawCount = 1
+    }
+    store.send(.optionalChild(.incrementLater))
+    store.send(.dismiss) { $0.optionalChild = nil }
+    store.advance(by: .seconds(2))
+    store.finish()
+  }
+
+  /// A child reduced on a copy written back would hold its references twice while it runs, and
+  /// copy each collection it changes.
+  func testIfLetReducesThePresentChildWhereItIs() {
+    final class Reference {}
+    struct ChildState {
+      var reference = Reference()
+      var wasUnique: Bool?
+    }
+    struct Holder: Reducer {
+      struct State { var child: ChildState? }
+      var body: some Reducer<State, Void> {
+        EmptyReducer().ifLet(\.child, action: CasePath(embed: { _ in }, extract: { $0 })) {
+          Reduce<ChildState, Void> { state, _ in
+            state.wasUnique = isKnownUniquelyReferenced(&state.reference)
+            return .none
+          }
+        }
+      }
+    }
+    var state = Holder.State(child: ChildState())
+    _ = Holder().reduce(into: &state, action: ())
+    XCTAssertEqual(state.child?.wasUnique, true)
   }
 
   func testLoggingReportsEachActionWithItsState() {

@@ -333,4 +333,68 @@ final class ForEachReducerTests: XCTestCase {
     store.send(.lists(.element(id: 2, action: .rows(.element(id: 1, action: .stopTimer)))))
     store.finish()
   }
+
+  /// Rows behind a computed property, whose key path is no offset in the state, or stored
+  /// below another member, whose key path is one: `forEach` reads them in place only then.
+  struct RowsAtAPath: Reducer {
+    struct State: Equatable, Sendable {
+      var title = "rows"
+      var inner = Inner()
+      var rows: IdentifiedArrayOf<Row.State> {
+        get { inner.rows }
+        set { inner.rows = newValue }
+      }
+    }
+    struct Inner: Equatable, Sendable {
+      var count = 0
+      var rows: IdentifiedArrayOf<Row.State> = [
+        Row.State(id: 1, value: ""), Row.State(id: 2, value: ""),
+      ]
+    }
+    enum Action: Equatable, Sendable {
+      case rows(IdentifiedActionOf<Row>)
+      case remove(id: Int)
+
+      static let rowsPath = CasePath<Action, IdentifiedActionOf<Row>>(embed: Action.rows) {
+        guard case .rows(let action) = $0 else { return nil }
+        return action
+      }
+    }
+    let path: WritableKeyPath<State, IdentifiedArrayOf<Row.State>> & Sendable
+    let clock: VirtualClock
+
+    var body: some Reducer<State, Action> {
+      Reduce { state, action in
+        if case .remove(let id) = action { state[keyPath: path].remove(id: id) }
+        return .none
+      }
+      .forEach(path, action: Action.rowsPath) { Row(clock: clock) }
+    }
+  }
+
+  func testElementsBehindAComputedOrANestedPathAreReducedAndTheirRemovalCancels() {
+    XCTAssertNil(MemoryLayout<RowsAtAPath.State>.offset(of: \.rows))
+    XCTAssertNotNil(MemoryLayout<RowsAtAPath.State>.offset(of: \.inner.rows))
+    for path: WritableKeyPath<RowsAtAPath.State, IdentifiedArrayOf<Row.State>> & Sendable in [
+      \.rows, \.inner.rows,
+    ] {
+      let clock = VirtualClock()
+      let store = TestStore(
+        initialState: RowsAtAPath.State(), reducer: RowsAtAPath(path: path, clock: clock),
+        clock: clock)
+      store.send(.rows(.element(id: 2, action: .setValue("Blob")))) {
+        $0.rows[id: 2]?.value = "Blob"
+      }
+      store.send(.rows(.element(id: 1, action: .startTimer)))
+      store.send(.rows(.element(id: 2, action: .startTimer)))
+      store.advance(by: .seconds(1))
+      store.receive(.rows(.element(id: 1, action: .tick))) { $0.rows[id: 1]?.ticks = 1 }
+      store.receive(.rows(.element(id: 2, action: .tick))) { $0.rows[id: 2]?.ticks = 1 }
+      store.send(.remove(id: 1)) { $0.rows.remove(id: 1) }
+      XCTAssertEqual(store.effectsInFlight, 1)
+      store.send(.remove(id: 2)) { $0.rows.remove(id: 2) }
+      store.advance(by: .seconds(5))
+      store.finish()
+    }
+  }
 }
