@@ -29,10 +29,23 @@ extension JSONPatch {
     from old: JSONValue, to new: JSONValue, at pointer: String,
     into operations: inout [JSONPatchOperation]
   ) {
+    diff(from: old, to: new, at: pointer, element: nil, into: &operations)
+  }
+
+  /// The same for element `element` of the array at `pointer` when it is given, without
+  /// building the element's pointer text unless an operation needs it.
+  static func diff(
+    from old: JSONValue, to new: JSONValue, at pointer: String, element: Int?,
+    into operations: inout [JSONPatchOperation]
+  ) {
     // The differ appends to the caller's array itself: swapping it in and out avoids a copy.
     var differ = Differ(base: pointer, operations: [])
     swap(&differ.operations, &operations)
-    differ.compare(old, new)
+    if let element {
+      differ.compare(old, new, at: .index(element))
+    } else {
+      differ.compare(old, new)
+    }
     swap(&differ.operations, &operations)
   }
 }
@@ -54,7 +67,11 @@ struct Differ {
   var operations: [JSONPatchOperation]
 
   init(base: String, operations: [JSONPatchOperation]) {
-    pointerText = Array(base.utf8)
+    // Room for a few tokens: appending the first to an array of the base's exact size would
+    // copy it.
+    pointerText = []
+    pointerText.reserveCapacity(base.utf8.count + 32)
+    pointerText.append(contentsOf: base.utf8)
     self.operations = operations
   }
 
@@ -119,6 +136,14 @@ struct Differ {
     text.append(UInt8(ascii: "/"))
     switch token {
     case .key(let key):
+      // Most keys need no escape: their bytes go in at once rather than one at a time.
+      let needsNoEscape = key.utf8.withContiguousStorageIfAvailable { bytes in
+        !bytes.contains { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }
+      }
+      if needsNoEscape == true {
+        text.append(contentsOf: key.utf8)
+        return
+      }
       for byte in key.utf8 {
         switch byte {
         case UInt8(ascii: "~"): text.append(contentsOf: "~0".utf8)

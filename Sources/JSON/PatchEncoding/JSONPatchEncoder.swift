@@ -371,7 +371,8 @@ final class PatchWalk: Encoder {
     following followed: inout [JSONValue]?
   ) throws {
     // The final positions written, few (a patch holds up to `maxTrackedChanges` changes and
-    // mostly one): a list searched is cheaper than a set's hashing and storage.
+    // mostly one): a list searched is cheaper than a set's hashing and storage. Only a later
+    // record reads it, so the last one (mostly the only one) adds nothing to it.
     var written: [Int] = []
     for (index, record) in records.enumerated() {
       let later = records[(index + 1)...]
@@ -387,7 +388,7 @@ final class PatchWalk: Encoder {
       case .inserted(let position):
         var json = JSONValue.null
         if let final = finalPosition(position, after: later) {
-          written.append(final)
+          if !later.isEmpty { written.append(final) }
           json = try encodeElement(collection.encodableElement(at: final), position, at: node)
         }
         writeOperation(prefix: #"{"op":"add","path":"#, "\(node.pointer)/\(position)", value: json)
@@ -399,7 +400,7 @@ final class PatchWalk: Encoder {
       case .updated(let position):
         guard let final = finalPosition(position, after: later), !written.contains(final)
         else { continue }
-        written.append(final)
+        if !later.isEmpty { written.append(final) }
         guard let previous = record.previous else { continue }
         // The followed JSON holds the element as it was before this change: encoding the
         // element the journal kept would give the same JSON at the cost of a second encoding.
@@ -411,7 +412,7 @@ final class PatchWalk: Encoder {
             collection.encodable(previousElement: previous), position, at: node)
         }
         let new = try encodeElement(collection.encodableElement(at: final), position, at: node)
-        writeDifference(from: old, to: new, at: node.pointer + "/" + String(position))
+        writeDifference(from: old, to: new, at: node.pointer, element: position)
         followed?[position] = new
       }
     }
@@ -568,11 +569,14 @@ final class PatchWalk: Encoder {
     }
   }
 
-  /// Writes the operations that turn `old` into `new` at `pointer`, a value no node remembers.
-  private func writeDifference(from old: JSONValue, to new: JSONValue, at pointer: String) {
+  /// Writes the operations that turn `old` into `new` at element `element` of the array at
+  /// `pointer`, a value no node remembers.
+  private func writeDifference(
+    from old: JSONValue, to new: JSONValue, at pointer: String, element: Int
+  ) {
     guard !isSilent else { return }
     operations.removeAll(keepingCapacity: true)
-    JSONPatch.diff(from: old, to: new, at: pointer, into: &operations)
+    JSONPatch.diff(from: old, to: new, at: pointer, element: element, into: &operations)
     for operation in operations where beginOperation() {
       operation.write(into: &bytes)
     }
