@@ -198,18 +198,22 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   /// Whether a host may send actions of this type, for a type decoded before or when any may
   /// be sent; false sends the action the general way, which checks.
   private func mayHostSend(payloadType type: UnsafeRawBufferPointer) -> Bool {
-    guard hostTypes != nil else { return true }
-    for index in hostPayloadTypes.indices where type.hasSameBytes(as: hostPayloadTypes[index]) {
-      return true
-    }
-    return hostTypes!.contains(String(decoding: type, as: UTF8.self))
+    guard let hostTypes else { return true }
+    return isNoted(payloadType: type) || hostTypes.contains(String(decoding: type, as: UTF8.self))
   }
 
   private func notePayloadType(_ type: UnsafeRawBufferPointer) {
-    guard hostTypes != nil,
-      !hostPayloadTypes.contains(where: { type.hasSameBytes(as: $0) })
-    else { return }
+    guard hostTypes != nil, !isNoted(payloadType: type) else { return }
     hostPayloadTypes.append(Array(type))
+  }
+
+  /// A loop rather than `contains(where:)`: a closure made in this actor-isolated class checks
+  /// that it runs on the store's actor each time it is called, 350 instructions a call.
+  private func isNoted(payloadType type: UnsafeRawBufferPointer) -> Bool {
+    for index in hostPayloadTypes.indices where type.hasSameBytes(as: hostPayloadTypes[index]) {
+      return true
+    }
+    return false
   }
 
   public func replay(_ action: JSONValue, source: ActionSource, id: MessageID?)
