@@ -15,6 +15,12 @@ public struct ReducedAction<Action>: Sendable where Action: Sendable {
   /// The token the host passed with the action that started it all: a host action's own, or,
   /// for an action an effect sent, that of the host action whose reduction started the effect.
   public var cause: (any Sendable)? { boxedCause?.value }
+  /// ``cause`` if it is a `T`. Without a cause, no optional existential is made to be cast
+  /// and destroyed, which a host asking on every line for its message id would pay.
+  public func cause<T>(as type: T.Type) -> T? {
+    guard let boxedCause else { return nil }
+    return boxedCause.value as? T
+  }
   /// What ``Store/didReduce`` numbered this reduction; nil before it was reduced.
   public internal(set) var number: Int?
   /// The effect that sent the action (its ``EffectEvent/effect``); nil for a host action, and
@@ -128,6 +134,14 @@ public final class Store<State, Action: Sendable> {
   }
 
   /// Reduces a host action now, then any actions it queued.
+  public func send(_ action: Action) {
+    // No cause is passed as no `(any Sendable)?` at all: an absent one, made and then destroyed
+    // by the caller through the optional's generic witnesses, cost about 90 instructions each.
+    receive(action, source: .host, cause: nil)
+  }
+
+  /// Reduces a host action now, then any actions it queued, with `cause` as the cause of it
+  /// and of what its effects send. (Called without a cause, ``send(_:)`` runs instead.)
   public func send(_ action: Action, cause: (any Sendable)? = nil) {
     receive(action, source: .host, cause: .boxing(cause))
   }

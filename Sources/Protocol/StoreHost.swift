@@ -101,14 +101,14 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       let (decoded, echo) = try host.decodeHostAction(action)
       host.beginSending(echo)
       defer { host.endSending() }
-      host.store.send(decoded, cause: id)
+      host.send(decoded, id: id)
     }
     sendKnownFromHost = { host, type, id in
       guard let known = host.knownAction(type: type), host.knownActions[known].isHostAction
       else { return false }
       host.sendingKnownAction = known
       defer { host.sendingKnownAction = nil }
-      host.store.send(host.knownActions[known].action, cause: id)
+      host.send(host.knownActions[known].action, id: id)
       return true
     }
     sendTextFromHost = { host, text, id in
@@ -119,7 +119,7 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
       // Compact, the text is what writing the parsed object would give: the line shows it.
       if roundTrips, text.isCompact { host.sendingWireText = text.bytes }
       defer { host.sendingWireText = nil }
-      host.store.send(decoded, cause: id)
+      host.send(decoded, id: id)
       return true
     }
     store.didReduce = { [unowned self] reduced, state in
@@ -383,15 +383,18 @@ public final class StoreHost<State: Encodable, Action: ComposableAction>: Hosted
   }
 
   /// The host's id of the message that caused an action, if it had one.
-  ///
-  /// A `switch`, not `Optional.flatMap`: a closure isolated to the store actor checks at run
-  /// time that it runs there, which cost more than the cast on every line with an id.
   private static func messageID(of reduced: ReducedAction<Action>) -> MessageID? {
-    // Most actions carry no cause: matching nil against a type copies the optional first.
-    if case .none = reduced.cause { return nil }
-    return switch reduced.cause {
-    case let id as MessageID: id
-    default: nil
+    reduced.cause(as: MessageID.self)
+  }
+
+  /// Sends a host's action with its message's id as the cause. No id is sent as no cause
+  /// rather than converted: an absent `(any Sendable)?` made from an absent id is destroyed
+  /// through the optional's generic witnesses, about 90 instructions a line.
+  private func send(_ action: Action, id: MessageID?) {
+    if let id {
+      store.send(action, cause: id)
+    } else {
+      store.send(action)
     }
   }
 
