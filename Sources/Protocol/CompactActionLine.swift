@@ -33,11 +33,19 @@ public struct CompactActionLine {
   public let instance: InstanceKey?
   public let id: MessageID?
 
-  public init?(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+  /// Reads `bytes`, or throws ``NotCompact`` for a line the general parser is to read.
+  ///
+  /// Throwing rather than failable, here and in the reader: an optional of this type was
+  /// destroyed through the runtime's metadata (its optional's generic witness), about 190
+  /// instructions of every line read, where the type itself is destroyed by its own code.
+  public init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) throws(NotCompact) {
     var reader = CompactReader(bytes: bytes)
-    guard let line = reader.readAction(maxDepth: maxDepth) else { return nil }
-    self = line
+    self = try reader.readAction(maxDepth: maxDepth)
   }
+
+  /// A line the compact reader does not take: the general parser reads it and says what is
+  /// wrong with it, if anything is.
+  public struct NotCompact: Error {}
 
   /// A line's action.
   public enum Action {
@@ -78,6 +86,8 @@ public struct CompactActionLine {
 }
 
 private struct CompactReader {
+  typealias NotCompact = CompactActionLine.NotCompact
+
   let bytes: UnsafeRawBufferPointer
   var position = 0
   /// Whether whitespace was seen in the action object being read.
@@ -87,42 +97,50 @@ private struct CompactReader {
     self.bytes = bytes
   }
 
-  mutating func readAction(maxDepth: Int) -> CompactActionLine? {
-    guard maxDepth >= 1, take(UInt8(ascii: "{")) else { return nil }
+  mutating func readAction(maxDepth: Int) throws(NotCompact)
+    -> CompactActionLine
+  {
+    guard maxDepth >= 1, take(UInt8(ascii: "{")) else { throw NotCompact() }
     var store: UnsafeRawBufferPointer?
     var action: CompactActionLine.Action?
     var id: MessageID?
     var instance: InstanceKey?
     repeat {
-      guard let key = plainBytes(), take(UInt8(ascii: ":")) else { return nil }
+      guard let key = plainBytes(), take(UInt8(ascii: ":")) else {
+        throw NotCompact()
+      }
       switch Key(key) {
       case .store? where store == nil:
         store = plainBytes()
-        guard store != nil else { return nil }
+        guard store != nil else { throw NotCompact() }
       case .action? where action == nil:
         action = readAction(maxDepth: maxDepth)
-        guard action != nil else { return nil }
+        guard action != nil else { throw NotCompact() }
       case .id? where id == nil:
         // Both forms are JSON text as they stand: a string of plain ASCII, or an integer. One
         // longer than an id may be is refused by the general path.
         if let string = plainBytes() {
-          guard string.count + 2 <= MessageID.maxBytes else { return nil }
+          guard string.count + 2 <= MessageID.maxBytes else { throw NotCompact() }
           id = MessageID(plainASCII: string)
         } else if let number = integer(), number.count <= MessageID.maxBytes {
           id = MessageID(text: number)
         } else {
-          return nil
+          throw NotCompact()
         }
       case .instance? where instance == nil:
         // A key the general path would refuse (empty, too long, DEL) is refused there.
-        guard let key = plainBytes(), let valid = InstanceKey(plainASCII: key) else { return nil }
+        guard let key = plainBytes(), let valid = InstanceKey(plainASCII: key) else {
+          throw NotCompact()
+        }
         instance = valid
       default:
         // Another member, or a repeated one: the general path decides what that means.
-        return nil
+        throw NotCompact()
       }
     } while take(UInt8(ascii: ","))
-    guard take(UInt8(ascii: "}")), isAtEnd(), let store, let action else { return nil }
+    guard take(UInt8(ascii: "}")), isAtEnd(), let store, let action else {
+      throw NotCompact()
+    }
     return CompactActionLine(store: store, action: action, instance: instance, id: id)
   }
 
@@ -155,23 +173,30 @@ private struct CompactReader {
     skipWhitespace()
     let start = position
     sawWhitespace = false
-    var type: UnsafeRawBufferPointer?
-    var typeIsFirst = false
-    guard
-      let (memberCount, depth) = skipPlainObject(
-        depthLeft: depthLeft, type: &type, typeIsFirst: &typeIsFirst),
-      let type
+    var keys = KeyNotes()
+    guard let (memberCount, depth) = skipPlainObject(depthLeft: depthLeft, notes: &keys),
+      let type = keys.type
     else { return nil }
     return ActionText(
       bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), type: type,
-      memberCount: memberCount, typeIsFirst: typeIsFirst, isCompact: !sawWhitespace, depth: depth)
+      memberCount: memberCount, typeIsFirst: keys.typeIsFirst,
+      namesUnlabelledValue: keys.namesUnlabelledValue, isCompact: !sawWhitespace, depth: depth)
+  }
+
+  /// What an action object's keys say, noted as they are read.
+  private struct KeyNotes {
+    /// The content of a `type` member that is a plain string.
+    var type: UnsafeRawBufferPointer?
+    var typeIsFirst = false
+    /// Whether a member is called `_0`.
+    var namesUnlabelledValue = false
   }
 
   /// Skips an object under the cursor whose keys are plain strings, none twice, and whose
-  /// values are plain; a `type` member that is a plain string goes to `type`. Its member count
-  /// and how deep it goes (1 for an object of scalars), or nil for anything else.
+  /// values are plain, noting what its keys say in `notes`. Its member count and how deep it
+  /// goes (1 for an object of scalars), or nil for anything else.
   private mutating func skipPlainObject(
-    depthLeft: Int, type: inout UnsafeRawBufferPointer?, typeIsFirst: inout Bool
+    depthLeft: Int, notes: inout KeyNotes
   ) -> (memberCount: Int, depth: Int)? {
     guard depthLeft >= 1, take(UInt8(ascii: "{")) else { return nil }
     noteWhitespace()
@@ -192,9 +217,12 @@ private struct CompactReader {
         noteWhitespace()
         for earlier in keys[..<memberCount] where earlier.hasSameBytes(as: key) { return nil }
         keys.initializeElement(at: memberCount, to: key)
+        if key.count == 2, key[0] == UInt8(ascii: "_"), key[1] == UInt8(ascii: "0") {
+          notes.namesUnlabelledValue = true
+        }
         if Key(key) == .type, let string = plainBytes() {
-          type = string
-          typeIsFirst = memberCount == 0
+          notes.type = string
+          notes.typeIsFirst = memberCount == 0
         } else if !skipScalar() {
           guard let valueDepth = skipContainer(depthLeft: depthLeft - 1) else { return nil }
           depth = max(depth, valueDepth + 1)
@@ -214,9 +242,8 @@ private struct CompactReader {
     skipWhitespace()
     guard position < bytes.count else { return nil }
     if bytes[position] == UInt8(ascii: "{") {
-      var type: UnsafeRawBufferPointer?
-      var typeIsFirst = false
-      return skipPlainObject(depthLeft: depthLeft, type: &type, typeIsFirst: &typeIsFirst)?.depth
+      var notes = KeyNotes()
+      return skipPlainObject(depthLeft: depthLeft, notes: &notes)?.depth
     }
     guard depthLeft >= 1, take(UInt8(ascii: "[")) else { return nil }
     noteWhitespace()
@@ -370,6 +397,9 @@ public struct ActionText {
   /// How many members it has, `type` included.
   let memberCount: Int
   let typeIsFirst: Bool
+  /// Whether a member is called `_0`, an unlabelled value's own name, which the general path
+  /// reads: noted by the reader, so that reading `value` needs no search for it.
+  let namesUnlabelledValue: Bool
   /// Whether it holds no whitespace, so that it is the very bytes `JSONValue.write` makes of
   /// it: every other token of such an object is written back as it stands.
   let isCompact: Bool

@@ -168,7 +168,8 @@ public final class Session {
   public func handleLine(_ bytes: UnsafeRawBufferPointer, lineNumber: Int) {
     precondition(!isHoldingInput, "a line was handed in while an advance or settle runs")
     guard !hasQuit, !Self.isBlank(bytes) else { return }
-    if let line = CompactActionLine(bytes, maxDepth: maxDepth) {
+    do {
+      let line = try CompactActionLine(bytes, maxDepth: maxDepth)
       // A store finds a payload-free action it has seen before by its type's bytes, and reads
       // a payload of scalars from the text; anything else (another payload, a first sighting,
       // an unknown store or action, an error) takes the general route from the message.
@@ -182,6 +183,8 @@ public final class Session {
       }
       handle(line.message, lineNumber: lineNumber)
       return
+    } catch {
+      // Not a compact line: the general parser reads it below.
     }
     let value: JSONValue
     do {

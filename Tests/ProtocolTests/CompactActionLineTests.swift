@@ -23,7 +23,8 @@ final class CompactActionLineTests: XCTestCase {
     // A payload: the action object is the general parser's, the rest is read compactly.
     XCTAssertEqual(
       compact(#"{"id":7,"store":"s","action":{ "type":"a","v":[1,"\u00e9"] }}"#),
-      .action(store: "s", action: ["type": "a", "v": [1, "é"]], id: 7))  // A payload of scalars stays text, written back as it stands when it holds no whitespace.
+      .action(store: "s", action: ["type": "a", "v": [1, "é"]], id: 7))
+    // A payload of scalars stays text, written back as it stands when it holds no whitespace.
     XCTAssertEqual(
       compact(#"{"store":"s","action":{"v":-3,"type":"a","w":null}}"#),
       .action(store: "s", action: ["v": -3, "type": "a", "w": .null], id: nil))
@@ -35,7 +36,7 @@ final class CompactActionLineTests: XCTestCase {
       (#"{"type":"a","v":[ 1 ]}"#, false, 2), (#"{"type":"a","v":{"x" :1}}"#, false, 2),
     ] {
       Array((#"{"store":"s","action":"# + action + "}").utf8).withUnsafeBytes { bytes in
-        guard case .text(let text)? = CompactActionLine(bytes, maxDepth: depth + 1)?.action
+        guard case .text(let text)? = (try? CompactActionLine(bytes, maxDepth: depth + 1))?.action
         else {
           return XCTFail(action)
         }
@@ -43,7 +44,7 @@ final class CompactActionLineTests: XCTestCase {
         XCTAssertEqual(text.isCompact, isCompact, action)
         XCTAssertEqual(text.depth, depth, action)
         // One level less than it needs, and the line is the general parser's, which refuses it.
-        XCTAssertNil(CompactActionLine(bytes, maxDepth: depth), action)
+        XCTAssertNil(try? CompactActionLine(bytes, maxDepth: depth), action)
       }
     }
   }
@@ -99,7 +100,7 @@ final class CompactActionLineTests: XCTestCase {
           }
           let line = #"{"store":"s","action":{"type":"a","w":"# + value + "}}"
           Array(line.utf8).withUnsafeBytes { bytes in
-            let action = CompactActionLine(bytes, maxDepth: 64)?.action
+            let action = (try? CompactActionLine(bytes, maxDepth: 64))?.action
             if case .text(let text)? = action {
               XCTAssertEqual(last, "new", "\(count) \(last) \(depth)")
               XCTAssertEqual(text.depth, depth + 1)
@@ -114,7 +115,7 @@ final class CompactActionLineTests: XCTestCase {
     let members = (0...ActionText.maxMembers).map { #""k\#($0)":0"# }.joined(separator: ",")
     Array((#"{"store":"s","action":{"type":"a","w":{"# + members + "}}}").utf8)
       .withUnsafeBytes { bytes in
-        guard case .text? = CompactActionLine(bytes, maxDepth: 64)?.action else { return }
+        guard case .text? = (try? CompactActionLine(bytes, maxDepth: 64))?.action else { return }
         XCTFail("an object of \(ActionText.maxMembers + 1) members read as text")
       }
   }
@@ -126,7 +127,9 @@ final class CompactActionLineTests: XCTestCase {
       let line = Self.randomLine(using: &random)
       let maxDepth = [1, 2, 64].randomElement(using: &random)!
       line.withUnsafeBytes { bytes in
-        guard let compact = CompactActionLine(bytes, maxDepth: maxDepth)?.message else { return }
+        guard let compact = (try? CompactActionLine(bytes, maxDepth: maxDepth))?.message else {
+          return
+        }
         accepted += 1
         let general = try? InputMessage(JSONParser.parse(bytes, maxDepth: maxDepth), line: bytes)
         XCTAssertEqual(compact, general, String(decoding: line, as: UTF8.self))
@@ -138,7 +141,7 @@ final class CompactActionLineTests: XCTestCase {
   }
 
   private func compact(_ line: String, maxDepth: Int = 64) -> InputMessage? {
-    Array(line.utf8).withUnsafeBytes { CompactActionLine($0, maxDepth: maxDepth)?.message }
+    Array(line.utf8).withUnsafeBytes { (try? CompactActionLine($0, maxDepth: maxDepth))?.message }
   }
 
   /// Action lines put together from likely and unlikely pieces, then sometimes cut short or

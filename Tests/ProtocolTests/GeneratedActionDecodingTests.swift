@@ -169,7 +169,7 @@ final class GeneratedActionDecodingTests: XCTestCase {
     let text = "{" + members.joined(separator: spaced ? " , " : ",") + (spaced ? " }" : "}")
     let line = Array(#"{"store":"s","action":"#.utf8) + Array(text.utf8) + [UInt8(ascii: "}")]
     return line.withUnsafeBytes { bytes -> Bool in
-      guard let compact = CompactActionLine(bytes, maxDepth: JSONParser.defaultMaxDepth),
+      guard let compact = try? CompactActionLine(bytes, maxDepth: JSONParser.defaultMaxDepth),
         case .text(let actionText) = compact.action
       else { return false }
       XCTAssertEqual(actionText.isCompact, !spaced, text)

@@ -159,7 +159,7 @@ struct ActionTextReader: ActionWireReader {
     let isValue = key == "_0"
     if isValue {
       // An explicit `_0` beside or instead of `value` is read by the general path.
-      guard Self.withBytes("_0", { text.member(named: $0) }) == nil else { throw Deferred() }
+      guard !text.namesUnlabelledValue else { throw Deferred() }
     } else if valueAliasLevel == level, key.utf8.first == UInt8(ascii: "_") {
       throw Deferred()
     }
