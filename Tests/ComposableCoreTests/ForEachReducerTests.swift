@@ -351,15 +351,8 @@ final class ForEachReducerTests: XCTestCase {
         Row.State(id: 1, value: ""), Row.State(id: 2, value: ""),
       ]
     }
-    enum Action: Equatable, Sendable {
-      case rows(IdentifiedActionOf<Row>)
-      case remove(id: Int)
-
-      static let rowsPath = CasePath<Action, IdentifiedActionOf<Row>>(embed: Action.rows) {
-        guard case .rows(let action) = $0 else { return nil }
-        return action
-      }
-    }
+    /// A board's list's actions: its rows' and the removal of one.
+    typealias Action = Board.ListAction
     let path: WritableKeyPath<State, IdentifiedArrayOf<Row.State>> & Sendable
     let clock: VirtualClock
 
